@@ -1,0 +1,117 @@
+/* rsp-perf-reader.h — native reader of perf.data files (and of RSP
+ * recordings, which are perf.data files with an RSP trailer appended).
+ *
+ * The reader maps the file, parses the header, attrs, ids and feature
+ * sections, and delivers records in time order across CPUs (perf's
+ * FINISHED_ROUND protocol).  Memory stays bounded by what is pending in the
+ * ordering queue, not by the file size.
+ */
+#pragma once
+
+#include <glib.h>
+
+#include "rsp-event.h"
+#include "rsp-recording.h"
+
+G_BEGIN_DECLS
+
+#define RSP_READER_ERROR (rsp_reader_error_quark ())
+GQuark rsp_reader_error_quark (void);
+
+typedef enum {
+  RSP_READER_ERROR_OPEN,      /* cannot open or map the file */
+  RSP_READER_ERROR_NOT_PERF,  /* not a perf.data file at all */
+  RSP_READER_ERROR_FOREIGN,   /* a perf.data we cannot read (endianness, pipe mode...) */
+  RSP_READER_ERROR_CORRUPT,   /* header or attrs are unusable */
+  RSP_READER_ERROR_TRUNCATED, /* the data section ends early */
+} RspReaderError;
+
+typedef struct tep_handle RspTepHandle;
+
+/* Build id of one DSO, from the HEADER_BUILD_ID feature. */
+typedef struct {
+  gint32 pid;
+  gboolean kernel; /* misc says kernel (kernel or module) */
+  guint8 size;
+  guint8 id[20];
+  const char *filename;
+} RspBuildId;
+
+/* Everything the file header and feature sections tell. */
+typedef struct {
+  guint64 file_size;
+  guint64 data_offset, data_size;
+  char *hostname;
+  char *osrelease;
+  char *perf_version;
+  char *arch;
+  guint32 nr_cpus_online, nr_cpus_available;
+  char **cmdline;   /* argv of the perf command, NULL-terminated */
+  char *clockid_name; /* from HEADER_CLOCKID when present, else NULL */
+  guint64 clockid;
+  gboolean has_clockid;
+  GArray *build_ids; /* RspBuildId */
+  gboolean has_tracing_data;
+  guint64 features; /* low 64 feature bits that are set */
+} RspPerfHeader;
+
+/* Counts the reader keeps while it reads. */
+typedef struct {
+  guint64 records;                        /* records delivered */
+  guint64 by_type[RSP_RECORD_TYPE_MAX];   /* per PERF_RECORD_* type */
+  guint64 bytes;                          /* bytes of records read */
+  guint64 lost_events;                    /* sum of PERF_RECORD_LOST.lost */
+  guint64 lost_samples;                   /* sum of LOST_SAMPLES.lost */
+  guint64 bad_records;                    /* records skipped as malformed */
+  guint64 unknown_ids;                    /* samples whose id matches no attr */
+  guint64 out_of_order;                   /* records older than already delivered ones */
+  guint64 max_queued;                     /* peak of the ordering queue */
+  gboolean truncated;                     /* data section shorter than declared */
+} RspReaderStats;
+
+typedef struct _RspPerfReader RspPerfReader;
+
+/* Opens PATH.  Returns NULL with ERROR set when the file cannot be used at
+ * all; a file that is partly readable opens, and rsp_perf_reader_warnings()
+ * says what is wrong with it. */
+RspPerfReader *rsp_perf_reader_open (const char *path, GError **error);
+/* Same from a caller-owned buffer (fuzzing, tests).  DATA must stay valid. */
+RspPerfReader *rsp_perf_reader_open_bytes (const guint8 *data, gsize size, GError **error);
+void rsp_perf_reader_free (RspPerfReader *self);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (RspPerfReader, rsp_perf_reader_free)
+
+const RspPerfHeader *rsp_perf_reader_get_header (RspPerfReader *self);
+/* The RSP trailer (metadata, stored symbols), NULL for a plain perf.data. */
+const RspRecording *rsp_perf_reader_get_recording (RspPerfReader *self);
+
+guint rsp_perf_reader_get_n_evsels (RspPerfReader *self);
+const RspEvsel *rsp_perf_reader_get_evsel (RspPerfReader *self, guint index);
+/* Finds an evsel by name ("sched:sched_switch"); NULL if absent. */
+const RspEvsel *rsp_perf_reader_find_evsel (RspPerfReader *self, const char *name);
+/* libtraceevent handle loaded from the file's tracing data (never from this
+ * machine's tracefs); NULL when the file has no tracepoints. */
+RspTepHandle *rsp_perf_reader_get_tep (RspPerfReader *self);
+
+/* Fills EVENT with the next record in time order.  Returns FALSE at the end
+ * of the data (a truncated tail adds a warning, it is not an error). */
+gboolean rsp_perf_reader_next (RspPerfReader *self, RspEvent *event);
+
+/* Rewinds to the first record (statistics restart too). */
+void rsp_perf_reader_rewind (RspPerfReader *self);
+
+const RspReaderStats *rsp_perf_reader_get_stats (RspPerfReader *self);
+/* Human-readable warnings gathered so far (NULL-terminated, owned by reader). */
+const char *const *rsp_perf_reader_warnings (RspPerfReader *self);
+
+/* Reads a numeric tracepoint field of EVENT by name; FALSE if the event is
+ * not a tracepoint or lacks the field. */
+gboolean rsp_event_get_field_u64 (const RspEvent *event, const char *field, guint64 *value);
+/* Reads a string (char array or __data_loc) field; returns a pointer into the
+ * record, NUL-terminated within the field, or NULL. */
+const char *rsp_event_get_field_str (const RspEvent *event, const char *field);
+
+/* Appends the tracepoint's fields as its print format renders them (the
+ * text perf script shows); FALSE when EVENT is not a decodable tracepoint. */
+gboolean rsp_event_format_tracepoint (const RspEvent *event, RspTepHandle *tep, GString *out);
+
+G_END_DECLS

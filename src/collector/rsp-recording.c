@@ -1,0 +1,448 @@
+/* rsp-recording.c — the RSP trailer: metadata and stored symbols appended to
+ * a perf.data file (see rsp-recording.h for the layout). */
+#include "rsp-recording.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <json-glib/json-glib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "rsp-perf-reader.h"
+
+#define SECTION_NAME_SIZE 16
+#define TABLE_ENTRY_SIZE (SECTION_NAME_SIZE + 16)
+#define FOOTER_SIZE 24
+#define MAX_SECTIONS 64
+
+/* ---------------------------------------------------------------- meta */
+
+static void
+health_entry_clear (gpointer data)
+{
+  RspHealthEntry *e = data;
+  g_free (e->event);
+}
+
+static void
+missing_event_clear (gpointer data)
+{
+  RspMissingEvent *e = data;
+  g_free (e->name);
+  g_free (e->reason);
+}
+
+RspRecordingMeta *
+rsp_recording_meta_new (void)
+{
+  RspRecordingMeta *meta = g_new0 (RspRecordingMeta, 1);
+  meta->target_pid = -1;
+  meta->exit_status = -1;
+  meta->missing_events = g_array_new (FALSE, TRUE, sizeof (RspMissingEvent));
+  g_array_set_clear_func (meta->missing_events, missing_event_clear);
+  meta->health = g_array_new (FALSE, TRUE, sizeof (RspHealthEntry));
+  g_array_set_clear_func (meta->health, health_entry_clear);
+  meta->keep_awake_pids = g_array_new (FALSE, TRUE, sizeof (gint32));
+  return meta;
+}
+
+void
+rsp_recording_meta_free (RspRecordingMeta *meta)
+{
+  if (meta == NULL)
+    return;
+  g_free (meta->rsp_version);
+  g_strfreev (meta->command);
+  g_free (meta->hostname);
+  g_free (meta->kernel_release);
+  g_free (meta->clock);
+  g_strfreev (meta->perf_argv);
+  g_strfreev (meta->events);
+  g_array_unref (meta->missing_events);
+  g_array_unref (meta->health);
+  g_array_unref (meta->keep_awake_pids);
+  g_free (meta);
+}
+
+static void
+add_strv (JsonBuilder *b, const char *name, char **strv)
+{
+  json_builder_set_member_name (b, name);
+  if (strv == NULL)
+    {
+      json_builder_add_null_value (b);
+      return;
+    }
+  json_builder_begin_array (b);
+  for (char **s = strv; *s != NULL; s++)
+    json_builder_add_string_value (b, *s);
+  json_builder_end_array (b);
+}
+
+static void
+add_string (JsonBuilder *b, const char *name, const char *value)
+{
+  json_builder_set_member_name (b, name);
+  if (value != NULL)
+    json_builder_add_string_value (b, value);
+  else
+    json_builder_add_null_value (b);
+}
+
+char *
+rsp_recording_meta_to_json (const RspRecordingMeta *meta, gsize *length)
+{
+  g_autoptr (JsonBuilder) b = json_builder_new ();
+  json_builder_begin_object (b);
+  add_string (b, "rsp_version", meta->rsp_version);
+  add_strv (b, "command", meta->command);
+  json_builder_set_member_name (b, "target_pid");
+  json_builder_add_int_value (b, meta->target_pid);
+  /* nanosecond times exceed a double's exact range: keep them as strings */
+  g_autofree char *start = g_strdup_printf ("%" G_GUINT64_FORMAT, meta->start_ns);
+  g_autofree char *end = g_strdup_printf ("%" G_GUINT64_FORMAT, meta->end_ns);
+  add_string (b, "start_ns", start);
+  add_string (b, "end_ns", end);
+  json_builder_set_member_name (b, "exit_status");
+  json_builder_add_int_value (b, meta->exit_status);
+  add_string (b, "hostname", meta->hostname);
+  add_string (b, "kernel_release", meta->kernel_release);
+  add_string (b, "clock", meta->clock);
+  add_strv (b, "perf_argv", meta->perf_argv);
+  add_strv (b, "events", meta->events);
+
+  json_builder_set_member_name (b, "missing_events");
+  json_builder_begin_array (b);
+  for (guint i = 0; i < meta->missing_events->len; i++)
+    {
+      const RspMissingEvent *e = &g_array_index (meta->missing_events, RspMissingEvent, i);
+      json_builder_begin_object (b);
+      add_string (b, "name", e->name);
+      add_string (b, "reason", e->reason);
+      json_builder_end_object (b);
+    }
+  json_builder_end_array (b);
+
+  json_builder_set_member_name (b, "health");
+  json_builder_begin_array (b);
+  for (guint i = 0; i < meta->health->len; i++)
+    {
+      const RspHealthEntry *e = &g_array_index (meta->health, RspHealthEntry, i);
+      json_builder_begin_object (b);
+      add_string (b, "event", e->event);
+      json_builder_set_member_name (b, "counted");
+      json_builder_add_int_value (b, (gint64) e->counted);
+      json_builder_set_member_name (b, "recorded");
+      json_builder_add_int_value (b, (gint64) e->recorded);
+      json_builder_end_object (b);
+    }
+  json_builder_end_array (b);
+
+  json_builder_set_member_name (b, "keep_awake");
+  json_builder_add_boolean_value (b, meta->keep_awake);
+  json_builder_set_member_name (b, "keep_awake_pids");
+  json_builder_begin_array (b);
+  for (guint i = 0; i < meta->keep_awake_pids->len; i++)
+    json_builder_add_int_value (b, g_array_index (meta->keep_awake_pids, gint32, i));
+  json_builder_end_array (b);
+  json_builder_set_member_name (b, "idle_loss_suspected");
+  json_builder_add_boolean_value (b, meta->idle_loss_suspected);
+  json_builder_set_member_name (b, "interrupted");
+  json_builder_add_boolean_value (b, meta->interrupted);
+  json_builder_end_object (b);
+
+  g_autoptr (JsonGenerator) gen = json_generator_new ();
+  g_autoptr (JsonNode) root = json_builder_get_root (b);
+  json_generator_set_root (gen, root);
+  json_generator_set_pretty (gen, TRUE);
+  return json_generator_to_data (gen, length);
+}
+
+static char **
+get_strv (JsonObject *o, const char *name)
+{
+  JsonNode *node = json_object_get_member (o, name);
+  if (node == NULL || !JSON_NODE_HOLDS_ARRAY (node))
+    return NULL;
+  JsonArray *a = json_node_get_array (node);
+  guint n = json_array_get_length (a);
+  char **strv = g_new0 (char *, n + 1);
+  for (guint i = 0; i < n; i++)
+    {
+      JsonNode *e = json_array_get_element (a, i);
+      strv[i] = g_strdup (JSON_NODE_HOLDS_VALUE (e) && json_node_get_value_type (e) == G_TYPE_STRING
+                            ? json_node_get_string (e)
+                            : "");
+    }
+  return strv;
+}
+
+static char *
+get_string (JsonObject *o, const char *name)
+{
+  JsonNode *node = json_object_get_member (o, name);
+  if (node == NULL || !JSON_NODE_HOLDS_VALUE (node) || json_node_get_value_type (node) != G_TYPE_STRING)
+    return NULL;
+  return g_strdup (json_node_get_string (node));
+}
+
+static gint64
+get_int (JsonObject *o, const char *name, gint64 fallback)
+{
+  JsonNode *node = json_object_get_member (o, name);
+  if (node == NULL || !JSON_NODE_HOLDS_VALUE (node))
+    return fallback;
+  if (json_node_get_value_type (node) == G_TYPE_INT64)
+    return json_node_get_int (node);
+  if (json_node_get_value_type (node) == G_TYPE_STRING)
+    return (gint64) g_ascii_strtoull (json_node_get_string (node), NULL, 10);
+  return fallback;
+}
+
+static gboolean
+get_bool (JsonObject *o, const char *name)
+{
+  JsonNode *node = json_object_get_member (o, name);
+  return node != NULL && JSON_NODE_HOLDS_VALUE (node) && json_node_get_value_type (node) == G_TYPE_BOOLEAN
+         && json_node_get_boolean (node);
+}
+
+static JsonArray *
+get_array (JsonObject *o, const char *name)
+{
+  JsonNode *node = json_object_get_member (o, name);
+  return node != NULL && JSON_NODE_HOLDS_ARRAY (node) ? json_node_get_array (node) : NULL;
+}
+
+RspRecordingMeta *
+rsp_recording_meta_from_json (const char *json, gsize length, GError **error)
+{
+  g_autoptr (JsonParser) parser = json_parser_new ();
+  if (!json_parser_load_from_data (parser, json, (gssize) length, error))
+    return NULL;
+  JsonNode *root = json_parser_get_root (parser);
+  if (root == NULL || !JSON_NODE_HOLDS_OBJECT (root))
+    {
+      g_set_error (error, RSP_READER_ERROR, RSP_READER_ERROR_CORRUPT, "the metadata is not a JSON object");
+      return NULL;
+    }
+  JsonObject *o = json_node_get_object (root);
+  RspRecordingMeta *meta = rsp_recording_meta_new ();
+  meta->rsp_version = get_string (o, "rsp_version");
+  meta->command = get_strv (o, "command");
+  meta->target_pid = (gint32) get_int (o, "target_pid", -1);
+  meta->start_ns = (guint64) get_int (o, "start_ns", 0);
+  meta->end_ns = (guint64) get_int (o, "end_ns", 0);
+  meta->exit_status = (gint) get_int (o, "exit_status", -1);
+  meta->hostname = get_string (o, "hostname");
+  meta->kernel_release = get_string (o, "kernel_release");
+  meta->clock = get_string (o, "clock");
+  meta->perf_argv = get_strv (o, "perf_argv");
+  meta->events = get_strv (o, "events");
+  meta->keep_awake = get_bool (o, "keep_awake");
+  meta->idle_loss_suspected = get_bool (o, "idle_loss_suspected");
+  meta->interrupted = get_bool (o, "interrupted");
+
+  JsonArray *a = get_array (o, "missing_events");
+  for (guint i = 0; a != NULL && i < json_array_get_length (a); i++)
+    {
+      JsonNode *n = json_array_get_element (a, i);
+      if (!JSON_NODE_HOLDS_OBJECT (n))
+        continue;
+      RspMissingEvent e = { get_string (json_node_get_object (n), "name"),
+                            get_string (json_node_get_object (n), "reason") };
+      g_array_append_val (meta->missing_events, e);
+    }
+  a = get_array (o, "health");
+  for (guint i = 0; a != NULL && i < json_array_get_length (a); i++)
+    {
+      JsonNode *n = json_array_get_element (a, i);
+      if (!JSON_NODE_HOLDS_OBJECT (n))
+        continue;
+      JsonObject *eo = json_node_get_object (n);
+      RspHealthEntry e = { get_string (eo, "event"), (guint64) get_int (eo, "counted", 0),
+                           (guint64) get_int (eo, "recorded", 0) };
+      if (e.event == NULL)
+        continue;
+      g_array_append_val (meta->health, e);
+    }
+  a = get_array (o, "keep_awake_pids");
+  for (guint i = 0; a != NULL && i < json_array_get_length (a); i++)
+    {
+      JsonNode *n = json_array_get_element (a, i);
+      if (JSON_NODE_HOLDS_VALUE (n) && json_node_get_value_type (n) == G_TYPE_INT64)
+        {
+          gint32 pid = (gint32) json_node_get_int (n);
+          g_array_append_val (meta->keep_awake_pids, pid);
+        }
+    }
+  return meta;
+}
+
+/* ---------------------------------------------------------------- trailer */
+
+static inline guint64
+read_u64 (const guint8 *p)
+{
+  guint64 v;
+  memcpy (&v, p, 8);
+  return GUINT64_FROM_LE (v);
+}
+
+static inline guint32
+read_u32 (const guint8 *p)
+{
+  guint32 v;
+  memcpy (&v, p, 4);
+  return GUINT32_FROM_LE (v);
+}
+
+void
+rsp_recording_free (RspRecording *rec)
+{
+  if (rec == NULL)
+    return;
+  g_array_unref (rec->sections);
+  rsp_recording_meta_free (rec->meta);
+  g_free (rec);
+}
+
+RspRecording *
+rsp_recording_parse (const guint8 *data, gsize size, GError **error)
+{
+  if (size < FOOTER_SIZE || memcmp (data + size - 8, RSP_TRAILER_MAGIC, 8) != 0)
+    return NULL;
+  const guint8 *footer = data + size - FOOTER_SIZE;
+  guint64 table_offset = read_u64 (footer);
+  guint32 n = read_u32 (footer + 8);
+  guint32 version = read_u32 (footer + 12);
+  if (version != RSP_TRAILER_VERSION)
+    {
+      g_set_error (error, RSP_READER_ERROR, RSP_READER_ERROR_FOREIGN,
+                   "the RSP trailer has version %u, this rsp reads version %u", version, RSP_TRAILER_VERSION);
+      return NULL;
+    }
+  if (n == 0 || n > MAX_SECTIONS || table_offset > size - FOOTER_SIZE
+      || (guint64) n * TABLE_ENTRY_SIZE != size - FOOTER_SIZE - table_offset)
+    {
+      g_set_error (error, RSP_READER_ERROR, RSP_READER_ERROR_CORRUPT, "the RSP trailer's section table is damaged");
+      return NULL;
+    }
+
+  RspRecording *rec = g_new0 (RspRecording, 1);
+  rec->sections = g_array_new (FALSE, TRUE, sizeof (RspSection));
+  rec->perf_data_size = table_offset;
+  for (guint32 i = 0; i < n; i++)
+    {
+      const guint8 *e = data + table_offset + (gsize) i * TABLE_ENTRY_SIZE;
+      RspSection s = { 0 };
+      memcpy (s.name, e, SECTION_NAME_SIZE);
+      s.offset = read_u64 (e + SECTION_NAME_SIZE);
+      s.size = read_u64 (e + SECTION_NAME_SIZE + 8);
+      if (s.offset > table_offset || s.size > table_offset - s.offset)
+        {
+          g_set_error (error, RSP_READER_ERROR, RSP_READER_ERROR_CORRUPT,
+                       "the RSP trailer's section '%s' points outside the file", s.name);
+          rsp_recording_free (rec);
+          return NULL;
+        }
+      rec->perf_data_size = MIN (rec->perf_data_size, s.offset);
+      g_array_append_val (rec->sections, s);
+
+      if (strcmp (s.name, RSP_SECTION_META) == 0)
+        {
+          g_autoptr (GError) meta_error = NULL;
+          rec->meta = rsp_recording_meta_from_json ((const char *) data + s.offset, s.size, &meta_error);
+          if (rec->meta == NULL)
+            {
+              g_set_error (error, RSP_READER_ERROR, RSP_READER_ERROR_CORRUPT,
+                           "the recording's metadata is damaged: %s", meta_error->message);
+              rsp_recording_free (rec);
+              return NULL;
+            }
+        }
+      else if (strcmp (s.name, RSP_SECTION_SYMBOLS) == 0)
+        {
+          rec->symbols = data + s.offset;
+          rec->symbols_size = s.size;
+        }
+    }
+  return rec;
+}
+
+static gboolean
+write_all (int fd, const void *buf, gsize len, GError **error)
+{
+  const guint8 *p = buf;
+  while (len > 0)
+    {
+      ssize_t w = write (fd, p, len);
+      if (w < 0)
+        {
+          if (errno == EINTR)
+            continue;
+          int err = errno;
+          g_set_error (error, G_IO_ERROR, g_io_error_from_errno (err), "cannot write the recording: %s",
+                       g_strerror (err));
+          return FALSE;
+        }
+      p += w;
+      len -= (gsize) w;
+    }
+  return TRUE;
+}
+
+gboolean
+rsp_recording_append_trailer (const char *path, const char *const *names, GBytes *const *blobs, guint n,
+                              GError **error)
+{
+  g_return_val_if_fail (n > 0 && n <= MAX_SECTIONS, FALSE);
+  int fd = open (path, O_WRONLY | O_APPEND | O_CLOEXEC);
+  if (fd < 0)
+    {
+      int err = errno;
+      g_set_error (error, G_IO_ERROR, g_io_error_from_errno (err), "cannot open %s: %s", path, g_strerror (err));
+      return FALSE;
+    }
+  off_t pos = lseek (fd, 0, SEEK_END);
+  if (pos < 0)
+    {
+      close (fd);
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_FAILED, "cannot seek in %s", path);
+      return FALSE;
+    }
+  guint64 offset = (guint64) pos;
+  g_autofree guint8 *table = g_malloc0 ((gsize) n * TABLE_ENTRY_SIZE);
+  gboolean ok = TRUE;
+  for (guint i = 0; i < n && ok; i++)
+    {
+      gsize size = 0;
+      const guint8 *bytes = g_bytes_get_data (blobs[i], &size);
+      guint8 *e = table + (gsize) i * TABLE_ENTRY_SIZE;
+      strncpy ((char *) e, names[i], SECTION_NAME_SIZE);
+      guint64 le_offset = GUINT64_TO_LE (offset), le_size = GUINT64_TO_LE ((guint64) size);
+      memcpy (e + SECTION_NAME_SIZE, &le_offset, 8);
+      memcpy (e + SECTION_NAME_SIZE + 8, &le_size, 8);
+      ok = write_all (fd, bytes, size, error);
+      offset += size;
+    }
+  if (ok)
+    ok = write_all (fd, table, (gsize) n * TABLE_ENTRY_SIZE, error);
+  if (ok)
+    {
+      guint8 footer[FOOTER_SIZE];
+      guint64 le_table = GUINT64_TO_LE (offset);
+      guint32 le_n = GUINT32_TO_LE (n), le_version = GUINT32_TO_LE (RSP_TRAILER_VERSION);
+      memcpy (footer, &le_table, 8);
+      memcpy (footer + 8, &le_n, 4);
+      memcpy (footer + 12, &le_version, 4);
+      memcpy (footer + 16, RSP_TRAILER_MAGIC, 8);
+      ok = write_all (fd, footer, sizeof footer, error);
+    }
+  if (close (fd) < 0 && ok)
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_FAILED, "cannot write %s: %s", path, g_strerror (errno));
+      ok = FALSE;
+    }
+  return ok;
+}

@@ -1,0 +1,88 @@
+/* rsp-recording.h — the RSP recording file: a perf.data file with an RSP
+ * trailer appended, so that `perf script` still reads it and RSP finds its
+ * metadata and stored symbols in the same single file.
+ *
+ * Layout after the perf.data bytes:
+ *   section bytes ...
+ *   table: n × { char name[16]; u64 offset; u64 size; }
+ *   footer: { u64 table_offset; u32 n_sections; u32 version; char magic[8] }
+ * magic is "RSPTRL01".  Sections: "meta" (JSON, see rsp_recording_meta_*),
+ * "symbols" (text, written and parsed by rsp-symbols.c).
+ */
+#pragma once
+
+#include <glib.h>
+
+G_BEGIN_DECLS
+
+#define RSP_TRAILER_MAGIC "RSPTRL01"
+#define RSP_TRAILER_VERSION 1
+#define RSP_SECTION_META "meta"
+#define RSP_SECTION_SYMBOLS "symbols"
+
+/* Counting-mode count against recorded count for one tracepoint. */
+typedef struct {
+  char *event;       /* "sched:sched_switch" */
+  guint64 counted;   /* fired in the kernel during the recording */
+  guint64 recorded;  /* present in the perf.data */
+} RspHealthEntry;
+
+typedef struct {
+  char *name;
+  char *reason;
+} RspMissingEvent;
+
+/* The "meta" section. */
+typedef struct {
+  char *rsp_version;
+  char **command;       /* target argv, NULL when whole-system */
+  gint32 target_pid;    /* -1 when whole-system */
+  guint64 start_ns;     /* recording clock (CLOCK_MONOTONIC) */
+  guint64 end_ns;
+  gint exit_status;     /* target's exit status; -1 unknown */
+  char *hostname;
+  char *kernel_release;
+  char *clock;          /* "monotonic" */
+  char **perf_argv;     /* the perf record command line used */
+  char **events;        /* events recorded */
+  GArray *missing_events; /* RspMissingEvent */
+  GArray *health;       /* RspHealthEntry */
+  gboolean keep_awake;
+  GArray *keep_awake_pids; /* gint32: the SCHED_IDLE spinners */
+  gboolean idle_loss_suspected;
+  gboolean interrupted; /* stopped by Ctrl-C */
+} RspRecordingMeta;
+
+typedef struct {
+  char name[17];
+  guint64 offset;
+  guint64 size;
+} RspSection;
+
+/* A parsed trailer, owned by the reader. */
+typedef struct {
+  guint64 perf_data_size; /* bytes before the first section */
+  GArray *sections;       /* RspSection */
+  RspRecordingMeta *meta; /* NULL if the meta section is missing or bad */
+  const guint8 *symbols;  /* points into the mapped file; NULL if absent */
+  gsize symbols_size;
+} RspRecording;
+
+RspRecordingMeta *rsp_recording_meta_new (void);
+void rsp_recording_meta_free (RspRecordingMeta *meta);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (RspRecordingMeta, rsp_recording_meta_free)
+char *rsp_recording_meta_to_json (const RspRecordingMeta *meta, gsize *length);
+RspRecordingMeta *rsp_recording_meta_from_json (const char *json, gsize length, GError **error);
+
+/* Looks for a trailer at the end of DATA.  Returns NULL when there is none
+ * (a plain perf.data); sets ERROR and returns NULL when there is a trailer
+ * that is damaged (the caller then reads the perf.data part with a warning). */
+RspRecording *rsp_recording_parse (const guint8 *data, gsize size, GError **error);
+void rsp_recording_free (RspRecording *rec);
+
+/* Appends a trailer with the given named sections to the file at PATH
+ * (which holds perf.data).  NAMES and BLOBS are parallel, N entries. */
+gboolean rsp_recording_append_trailer (const char *path, const char *const *names,
+                                       GBytes *const *blobs, guint n, GError **error);
+
+G_END_DECLS

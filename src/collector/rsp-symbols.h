@@ -1,0 +1,82 @@
+/* rsp-symbols.h — turning addresses into function names.
+ *
+ * Kernel: a stored table (RSP recordings) or /proc/kallsyms (plain perf.data,
+ * as perf does).  User space: per-process maps from MMAP/MMAP2 records, ELF
+ * symbols read with libdw/libelf (.symtab, .dynsym, build id,
+ * .gnu_debuglink, /usr/lib/debug), cached per binary (build id, else path),
+ * never per process.  C++ names demangled.  Samples recorded with
+ * --call-graph dwarf are unwound with libdw.
+ *
+ * Names are interned: the same function always yields the same pointer for
+ * the symbolizer's lifetime, so callers may compare frames by pointer.
+ */
+#pragma once
+
+#include <glib.h>
+
+#include "rsp-event.h"
+
+G_BEGIN_DECLS
+
+typedef struct _RspSymbolizer RspSymbolizer;
+
+typedef struct {
+  guint64 ip;          /* address as recorded (user: virtual address in the process) */
+  const char *symbol;  /* interned function name, NULL if unknown */
+  guint64 offset;      /* ip - symbol start (0 when unknown) */
+  const char *dso;     /* interned path ("[kernel.kallsyms]" for the kernel), NULL if unmapped */
+  gboolean kernel;
+} RspFrame;
+
+RspSymbolizer *rsp_symbolizer_new (void);
+void rsp_symbolizer_free (RspSymbolizer *self);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (RspSymbolizer, rsp_symbolizer_free)
+
+/* Kernel symbols from kallsyms-format text ("addr type name [module]"). */
+gboolean rsp_symbolizer_load_kallsyms (RspSymbolizer *self, const char *text, gsize length,
+                                       GError **error);
+/* This machine's /proc/kallsyms; fails with a clear message when the
+ * addresses are hidden (kptr_restrict, not root). */
+gboolean rsp_symbolizer_load_proc_kallsyms (RspSymbolizer *self, GError **error);
+
+/* Symbols stored in an RSP recording (the "symbols" section).  They are used
+ * first; binaries on this machine fill in what they lack. */
+gboolean rsp_symbolizer_load_stored (RspSymbolizer *self, const guint8 *data, gsize size,
+                                     GError **error);
+
+/* Build ids from the perf.data header (HEADER_BUILD_ID), so a binary is
+ * matched by its build id and a rebuilt binary is not mis-symbolized. */
+void rsp_symbolizer_add_build_id (RspSymbolizer *self, const char *filename,
+                                  const guint8 *build_id, guint size);
+
+/* Feed every record in time order: MMAP/MMAP2, COMM (exec), FORK, EXIT keep
+ * the per-process maps up to date.  Other records are ignored. */
+void rsp_symbolizer_process_event (RspSymbolizer *self, const RspEvent *event);
+
+/* Resolves one address in process PID. */
+void rsp_symbolizer_resolve (RspSymbolizer *self, gint32 pid, guint64 ip, gboolean kernel,
+                             RspFrame *frame);
+
+/* Resolves the callchain of a sample (PERF_CONTEXT_* markers decide kernel
+ * or user; with user regs and stack in the sample, the user part is unwound
+ * with DWARF CFI).  Innermost frame first.  Returns the number of frames
+ * written, at most MAX. */
+guint rsp_symbolizer_resolve_callchain (RspSymbolizer *self, const RspEvent *sample,
+                                        RspFrame *frames, guint max);
+
+/* Records which symbols were resolved, so that rsp record can store them in
+ * the recording ("symbols" section) for reading on another machine. */
+void rsp_symbolizer_set_track_used (RspSymbolizer *self, gboolean track);
+GBytes *rsp_symbolizer_export_used (RspSymbolizer *self);
+
+typedef struct {
+  guint64 lookups;
+  guint64 cache_hits;
+  guint64 unknown;     /* addresses with no symbol */
+  guint64 unmapped;    /* user addresses outside every known map */
+  guint dsos_loaded;
+  guint dsos_missing;  /* binaries not found on this machine */
+} RspSymbolizerStats;
+const RspSymbolizerStats *rsp_symbolizer_get_stats (RspSymbolizer *self);
+
+G_END_DECLS

@@ -1,0 +1,189 @@
+/* rsp-trace-data.c — parse perf's tracing-data blob into libtraceevent.
+ *
+ * Layout (perf's trace-event-info.c, version "0.6"):
+ *   "\027\010\104tracing"  version string NUL  endian u8  long-size u8  page-size u32
+ *   "header_page\0" u64 size, data        "header_event\0" u64 size, data
+ *   u32 n ftrace formats: { u64 size, data }
+ *   u32 n systems: { system NUL, u32 n events: { u64 size, data } }
+ *   u32 size, kallsyms text      u32 size, printk formats
+ *   (version >= 0.6) u64 size, saved cmdlines
+ * Integers are in the recording machine's byte order.
+ */
+#include "rsp-trace-data.h"
+
+#include <string.h>
+#include <traceevent/event-parse.h>
+
+#include "rsp-perf-reader.h"
+
+typedef struct {
+  const guint8 *data;
+  gsize size;
+  gsize pos;
+  gboolean big_endian;
+} Cursor;
+
+static gboolean
+cursor_take (Cursor *c, gsize n, const guint8 **out)
+{
+  if (n > c->size - c->pos)
+    return FALSE;
+  *out = c->data + c->pos;
+  c->pos += n;
+  return TRUE;
+}
+
+static gboolean
+cursor_u32 (Cursor *c, guint32 *out)
+{
+  const guint8 *p;
+  if (!cursor_take (c, 4, &p))
+    return FALSE;
+  guint32 v;
+  memcpy (&v, p, 4);
+  *out = c->big_endian ? GUINT32_FROM_BE (v) : GUINT32_FROM_LE (v);
+  return TRUE;
+}
+
+static gboolean
+cursor_u64 (Cursor *c, guint64 *out)
+{
+  const guint8 *p;
+  if (!cursor_take (c, 8, &p))
+    return FALSE;
+  guint64 v;
+  memcpy (&v, p, 8);
+  *out = c->big_endian ? GUINT64_FROM_BE (v) : GUINT64_FROM_LE (v);
+  return TRUE;
+}
+
+static gboolean
+cursor_string (Cursor *c, const char **out)
+{
+  const guint8 *start = c->data + c->pos;
+  const guint8 *nul = memchr (start, 0, c->size - c->pos);
+  if (nul == NULL)
+    return FALSE;
+  *out = (const char *) start;
+  c->pos += (gsize) (nul - start) + 1;
+  return TRUE;
+}
+
+static gboolean
+expect_bytes (Cursor *c, const char *bytes, gsize n)
+{
+  const guint8 *p;
+  return cursor_take (c, n, &p) && memcmp (p, bytes, n) == 0;
+}
+
+static gboolean
+parse_formats (struct tep_handle *tep, Cursor *c, const char *system, GError **error)
+{
+  guint32 count;
+  if (!cursor_u32 (c, &count))
+    return FALSE;
+  for (guint32 i = 0; i < count; i++)
+    {
+      guint64 size;
+      const guint8 *p;
+      if (!cursor_u64 (c, &size) || size > c->size - c->pos || !cursor_take (c, size, &p))
+        return FALSE;
+      /* libtraceevent may read the format as a C string: give it one. */
+      g_autofree char *text = g_strndup ((const char *) p, size);
+      /* A format the library cannot parse only loses that event's fields;
+       * the reader then reports the event as undecodable, which is what
+       * perf does too. */
+      tep_parse_event (tep, text, strlen (text), system);
+    }
+  (void) error;
+  return TRUE;
+}
+
+struct tep_handle *
+rsp_trace_data_load (const guint8 *data, gsize size, GError **error)
+{
+  Cursor c = { data, size, 0, FALSE };
+  struct tep_handle *tep = NULL;
+  const char *version;
+  const guint8 *p;
+
+  if (!expect_bytes (&c, "\027\010\104tracing", 10) || !cursor_string (&c, &version))
+    goto bad;
+  if (!cursor_take (&c, 1, &p))
+    goto bad;
+  c.big_endian = p[0] != 0;
+  guint8 long_size;
+  if (!cursor_take (&c, 1, &p))
+    goto bad;
+  long_size = p[0];
+  guint32 page_size;
+  if (!cursor_u32 (&c, &page_size))
+    goto bad;
+  if (long_size != 4 && long_size != 8)
+    goto bad;
+
+  tep = tep_alloc ();
+  tep_set_file_bigendian (tep, c.big_endian ? TEP_BIG_ENDIAN : TEP_LITTLE_ENDIAN);
+  tep_set_local_bigendian (tep, G_BYTE_ORDER == G_BIG_ENDIAN ? TEP_BIG_ENDIAN : TEP_LITTLE_ENDIAN);
+  tep_set_long_size (tep, long_size);
+  tep_set_page_size (tep, (int) page_size);
+
+  guint64 header_size;
+  if (!expect_bytes (&c, "header_page\0", 12) || !cursor_u64 (&c, &header_size)
+      || !cursor_take (&c, header_size, &p))
+    goto bad;
+  {
+    g_autofree char *header_page = g_memdup2 (p, header_size);
+    tep_parse_header_page (tep, header_page, header_size, long_size);
+  }
+
+  if (!expect_bytes (&c, "header_event\0", 13) || !cursor_u64 (&c, &header_size)
+      || !cursor_take (&c, header_size, &p))
+    goto bad;
+
+  if (!parse_formats (tep, &c, "ftrace", error))
+    goto bad;
+
+  guint32 n_systems;
+  if (!cursor_u32 (&c, &n_systems))
+    goto bad;
+  for (guint32 i = 0; i < n_systems; i++)
+    {
+      const char *system;
+      if (!cursor_string (&c, &system) || !parse_formats (tep, &c, system, error))
+        goto bad;
+    }
+
+  /* kallsyms: perf writes none; kernel symbols come from elsewhere. */
+  guint32 blob_size;
+  if (!cursor_u32 (&c, &blob_size) || !cursor_take (&c, blob_size, &p))
+    goto bad;
+
+  if (!cursor_u32 (&c, &blob_size) || !cursor_take (&c, blob_size, &p))
+    goto bad;
+  if (blob_size > 0)
+    {
+      g_autofree char *printk = g_strndup ((const char *) p, blob_size);
+      tep_parse_printk_formats (tep, printk);
+    }
+
+  if (g_strcmp0 (version, "0.6") >= 0)
+    {
+      guint64 cmdlines_size;
+      if (cursor_u64 (&c, &cmdlines_size) && cursor_take (&c, cmdlines_size, &p) && cmdlines_size > 0)
+        {
+          g_autofree char *cmdlines = g_strndup ((const char *) p, cmdlines_size);
+          tep_parse_saved_cmdlines (tep, cmdlines);
+        }
+    }
+  return tep;
+
+bad:
+  if (tep != NULL)
+    tep_free (tep);
+  g_set_error (error, RSP_READER_ERROR, RSP_READER_ERROR_CORRUPT,
+               "the tracing data (tracepoint formats) is damaged at byte %" G_GSIZE_FORMAT
+               " of %" G_GSIZE_FORMAT,
+               c.pos, c.size);
+  return NULL;
+}

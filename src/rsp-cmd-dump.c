@@ -1,0 +1,306 @@
+/* rsp-cmd-dump.c — `rsp dump FILE [--stats]`: the decoded events of a
+ * recording in a stable text form, or counts and the reader's throughput.
+ *
+ * Sample:  <sec>.<nsec> [<cpu>] <comm> <pid>/<tid> <event>: <fields>
+ *          \t<ip> <symbol>+0x<offset> (<dso>)      one line per frame
+ * Other:   <sec>.<nsec> [<cpu>] <comm> <pid>/<tid> PERF_RECORD_<TYPE>: <details>
+ */
+#include <glib.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "rsp-commands.h"
+#include "rsp-perf-reader.h"
+#include "rsp-symbols.h"
+#include "rsp-threads.h"
+
+#define MAX_FRAMES 512
+
+typedef struct {
+  RspPerfReader *reader;
+  RspSymbolizer *symbolizer;
+  RspThreads *threads;
+  RspTepHandle *tep;
+  RspFrame frames[MAX_FRAMES];
+  GString *line;
+  FILE *out;
+} Dumper;
+
+static void
+append_prefix (Dumper *d, const RspEvent *ev)
+{
+  const char *comm = ev->tid >= 0 ? rsp_threads_get_comm (d->threads, ev->tid) : NULL;
+  g_string_append_printf (d->line, "%" G_GUINT64_FORMAT ".%09" G_GUINT64_FORMAT " [%03d] ",
+                          ev->time / 1000000000u, ev->time % 1000000000u, ev->cpu);
+  if (comm != NULL)
+    g_string_append (d->line, comm);
+  else
+    g_string_append_printf (d->line, ":%d", ev->tid);
+  g_string_append_printf (d->line, " %d/%d ", ev->pid, ev->tid);
+}
+
+static void
+append_frames (Dumper *d, const RspEvent *ev)
+{
+  guint n = rsp_symbolizer_resolve_callchain (d->symbolizer, ev, d->frames, MAX_FRAMES);
+  for (guint i = 0; i < n; i++)
+    {
+      const RspFrame *f = &d->frames[i];
+      g_string_append_printf (d->line, "\t%16" G_GINT64_MODIFIER "x ", f->ip);
+      if (f->symbol != NULL)
+        g_string_append_printf (d->line, "%s+0x%" G_GINT64_MODIFIER "x", f->symbol, f->offset);
+      else
+        g_string_append (d->line, "[unknown]");
+      g_string_append_printf (d->line, " (%s)\n", f->dso != NULL ? f->dso : "[unknown]");
+    }
+  if (n > 0)
+    g_string_append_c (d->line, '\n');
+}
+
+static void
+append_details (Dumper *d, const RspEvent *ev)
+{
+  switch (ev->type)
+    {
+    case PERF_RECORD_MMAP:
+    case PERF_RECORD_MMAP2:
+      g_string_append_printf (d->line, "%d/%d [0x%" G_GINT64_MODIFIER "x(0x%" G_GINT64_MODIFIER "x) @ 0x%"
+                                       G_GINT64_MODIFIER "x]: %s",
+                              ev->u.mmap.pid, ev->u.mmap.tid, ev->u.mmap.start, ev->u.mmap.len,
+                              ev->u.mmap.pgoff, ev->u.mmap.filename);
+      break;
+    case PERF_RECORD_COMM:
+      g_string_append_printf (d->line, "%s%s %d/%d", ev->u.comm.exec ? "exec " : "", ev->u.comm.comm,
+                              ev->u.comm.pid, ev->u.comm.tid);
+      break;
+    case PERF_RECORD_FORK:
+    case PERF_RECORD_EXIT:
+      g_string_append_printf (d->line, "%d:%d -> %d:%d", ev->u.fork.ppid, ev->u.fork.ptid, ev->u.fork.pid,
+                              ev->u.fork.tid);
+      break;
+    case PERF_RECORD_LOST:
+      g_string_append_printf (d->line, "lost %" G_GUINT64_FORMAT " events (id %" G_GUINT64_FORMAT ")",
+                              ev->u.lost.lost, ev->u.lost.id);
+      break;
+    case PERF_RECORD_LOST_SAMPLES:
+      g_string_append_printf (d->line, "lost %" G_GUINT64_FORMAT " samples", ev->u.lost.lost);
+      break;
+    default:
+      g_string_append_printf (d->line, "%u bytes", ev->size);
+      break;
+    }
+}
+
+static void
+dump_event (Dumper *d, const RspEvent *ev)
+{
+  g_string_truncate (d->line, 0);
+  append_prefix (d, ev);
+  if (ev->type == PERF_RECORD_SAMPLE)
+    {
+      g_string_append_printf (d->line, "%s: ", ev->evsel->name);
+      if (ev->evsel->attr.type == PERF_TYPE_TRACEPOINT)
+        {
+          if (!rsp_event_format_tracepoint (ev, d->tep, d->line) && ev->evsel->tp == NULL)
+            g_string_append_printf (d->line, "[%u bytes, no format]", ev->sample.raw_size);
+        }
+      else
+        g_string_append_printf (d->line, "period=%" G_GUINT64_FORMAT, ev->sample.period);
+      g_string_append_c (d->line, '\n');
+      append_frames (d, ev);
+    }
+  else
+    {
+      g_string_append_printf (d->line, "%s: ", rsp_record_type_name (ev->type));
+      append_details (d, ev);
+      g_string_append_c (d->line, '\n');
+    }
+  fwrite (d->line->str, 1, d->line->len, d->out);
+}
+
+static void
+print_stats (Dumper *d, const char *path, GHashTable *per_event, guint64 frames, gdouble seconds)
+{
+  RspPerfReader *r = d->reader;
+  const RspReaderStats *st = rsp_perf_reader_get_stats (r);
+  const RspPerfHeader *h = rsp_perf_reader_get_header (r);
+  const RspRecording *rec = rsp_perf_reader_get_recording (r);
+  FILE *out = d->out;
+
+  fprintf (out, "file:        %s (%.1f MB, %s)\n", path, h->file_size / 1e6,
+           rec != NULL ? "RSP recording" : "perf.data");
+  if (h->hostname != NULL || h->osrelease != NULL)
+    fprintf (out, "recorded on: %s, Linux %s, perf %s, %u CPUs\n", h->hostname ? h->hostname : "?",
+             h->osrelease ? h->osrelease : "?", h->perf_version ? h->perf_version : "?", h->nr_cpus_online);
+  if (rec != NULL && rec->meta != NULL)
+    {
+      const RspRecordingMeta *m = rec->meta;
+      if (m->command != NULL)
+        {
+          g_autofree char *cmd = g_strjoinv (" ", m->command);
+          fprintf (out, "command:     %s (pid %d, exit status %d, %.3f s)\n", cmd, m->target_pid, m->exit_status,
+                   (m->end_ns - m->start_ns) / 1e9);
+        }
+      else
+        fprintf (out, "command:     none (whole system, %.3f s)\n", (m->end_ns - m->start_ns) / 1e9);
+    }
+
+  fprintf (out, "\nevents:\n");
+  for (guint i = 0; i < rsp_perf_reader_get_n_evsels (r); i++)
+    {
+      const RspEvsel *evsel = rsp_perf_reader_get_evsel (r, i);
+      guint64 n = GPOINTER_TO_SIZE (g_hash_table_lookup (per_event, evsel->name));
+      fprintf (out, "  %-28s %12" G_GUINT64_FORMAT "\n", evsel->name, n);
+    }
+  fprintf (out, "\nrecords:\n");
+  for (guint t = 0; t < RSP_RECORD_TYPE_MAX; t++)
+    if (st->by_type[t] > 0)
+      fprintf (out, "  %-28s %12" G_GUINT64_FORMAT "\n", rsp_record_type_name (t), st->by_type[t]);
+
+  fprintf (out, "\nlost events:   %" G_GUINT64_FORMAT " (PERF_RECORD_LOST), %" G_GUINT64_FORMAT
+                " samples (LOST_SAMPLES)\n",
+           st->lost_events, st->lost_samples);
+  fprintf (out, "bad records:   %" G_GUINT64_FORMAT ", unknown ids: %" G_GUINT64_FORMAT
+                ", out of order: %" G_GUINT64_FORMAT "%s\n",
+           st->bad_records, st->unknown_ids, st->out_of_order, st->truncated ? ", TRUNCATED" : "");
+
+  if (rec != NULL && rec->meta != NULL && rec->meta->health->len > 0)
+    {
+      const RspRecordingMeta *m = rec->meta;
+      fprintf (out, "\nhealth (fired in the kernel / recorded):\n");
+      for (guint i = 0; i < m->health->len; i++)
+        {
+          const RspHealthEntry *e = &g_array_index (m->health, RspHealthEntry, i);
+          gdouble pct = e->counted > 0 ? 100.0 * e->recorded / e->counted : 100.0;
+          fprintf (out, "  %-28s %10" G_GUINT64_FORMAT " %10" G_GUINT64_FORMAT "  %6.1f%%%s\n", e->event,
+                   e->counted, e->recorded, pct, e->recorded + 1 < e->counted ? "  LOSS" : "");
+        }
+      if (m->idle_loss_suspected)
+        fprintf (out, "  events were lost in idle context (PERF-NOTES §3); record with --keep-awake\n");
+      for (guint i = 0; i < m->missing_events->len; i++)
+        {
+          const RspMissingEvent *e = &g_array_index (m->missing_events, RspMissingEvent, i);
+          fprintf (out, "  not recorded: %s (%s)\n", e->name, e->reason);
+        }
+    }
+
+  const RspSymbolizerStats *ss = rsp_symbolizer_get_stats (d->symbolizer);
+  fprintf (out, "\nsymbols:       %" G_GUINT64_FORMAT " frames, %" G_GUINT64_FORMAT " unknown, %u binaries loaded, %u missing\n",
+           frames, ss->unknown, ss->dsos_loaded, ss->dsos_missing);
+  fprintf (out, "throughput:    %" G_GUINT64_FORMAT " records in %.3f s: %.0f records/s, %.1f MB/s (symbols resolved)\n",
+           st->records, seconds, seconds > 0 ? st->records / seconds : 0.0,
+           seconds > 0 ? st->bytes / 1e6 / seconds : 0.0);
+}
+
+static void
+setup_symbols (Dumper *d)
+{
+  const RspRecording *rec = rsp_perf_reader_get_recording (d->reader);
+  const RspPerfHeader *h = rsp_perf_reader_get_header (d->reader);
+  gboolean have_kernel = FALSE;
+  if (rec != NULL && rec->symbols != NULL)
+    {
+      g_autoptr (GError) error = NULL;
+      if (rsp_symbolizer_load_stored (d->symbolizer, rec->symbols, rec->symbols_size, &error))
+        have_kernel = TRUE;
+      else
+        g_printerr ("rsp: warning: the recording's stored symbols are unusable (%s); using this machine's\n",
+                    error->message);
+    }
+  if (!have_kernel)
+    {
+      g_autoptr (GError) error = NULL;
+      if (!rsp_symbolizer_load_proc_kallsyms (d->symbolizer, &error))
+        g_printerr ("rsp: warning: kernel frames will show as [unknown]: %s\n", error->message);
+    }
+  for (guint i = 0; i < h->build_ids->len; i++)
+    {
+      const RspBuildId *b = &g_array_index (h->build_ids, RspBuildId, i);
+      rsp_symbolizer_add_build_id (d->symbolizer, b->filename, b->id, b->size);
+    }
+}
+
+int
+rsp_cmd_dump (int argc, char **argv)
+{
+  gboolean stats = FALSE;
+  g_auto (GStrv) files = NULL;
+  GOptionEntry entries[] = {
+    { "stats", 's', 0, G_OPTION_ARG_NONE, &stats,
+      "Print counts per event and record type, lost events, health and throughput", NULL },
+    { G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &files, NULL, "FILE" },
+    { NULL },
+  };
+  g_autoptr (GOptionContext) ctx = g_option_context_new ("FILE - print the decoded events of a recording");
+  g_option_context_add_main_entries (ctx, entries, NULL);
+  g_option_context_set_description (ctx, "FILE is an RSP recording (rsp record) or a perf.data file.");
+  g_autoptr (GError) error = NULL;
+  if (!g_option_context_parse (ctx, &argc, &argv, &error))
+    {
+      g_printerr ("rsp dump: %s\n", error->message);
+      return 2;
+    }
+  if (files == NULL || files[0] == NULL || files[1] != NULL)
+    {
+      g_printerr ("rsp dump: give exactly one recording (rsp dump FILE)\n");
+      return 2;
+    }
+  const char *path = files[0];
+
+  g_autoptr (RspPerfReader) reader = rsp_perf_reader_open (path, &error);
+  if (reader == NULL)
+    {
+      g_printerr ("rsp: %s: %s\n", path, error->message);
+      return 1;
+    }
+
+  Dumper d = { 0 };
+  d.reader = reader;
+  d.symbolizer = rsp_symbolizer_new ();
+  d.threads = rsp_threads_new ();
+  d.tep = rsp_perf_reader_get_tep (reader);
+  d.line = g_string_sized_new (4096);
+  d.out = stdout;
+  static char outbuf[1 << 20];
+  setvbuf (stdout, outbuf, _IOFBF, sizeof outbuf);
+  setup_symbols (&d);
+
+  GHashTable *per_event = g_hash_table_new (g_str_hash, g_str_equal);
+  guint64 frames = 0;
+  gint64 t0 = g_get_monotonic_time ();
+  RspEvent ev;
+  while (rsp_perf_reader_next (reader, &ev))
+    {
+      rsp_threads_process_event (d.threads, &ev);
+      rsp_symbolizer_process_event (d.symbolizer, &ev);
+      if (stats)
+        {
+          if (ev.type == PERF_RECORD_SAMPLE)
+            {
+              gpointer key = ev.evsel->name;
+              g_hash_table_insert (per_event, key, GSIZE_TO_POINTER (GPOINTER_TO_SIZE (g_hash_table_lookup (per_event, key)) + 1));
+              frames += rsp_symbolizer_resolve_callchain (d.symbolizer, &ev, d.frames, MAX_FRAMES);
+            }
+        }
+      else
+        dump_event (&d, &ev);
+    }
+  gdouble seconds = (g_get_monotonic_time () - t0) / 1e6;
+  if (stats)
+    print_stats (&d, path, per_event, frames, seconds);
+  fflush (stdout);
+
+  int status = 0;
+  const char *const *warnings = rsp_perf_reader_warnings (reader);
+  for (guint i = 0; warnings[i] != NULL; i++)
+    g_printerr ("rsp: warning: %s: %s\n", path, warnings[i]);
+  if (rsp_perf_reader_get_stats (reader)->truncated)
+    status = 3; /* read what was there, but the file is damaged */
+
+  g_hash_table_unref (per_event);
+  g_string_free (d.line, TRUE);
+  rsp_threads_free (d.threads);
+  rsp_symbolizer_free (d.symbolizer);
+  return status;
+}

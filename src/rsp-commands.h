@@ -1,0 +1,7 @@
+/* rsp-commands.h — the subcommands of the rsp executable.  Each takes the
+ * arguments after its own name (argv[0] is the subcommand) and returns the
+ * process exit status. */
+#pragma once
+
+int rsp_cmd_record (int argc, char **argv);
+int rsp_cmd_dump (int argc, char **argv);
