@@ -295,7 +295,8 @@ rsp_cmd_dump (int argc, char **argv)
   const char *const *warnings = rsp_perf_reader_warnings (reader);
   for (guint i = 0; warnings[i] != NULL; i++)
     g_printerr ("rsp: warning: %s: %s\n", path, warnings[i]);
-  if (rsp_perf_reader_get_stats (reader)->truncated)
+  const RspReaderStats *rst = rsp_perf_reader_get_stats (reader);
+  if (rst->truncated || rst->bad_records > 0 || rst->unknown_ids > 0)
     status = 3; /* read what was there, but the file is damaged */
 
   g_hash_table_unref (per_event);

@@ -52,7 +52,7 @@ enum {
  * queue is flushed when it reaches this size, as perf does. */
 #define MAX_QUEUED_RECORDS (1u << 21)
 /* Pages behind the oldest pending record are released in chunks this big. */
-#define RELEASE_CHUNK (64u << 20)
+#define RELEASE_CHUNK (16u << 20)
 
 #define PERF_RECORD_MISC_BUILD_ID_SIZE (1 << 15)
 
@@ -78,6 +78,7 @@ struct _RspPerfReader {
   guint64 pos;             /* next record to scan */
   gboolean scan_done;
   guint64 released;        /* bytes released behind the queue */
+  guint64 next_release;    /* scan position of the next release attempt */
 
   RspOrderedQueue queue;
   guint64 flush_limit;     /* records at or before this time are final */
@@ -91,6 +92,7 @@ struct _RspPerfReader {
   gboolean warned_unknown_id;
   gboolean warned_bad_record;
   gboolean header_truncated; /* found while parsing the header */
+  gboolean tracing_data_damaged;
 };
 
 static void
@@ -302,7 +304,10 @@ parse_features (RspPerfReader *self, const guint64 *bits, guint64 feature_table)
             g_autoptr (GError) error = NULL;
             self->tep = rsp_trace_data_load (p, s.size, &error);
             if (self->tep == NULL)
-              reader_warn (self, "%s; tracepoint fields cannot be decoded", error->message);
+              {
+                reader_warn (self, "%s; tracepoint fields cannot be decoded", error->message);
+                self->tracing_data_damaged = TRUE;
+              }
             self->header.has_tracing_data = self->tep != NULL;
           }
           break;
@@ -410,6 +415,7 @@ finish_evsels (RspPerfReader *self)
 {
   self->all_have_identifier = TRUE;
   gboolean any_time = FALSE;
+  guint n_undecodable = 0;
   for (guint i = 0; i < self->evsels->len; i++)
     {
       RspEvsel *evsel = g_ptr_array_index (self->evsels, i);
@@ -421,11 +427,16 @@ finish_evsels (RspPerfReader *self)
         self->all_have_identifier = FALSE;
       if (evsel->attr.sample_type & PERF_SAMPLE_TIME)
         any_time = TRUE;
-      if (evsel->attr.type == PERF_TYPE_TRACEPOINT && evsel->tp == NULL)
+      if (evsel->attr.type == PERF_TYPE_TRACEPOINT && evsel->tp == NULL && self->tep != NULL)
         reader_warn (self, "tracepoint %s has no format in the recording; its fields cannot be decoded",
                      evsel->name);
+      if (evsel->attr.type == PERF_TYPE_TRACEPOINT && self->tep == NULL)
+        n_undecodable++;
     }
   self->ordering = any_time;
+  if (n_undecodable > 0 && !self->header.has_tracing_data && !self->tracing_data_damaged)
+    reader_warn (self, "the recording has no tracing data: the fields of its %u tracepoints cannot be decoded",
+                 n_undecodable);
 }
 
 static gboolean
@@ -1159,8 +1170,11 @@ rsp_perf_reader_next (RspPerfReader *self, RspEvent *event)
         case SCAN_SKIPPED:
           break;
         }
-      if ((self->pos & (RELEASE_CHUNK - 1)) < 4096)
-        release_pages (self);
+      if (self->pos >= self->next_release)
+        {
+          release_pages (self);
+          self->next_release = self->pos + RELEASE_CHUNK / 4;
+        }
     }
 }
 
@@ -1172,6 +1186,7 @@ rsp_perf_reader_rewind (RspPerfReader *self)
   self->pos = self->data_start;
   self->scan_done = FALSE;
   self->released = 0;
+  self->next_release = 0;
   self->flush_limit = 0;
   self->round_max = 0;
   self->next_flush = 0;

@@ -11,8 +11,12 @@
  */
 #include "rsp-trace-data.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <traceevent/event-parse.h>
+#include <unistd.h>
 
 #include "rsp-perf-reader.h"
 
@@ -99,11 +103,13 @@ parse_formats (struct tep_handle *tep, Cursor *c, const char *system, GError **e
   return TRUE;
 }
 
-struct tep_handle *
-rsp_trace_data_load (const guint8 *data, gsize size, GError **error)
+/* Parses the blob into a new handle; NULL when its structure is damaged. */
+static struct tep_handle *
+parse_blob (const guint8 *data, gsize size, gsize *error_pos)
 {
   Cursor c = { data, size, 0, FALSE };
   struct tep_handle *tep = NULL;
+  GError **error = NULL;
   const char *version;
   const guint8 *p;
 
@@ -181,9 +187,51 @@ rsp_trace_data_load (const guint8 *data, gsize size, GError **error)
 bad:
   if (tep != NULL)
     tep_free (tep);
-  g_set_error (error, RSP_READER_ERROR, RSP_READER_ERROR_CORRUPT,
-               "the tracing data (tracepoint formats) is damaged at byte %" G_GSIZE_FORMAT
-               " of %" G_GSIZE_FORMAT,
-               c.pos, c.size);
+  *error_pos = c.pos;
   return NULL;
+}
+
+/* libtraceevent's format parser trusts its input and crashes on some damaged
+ * formats.  The blob comes from an untrusted file, so it is parsed once in a
+ * child process first: if the child dies, the formats are rejected instead
+ * of taking rsp down. */
+static gboolean
+parses_safely (const guint8 *data, gsize size)
+{
+  pid_t pid = fork ();
+  if (pid < 0)
+    return TRUE; /* cannot probe: parse directly, as perf does */
+  if (pid == 0)
+    {
+      int devnull = open ("/dev/null", O_WRONLY);
+      if (devnull >= 0)
+        dup2 (devnull, STDERR_FILENO);
+      gsize pos;
+      struct tep_handle *tep = parse_blob (data, size, &pos);
+      _exit (tep != NULL ? 0 : 1);
+    }
+  int status;
+  while (waitpid (pid, &status, 0) < 0)
+    if (errno != EINTR)
+      return TRUE;
+  return WIFEXITED (status) && WEXITSTATUS (status) == 0;
+}
+
+struct tep_handle *
+rsp_trace_data_load (const guint8 *data, gsize size, GError **error)
+{
+  gsize pos = 0;
+  if (!parses_safely (data, size))
+    {
+      g_set_error (error, RSP_READER_ERROR, RSP_READER_ERROR_CORRUPT,
+                   "the tracing data (tracepoint formats) is damaged");
+      return NULL;
+    }
+  struct tep_handle *tep = parse_blob (data, size, &pos);
+  if (tep == NULL)
+    g_set_error (error, RSP_READER_ERROR, RSP_READER_ERROR_CORRUPT,
+                 "the tracing data (tracepoint formats) is damaged at byte %" G_GSIZE_FORMAT
+                 " of %" G_GSIZE_FORMAT,
+                 pos, size);
+  return tep;
 }
