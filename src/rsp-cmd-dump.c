@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "rsp-commands.h"
+#include "rsp-health.h"
 #include "rsp-perf-reader.h"
 #include "rsp-symbols.h"
 #include "rsp-threads.h"
@@ -174,7 +175,7 @@ print_stats (Dumper *d, const char *path, GHashTable *per_event, guint64 frames,
           const RspHealthEntry *e = &g_array_index (m->health, RspHealthEntry, i);
           gdouble pct = e->counted > 0 ? 100.0 * e->recorded / e->counted : 100.0;
           fprintf (out, "  %-28s %10" G_GUINT64_FORMAT " %10" G_GUINT64_FORMAT "  %6.1f%%%s\n", e->event,
-                   e->counted, e->recorded, pct, e->recorded + 1 < e->counted ? "  LOSS" : "");
+                   e->counted, e->recorded, pct, rsp_health_entry_incomplete (e) ? "  LOSS" : "");
         }
       if (m->idle_loss_suspected)
         fprintf (out, "  events were lost in idle context (PERF-NOTES §3); record with --keep-awake\n");

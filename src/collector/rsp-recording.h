@@ -24,7 +24,7 @@ G_BEGIN_DECLS
 typedef struct {
   char *event;       /* "sched:sched_switch" */
   guint64 counted;   /* fired in the kernel during the recording */
-  guint64 recorded;  /* present in the perf.data */
+  guint64 recorded;  /* present in the perf.data within the counting window */
 } RspHealthEntry;
 
 typedef struct {

@@ -1,0 +1,77 @@
+/* rsp-health.h — recording health.
+ *
+ * PERF-NOTES §3: on some machines perf sampling silently drops tracepoint
+ * events that fire in (soft)irq context while a CPU is idle, and writes no
+ * PERF_RECORD_LOST.  Counting-mode perf events see them all.  So beside the
+ * recording, each tracepoint of the set is counted per CPU ("counted"), and
+ * afterwards compared with what the perf.data holds ("recorded": the
+ * samples of that tracepoint timed inside the counters' window).
+ *
+ * --keep-awake keeps every CPU out of the idle task with one SCHED_IDLE
+ * busy loop per online CPU, which makes perf record them all.
+ */
+#pragma once
+
+#include <glib.h>
+#include <sys/types.h>
+
+#include "rsp-recording.h"
+
+G_BEGIN_DECLS
+
+/* The comparison window covers the counters' whole enabled span, so any
+ * shortfall is a real loss; these thresholds only say when it is one. */
+#define RSP_HEALTH_MIN_LOST 1
+#define RSP_HEALTH_MAX_LOST_FRACTION 0.0
+
+typedef struct _RspHealthCounters RspHealthCounters;
+
+/* Counters on the CPUs listed in CPUS (guint). */
+RspHealthCounters *rsp_health_counters_new (const GArray *cpus);
+void rsp_health_counters_free (RspHealthCounters *self);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (RspHealthCounters, rsp_health_counters_free)
+
+/* Opens one disabled counting event per CPU for tracepoint ID. */
+gboolean rsp_health_counters_add (RspHealthCounters *self, const char *event, guint64 id,
+                                  GError **error);
+void rsp_health_counters_enable (RspHealthCounters *self);
+void rsp_health_counters_disable (RspHealthCounters *self);
+/* RspHealthEntry per added event, in order, with counted = the sum over the
+ * CPUs and recorded = 0 (the caller fills it from the perf.data). */
+GArray *rsp_health_counters_read (RspHealthCounters *self);
+
+/* A GArray of RspHealthEntry that frees the entries' names. */
+GArray *rsp_health_entries_new (void);
+
+/* TRUE when ENTRY recorded clearly fewer events than were counted. */
+gboolean rsp_health_entry_incomplete (const RspHealthEntry *entry);
+
+typedef struct {
+  guint n_checked;
+  guint n_incomplete;
+  gboolean idle_loss_suspected; /* an irq-context tracepoint is incomplete, CPUs not kept awake */
+  GPtrArray *warnings;          /* char *: one line each, naming the problem and the fix */
+  char *summary;                /* one line for the final report */
+} RspHealthVerdict;
+
+/* Judges ENTRIES (RspHealthEntry).  KEEP_AWAKE says whether the recording
+ * ran with --keep-awake (then no CPU idled, and a loss has another cause);
+ * LOST_RECORDS is what perf's PERF_RECORD_LOST records add up to. */
+void rsp_health_judge (const GArray *entries, gboolean keep_awake, guint64 lost_records,
+                       RspHealthVerdict *verdict);
+void rsp_health_verdict_clear (RspHealthVerdict *verdict);
+
+typedef struct _RspKeepAwake RspKeepAwake;
+
+/* Starts one SCHED_IDLE busy loop pinned to each CPU of CPUS.  The loops die
+ * with rsp (PR_SET_PDEATHSIG) and live in their own process group, so a
+ * terminal Ctrl-C does not stop them early. */
+RspKeepAwake *rsp_keep_awake_start (const GArray *cpus, GError **error);
+/* Pids of the loops (gint32). */
+const GArray *rsp_keep_awake_get_pids (RspKeepAwake *self);
+/* Kills and reaps the loops; safe to call more than once. */
+void rsp_keep_awake_stop (RspKeepAwake *self);
+void rsp_keep_awake_free (RspKeepAwake *self);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (RspKeepAwake, rsp_keep_awake_free)
+
+G_END_DECLS
