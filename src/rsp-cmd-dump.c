@@ -121,7 +121,7 @@ dump_event (Dumper *d, const RspEvent *ev)
 }
 
 static void
-print_stats (Dumper *d, const char *path, GHashTable *per_event, guint64 frames, gdouble seconds)
+print_stats (Dumper *d, const char *path, const guint64 *per_event, guint64 frames, gdouble seconds)
 {
   RspPerfReader *r = d->reader;
   const RspReaderStats *st = rsp_perf_reader_get_stats (r);
@@ -151,7 +151,7 @@ print_stats (Dumper *d, const char *path, GHashTable *per_event, guint64 frames,
   for (guint i = 0; i < rsp_perf_reader_get_n_evsels (r); i++)
     {
       const RspEvsel *evsel = rsp_perf_reader_get_evsel (r, i);
-      guint64 n = GPOINTER_TO_SIZE (g_hash_table_lookup (per_event, evsel->name));
+      guint64 n = per_event[evsel->index];
       fprintf (out, "  %-28s %12" G_GUINT64_FORMAT "\n", evsel->name, n);
     }
   fprintf (out, "\nrecords:\n");
@@ -267,7 +267,7 @@ rsp_cmd_dump (int argc, char **argv)
   setvbuf (stdout, outbuf, _IOFBF, sizeof outbuf);
   setup_symbols (&d);
 
-  GHashTable *per_event = g_hash_table_new (g_str_hash, g_str_equal);
+  g_autofree guint64 *per_event = g_new0 (guint64, MAX (rsp_perf_reader_get_n_evsels (reader), 1));
   guint64 frames = 0;
   gint64 t0 = g_get_monotonic_time ();
   RspEvent ev;
@@ -279,8 +279,7 @@ rsp_cmd_dump (int argc, char **argv)
         {
           if (ev.type == PERF_RECORD_SAMPLE)
             {
-              gpointer key = ev.evsel->name;
-              g_hash_table_insert (per_event, key, GSIZE_TO_POINTER (GPOINTER_TO_SIZE (g_hash_table_lookup (per_event, key)) + 1));
+              per_event[ev.evsel->index]++;
               frames += rsp_symbolizer_resolve_callchain (d.symbolizer, &ev, d.frames, MAX_FRAMES);
             }
         }
@@ -300,7 +299,6 @@ rsp_cmd_dump (int argc, char **argv)
   if (rst->truncated || rst->bad_records > 0 || rst->unknown_ids > 0)
     status = 3; /* read what was there, but the file is damaged */
 
-  g_hash_table_unref (per_event);
   g_string_free (d.line, TRUE);
   rsp_threads_free (d.threads);
   rsp_symbolizer_free (d.symbolizer);
