@@ -14,6 +14,7 @@ typedef struct {
 
 static const RspCommand commands[] = {
   { "record", rsp_cmd_record, "record the whole system while a command runs (perf record -a)" },
+  { "report", rsp_cmd_report, "where the wall time of a process went, and why (--json)" },
   { "dump", rsp_cmd_dump, "print the decoded events of a recording, or --stats" },
 };
 

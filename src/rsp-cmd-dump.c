@@ -13,6 +13,7 @@
 #include "rsp-commands.h"
 #include "rsp-health.h"
 #include "rsp-perf-reader.h"
+#include "rsp-reader-symbols.h"
 #include "rsp-symbols.h"
 #include "rsp-threads.h"
 
@@ -194,34 +195,6 @@ print_stats (Dumper *d, const char *path, const guint64 *per_event, guint64 fram
            seconds > 0 ? st->bytes / 1e6 / seconds : 0.0);
 }
 
-static void
-setup_symbols (Dumper *d)
-{
-  const RspRecording *rec = rsp_perf_reader_get_recording (d->reader);
-  const RspPerfHeader *h = rsp_perf_reader_get_header (d->reader);
-  gboolean have_kernel = FALSE;
-  if (rec != NULL && rec->symbols != NULL)
-    {
-      g_autoptr (GError) error = NULL;
-      if (rsp_symbolizer_load_stored (d->symbolizer, rec->symbols, rec->symbols_size, &error))
-        have_kernel = TRUE;
-      else
-        g_printerr ("rsp: warning: the recording's stored symbols are unusable (%s); using this machine's\n",
-                    error->message);
-    }
-  if (!have_kernel)
-    {
-      g_autoptr (GError) error = NULL;
-      if (!rsp_symbolizer_load_proc_kallsyms (d->symbolizer, &error))
-        g_printerr ("rsp: warning: kernel frames will show as [unknown]: %s\n", error->message);
-    }
-  for (guint i = 0; i < h->build_ids->len; i++)
-    {
-      const RspBuildId *b = &g_array_index (h->build_ids, RspBuildId, i);
-      rsp_symbolizer_add_build_id (d->symbolizer, b->filename, b->id, b->size);
-    }
-}
-
 int
 rsp_cmd_dump (int argc, char **argv)
 {
@@ -265,7 +238,11 @@ rsp_cmd_dump (int argc, char **argv)
   d.out = stdout;
   static char outbuf[1 << 20];
   setvbuf (stdout, outbuf, _IOFBF, sizeof outbuf);
-  setup_symbols (&d);
+  {
+    g_autoptr (GPtrArray) warnings = rsp_symbolizer_setup_for_reader (d.symbolizer, reader);
+    for (guint i = 0; i < warnings->len; i++)
+      g_printerr ("rsp: warning: %s\n", (const char *) g_ptr_array_index (warnings, i));
+  }
 
   g_autofree guint64 *per_event = g_new0 (guint64, MAX (rsp_perf_reader_get_n_evsels (reader), 1));
   guint64 frames = 0;

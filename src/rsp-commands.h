@@ -5,3 +5,4 @@
 
 int rsp_cmd_record (int argc, char **argv);
 int rsp_cmd_dump (int argc, char **argv);
+int rsp_cmd_report (int argc, char **argv);

@@ -1,0 +1,856 @@
+/* rsp-analysis.c — control paths, pseudo-stacks, accounting and findings
+ * for one process of interest (see rsp-analysis.h for the procedure). */
+#include "rsp-analysis.h"
+
+#include <string.h>
+
+#include "rsp-model-private.h"
+
+/* Deeper chains than this are cut: they are loops of wake-ups, not calls. */
+#define MAX_DEPTH 48
+
+struct _RspAnalysis {
+  const RspModel *m;
+  gint32 pid;
+  RspIdx target_task;
+  guint64 start, end;
+
+  GArray *segments;  /* RspSegment */
+  GArray *paths;     /* RspControlPath */
+  GHashTable *path_of_run; /* run -> path id + 1, for runs that head a path */
+
+  /* per task: its runs sorted by start (indexes into the model) */
+  GArray **task_runs;
+  /* per task: its disk operations (indexes) */
+  GArray **task_disk_ops;
+
+  guint64 category_ns[RSP_CAT_N];
+  GHashTable *path_task_ns;  /* (path << 32 | task) -> guint64* */
+  GHashTable *finding_index; /* FindingKey -> index in findings */
+  GArray *findings;          /* RspFinding */
+  GArray *finding_best;      /* guint64: largest single contribution, to pick the path */
+};
+
+typedef struct {
+  RspCategory category;
+  RspIdx task;
+  const char *frame;
+  const char *endpoint;
+} FindingKey;
+
+/* ------------------------------------------------------------------ names */
+
+static const char *const category_ids[RSP_CAT_N] = {
+  "cpu_sampled", "cpu_unsampled", "disk_io", "io_queue", "network", "scheduler", "preempted",
+  "hardware", "timeout", "sleep", "kernel_misc", "other_path", "unaccounted",
+};
+
+static const char *const category_labels[RSP_CAT_N] = {
+  "In understood functions",
+  "Running but not sampled",
+  "In blocking disk I/O",
+  "I/O queue overhead",
+  "Waiting for the network",
+  "Scheduler overhead",
+  "Involuntary sleeps",
+  "Waits \"for\" hardware",
+  "Waits that timed out",
+  "Deliberate sleeps",
+  "Miscellaneous kernel blocks",
+  "Waiting on other path",
+  "Unaccounted",
+};
+
+const char *
+rsp_category_id (RspCategory cat)
+{
+  return cat < RSP_CAT_N ? category_ids[cat] : "unknown";
+}
+
+const char *
+rsp_category_label (RspCategory cat)
+{
+  return cat < RSP_CAT_N ? category_labels[cat] : "Unknown";
+}
+
+/* ------------------------------------------------------------------ indexes */
+
+static const RspRun *
+run_at (const RspAnalysis *a, RspIdx r)
+{
+  return &g_array_index (a->m->runs, RspRun, r);
+}
+
+static const RspSleep *
+sleep_at (const RspAnalysis *a, RspIdx s)
+{
+  return &g_array_index (a->m->sleeps, RspSleep, s);
+}
+
+static RspSegment *
+seg_at (RspAnalysis *a, RspIdx i)
+{
+  return &g_array_index (a->segments, RspSegment, i);
+}
+
+static void
+build_indexes (RspAnalysis *a)
+{
+  const RspModel *m = a->m;
+  guint n_tasks = m->tasks->len;
+  a->task_runs = g_new0 (GArray *, MAX (n_tasks, 1));
+  a->task_disk_ops = g_new0 (GArray *, MAX (n_tasks, 1));
+  for (guint t = 0; t < n_tasks; t++)
+    {
+      const RspTask *task = &g_array_index (m->tasks, RspTask, t);
+      GArray *runs = g_array_sized_new (FALSE, FALSE, sizeof (RspIdx), task->n_runs);
+      for (RspIdx r = task->first_run; r != RSP_NONE; r = run_at (a, r)->next_run)
+        g_array_append_val (runs, r);
+      a->task_runs[t] = runs;
+    }
+  for (guint i = 0; i < m->disk_ops->len; i++)
+    {
+      const RspDiskOp *op = &g_array_index (m->disk_ops, RspDiskOp, i);
+      if (op->task == RSP_NONE)
+        continue;
+      if (a->task_disk_ops[op->task] == NULL)
+        a->task_disk_ops[op->task] = g_array_new (FALSE, FALSE, sizeof (RspIdx));
+      RspIdx idx = i;
+      g_array_append_val (a->task_disk_ops[op->task], idx);
+    }
+}
+
+/* First run of TASK whose end is after T (binary search). */
+static guint
+first_run_ending_after (const RspAnalysis *a, RspIdx task, guint64 t)
+{
+  GArray *runs = a->task_runs[task];
+  guint lo = 0, hi = runs->len;
+  while (lo < hi)
+    {
+      guint mid = (lo + hi) / 2;
+      if (run_at (a, g_array_index (runs, RspIdx, mid))->end <= t)
+        lo = mid + 1;
+      else
+        hi = mid;
+    }
+  return lo;
+}
+
+/* ------------------------------------------------------------------ segments */
+
+static RspIdx
+emit (RspAnalysis *a, RspSegmentKind kind, RspIdx item, RspIdx task, guint64 start, guint64 end, guint32 path,
+      guint16 depth, RspIdx parent)
+{
+  RspSegment s = { 0 };
+  s.path = path;
+  s.depth = depth;
+  s.kind = kind;
+  s.item = item;
+  s.task = task;
+  s.parent = parent;
+  s.first_child = RSP_NONE;
+  s.other_path = G_MAXUINT32;
+  s.start = start;
+  s.end = end;
+  g_array_append_val (a->segments, s);
+  return a->segments->len - 1;
+}
+
+/* Emits TASK's runs and sleeps over [WS, WE], clipped, in time order.
+ * Returns the number emitted; they are contiguous from the array's end. */
+static guint
+emit_timeline (RspAnalysis *a, RspIdx task, guint64 ws, guint64 we, guint32 path, guint16 depth, RspIdx parent)
+{
+  if (we <= ws)
+    return 0;
+  GArray *runs = a->task_runs[task];
+  guint n = 0;
+  guint i = first_run_ending_after (a, task, ws);
+  /* the sleep before the first run in the window, if it reaches in */
+  RspIdx sl = RSP_NONE;
+  if (i < runs->len)
+    sl = run_at (a, g_array_index (runs, RspIdx, i))->prev_sleep;
+  else if (runs->len > 0)
+    sl = run_at (a, g_array_index (runs, RspIdx, runs->len - 1))->next_sleep;
+  if (sl != RSP_NONE)
+    {
+      const RspSleep *s = sleep_at (a, sl);
+      guint64 s0 = MAX (s->start, ws), s1 = MIN (s->end, we);
+      if (s1 > s0)
+        {
+          emit (a, RSP_SEG_SLEEP, sl, task, s0, s1, path, depth, parent);
+          n++;
+        }
+    }
+  for (; i < runs->len; i++)
+    {
+      RspIdx r = g_array_index (runs, RspIdx, i);
+      const RspRun *run = run_at (a, r);
+      if (run->start >= we)
+        break;
+      guint64 r0 = MAX (run->start, ws), r1 = MIN (run->end, we);
+      if (r1 > r0)
+        {
+          emit (a, RSP_SEG_RUN, r, task, r0, r1, path, depth, parent);
+          n++;
+        }
+      if (run->next_sleep != RSP_NONE)
+        {
+          const RspSleep *s = sleep_at (a, run->next_sleep);
+          guint64 s0 = MAX (s->start, ws), s1 = MIN (s->end, we);
+          if (s1 > s0)
+            {
+              emit (a, RSP_SEG_SLEEP, run->next_sleep, task, s0, s1, path, depth, parent);
+              n++;
+            }
+        }
+    }
+  return n;
+}
+
+static gboolean
+task_is_ancestor (RspAnalysis *a, RspIdx seg, RspIdx task)
+{
+  for (RspIdx i = seg; i != RSP_NONE; i = seg_at (a, i)->parent)
+    if (seg_at (a, i)->task == task)
+      return TRUE;
+  return FALSE;
+}
+
+static void expand_children (RspAnalysis *a, RspIdx first, guint n);
+
+/* Where the activity that ends with run W began on behalf of someone: walk
+ * back over W's task while its runs were woken by anything but TASK
+ * (the one that set it going), not before the analysis start. */
+static guint64
+chain_start (RspAnalysis *a, RspIdx w, RspIdx setter_task)
+{
+  RspIdx r = w;
+  for (guint steps = 0; steps < 100000; steps++)
+    {
+      const RspRun *run = run_at (a, r);
+      if (run->start <= a->start)
+        return a->start;
+      RspIdx sl = run->prev_sleep;
+      if (sl == RSP_NONE)
+        return run->start;
+      const RspSleep *s = sleep_at (a, sl);
+      if ((s->reason == RSP_WAKE_RUN || s->reason == RSP_WAKE_FORK) && s->waker_run != RSP_NONE
+          && run_at (a, s->waker_run)->task == setter_task)
+        return MAX (s->runnable_at, a->start);
+      if (s->prev_run == RSP_NONE)
+        return MAX (s->start, a->start);
+      r = s->prev_run;
+    }
+  return run_at (a, w)->start;
+}
+
+static guint32
+new_path (RspAnalysis *a, guint64 start, guint64 end)
+{
+  RspControlPath p = { 0 };
+  p.id = a->paths->len;
+  p.start = start;
+  p.end = end;
+  p.first_root = RSP_NONE;
+  p.task_time = g_array_new (FALSE, TRUE, sizeof (RspPathTask));
+  g_array_append_val (a->paths, p);
+  return p.id;
+}
+
+static void
+expand_sleep (RspAnalysis *a, RspIdx seg_idx)
+{
+  RspSegment seg = *seg_at (a, seg_idx);
+  const RspSleep *s = sleep_at (a, seg.item);
+  if ((s->reason != RSP_WAKE_RUN && s->reason != RSP_WAKE_FORK && s->reason != RSP_WAKE_PREEMPTION)
+      || s->waker_run == RSP_NONE)
+    return;
+  const RspRun *w = run_at (a, s->waker_run);
+  RspIdx waker_task = w->task;
+  const RspTask *wt = &g_array_index (a->m->tasks, RspTask, waker_task);
+  if (wt->ignored || task_is_ancestor (a, seg_idx, waker_task))
+    return;
+
+  gboolean fits = w->start + RSP_FIT_TOLERANCE_NS >= s->defacto_start && w->end <= s->end + RSP_FIT_TOLERANCE_NS;
+  if (fits && seg.depth + 1 < MAX_DEPTH)
+    {
+      guint first = a->segments->len;
+      guint n = emit_timeline (a, waker_task, seg.start, seg.end, seg.path, seg.depth + 1, seg_idx);
+      RspSegment *p = seg_at (a, seg_idx);
+      p->first_child = n > 0 ? first : RSP_NONE;
+      p->n_children = n;
+      expand_children (a, first, n);
+      return;
+    }
+
+  /* Another control path: the one this waker already heads, or a new one. */
+  gpointer known = g_hash_table_lookup (a->path_of_run, GUINT_TO_POINTER (s->waker_run));
+  if (known != NULL)
+    {
+      seg_at (a, seg_idx)->other_path = GPOINTER_TO_UINT (known) - 1;
+      return;
+    }
+  guint64 lane_start = chain_start (a, s->waker_run, seg.task);
+  guint64 lane_end = MIN (w->end, a->end);
+  if (lane_end <= lane_start)
+    return;
+  guint32 id = new_path (a, lane_start, lane_end);
+  g_hash_table_insert (a->path_of_run, GUINT_TO_POINTER (s->waker_run), GUINT_TO_POINTER (id + 1));
+  seg_at (a, seg_idx)->other_path = id;
+  guint first = a->segments->len;
+  guint n = emit_timeline (a, waker_task, lane_start, lane_end, id, 0, RSP_NONE);
+  RspControlPath *path = &g_array_index (a->paths, RspControlPath, id);
+  path->first_root = first;
+  path->n_roots = n;
+  path->total = lane_end - lane_start;
+  expand_children (a, first, n);
+}
+
+static void
+expand_children (RspAnalysis *a, RspIdx first, guint n)
+{
+  for (guint i = 0; i < n; i++)
+    if (seg_at (a, first + i)->kind == RSP_SEG_SLEEP)
+      expand_sleep (a, first + i);
+}
+
+/* ------------------------------------------------------------------ accounting */
+
+static void
+add_finding (RspAnalysis *a, RspCategory cat, RspIdx seg_idx, const char *frame, const char *endpoint, guint64 ns)
+{
+  if (ns == 0)
+    return;
+  const RspSegment *seg = seg_at (a, seg_idx);
+  FindingKey key = { cat, seg->task, frame, endpoint };
+  gpointer found = g_hash_table_lookup (a->finding_index, &key);
+  guint idx;
+  if (found == NULL)
+    {
+      RspFinding f = { 0 };
+      f.category = cat;
+      f.task = seg->task;
+      f.frame = frame;
+      f.endpoint = endpoint;
+      f.path = g_array_new (FALSE, FALSE, sizeof (RspFindingStep));
+      g_array_append_val (a->findings, f);
+      guint64 zero = 0;
+      g_array_append_val (a->finding_best, zero);
+      idx = a->findings->len - 1;
+      g_hash_table_insert (a->finding_index, g_memdup2 (&key, sizeof key), GUINT_TO_POINTER (idx + 1));
+    }
+  else
+    idx = GPOINTER_TO_UINT (found) - 1;
+  RspFinding *f = &g_array_index (a->findings, RspFinding, idx);
+  f->ns += ns;
+  guint64 *best = &g_array_index (a->finding_best, guint64, idx);
+  if (ns > *best)
+    {
+      /* the path of the largest single stretch represents the finding */
+      *best = ns;
+      g_array_set_size (f->path, 0);
+      for (RspIdx i = seg_idx; i != RSP_NONE; i = seg_at (a, i)->parent)
+        {
+          const RspSegment *s = seg_at (a, i);
+          RspFindingStep step = { s->task, s->kind == RSP_SEG_SLEEP ? rsp_model_sleep_frame (a->m, s->item) : NULL };
+          if (i == seg_idx)
+            step.frame = frame;
+          g_array_prepend_val (f->path, step);
+        }
+    }
+}
+
+typedef struct {
+  RspAnalysis *a;
+  RspIdx seg;
+  RspStretchFunc func;
+  gpointer data;
+} StretchCtx;
+
+static void
+stretch (StretchCtx *c, guint64 s0, guint64 s1, RspCategory cat, const char *frame, const char *endpoint)
+{
+  if (s1 <= s0)
+    return;
+  if (c->func != NULL)
+    c->func (s0, s1, cat, c->data);
+  else
+    {
+      RspAnalysis *a = c->a;
+      const RspSegment *seg = seg_at (a, c->seg);
+      a->category_ns[cat] += s1 - s0;
+      add_finding (a, cat, c->seg, frame, endpoint, s1 - s0);
+      guint64 key = ((guint64) seg->path << 32) | seg->task;
+      guint64 *slot = g_hash_table_lookup (a->path_task_ns, &key);
+      if (slot == NULL)
+        {
+          guint64 *k = g_memdup2 (&key, sizeof key);
+          slot = g_new0 (guint64, 1);
+          g_hash_table_insert (a->path_task_ns, k, slot);
+        }
+      *slot += s1 - s0;
+    }
+}
+
+/* Disk wait [S0, S1) of TASK: in service while any of its requests is being
+ * served, queued while one is only queued, else a kernel block. */
+static void
+disk_stretches (StretchCtx *c, RspIdx task, guint64 s0, guint64 s1, const char *frame, RspIdx main_op)
+{
+  RspAnalysis *a = c->a;
+  GArray *ops = a->task_disk_ops[task];
+  /* boundaries where the state can change */
+  g_autoptr (GArray) cuts = g_array_new (FALSE, FALSE, sizeof (guint64));
+  g_array_append_val (cuts, s0);
+  g_array_append_val (cuts, s1);
+  guint n_ops = ops != NULL ? ops->len : 0;
+  for (guint pass = 0; pass < 2; pass++)
+    for (guint i = 0; i < n_ops; i++)
+      {
+        const RspDiskOp *op = &g_array_index (a->m->disk_ops, RspDiskOp, g_array_index (ops, RspIdx, i));
+        guint64 end = op->complete != 0 ? op->complete : s1;
+        if (op->insert >= s1 || end <= s0)
+          continue;
+        guint64 pts[3] = { op->insert, op->issue, end };
+        for (guint k = 0; k < 3; k++)
+          if (pts[k] > s0 && pts[k] < s1)
+            g_array_append_val (cuts, pts[k]);
+      }
+  if (main_op != RSP_NONE && (ops == NULL || ops->len == 0))
+    {
+      const RspDiskOp *op = &g_array_index (a->m->disk_ops, RspDiskOp, main_op);
+      guint64 pts[3] = { op->insert, op->issue, op->complete };
+      for (guint k = 0; k < 3; k++)
+        if (pts[k] > s0 && pts[k] < s1)
+          g_array_append_val (cuts, pts[k]);
+    }
+  /* insertion sort: few cuts */
+  guint64 *cv = (guint64 *) cuts->data;
+  for (guint i = 1; i < cuts->len; i++)
+    for (guint j = i; j > 0 && cv[j - 1] > cv[j]; j--)
+      {
+        guint64 tmp = cv[j];
+        cv[j] = cv[j - 1];
+        cv[j - 1] = tmp;
+      }
+  for (guint i = 0; i + 1 < cuts->len; i++)
+    {
+      guint64 p0 = cv[i], p1 = cv[i + 1];
+      if (p1 <= p0)
+        continue;
+      guint64 mid = p0 + (p1 - p0) / 2;
+      gboolean served = FALSE, queued = FALSE;
+      for (guint k = 0; k < n_ops; k++)
+        {
+          const RspDiskOp *op = &g_array_index (a->m->disk_ops, RspDiskOp, g_array_index (ops, RspIdx, k));
+          guint64 end = op->complete != 0 ? op->complete : s1;
+          if (mid >= op->issue && mid < end)
+            served = TRUE;
+          else if (mid >= op->insert && mid < op->issue)
+            queued = TRUE;
+        }
+      if (n_ops == 0 && main_op != RSP_NONE)
+        {
+          const RspDiskOp *op = &g_array_index (a->m->disk_ops, RspDiskOp, main_op);
+          served = mid >= op->issue && mid < op->complete;
+          queued = mid >= op->insert && mid < op->issue;
+        }
+      RspCategory cat = served ? RSP_CAT_DISK_IO : queued ? RSP_CAT_IO_QUEUE : RSP_CAT_KERNEL_MISC;
+      /* a disk wait we could not match to a request is still a disk wait */
+      if (n_ops == 0 && main_op == RSP_NONE)
+        cat = RSP_CAT_DISK_IO;
+      stretch (c, p0, p1, cat, frame, NULL);
+    }
+}
+
+static void
+sleep_stretches (StretchCtx *c, const RspSegment *seg, guint64 u0, guint64 u1)
+{
+  RspAnalysis *a = c->a;
+  const RspSleep *s = sleep_at (a, seg->item);
+  const char *frame = rsp_model_sleep_frame (a->m, seg->item);
+  if (s->reason == RSP_WAKE_PREEMPTION)
+    {
+      stretch (c, u0, u1, RSP_CAT_PREEMPTED, frame, NULL);
+      return;
+    }
+  guint64 split = CLAMP (s->runnable_at, u0, u1);
+  guint64 b0 = u0, b1 = split; /* before the wake-up */
+  const char *endpoint = NULL;
+  switch (s->reason)
+    {
+    case RSP_WAKE_TIMER:
+      stretch (c, b0, b1, s->deliberate ? RSP_CAT_SLEEP : RSP_CAT_TIMEOUT, frame, NULL);
+      break;
+    case RSP_WAKE_DISK:
+      disk_stretches (c, seg->task, b0, b1, frame, s->disk_op);
+      break;
+    case RSP_WAKE_NETWORK:
+      if (s->net_op != RSP_NONE)
+        endpoint = g_array_index (a->m->net_ops, RspNetOp, s->net_op).endpoint;
+      stretch (c, b0, b1, RSP_CAT_NETWORK, frame, endpoint);
+      break;
+    case RSP_WAKE_IRQ:
+      stretch (c, b0, b1, RSP_CAT_HARDWARE, s->irq_name != NULL ? s->irq_name : frame, NULL);
+      break;
+    case RSP_WAKE_RUN:
+    case RSP_WAKE_FORK:
+      stretch (c, b0, b1, seg->other_path != G_MAXUINT32 ? RSP_CAT_OTHER_PATH : RSP_CAT_UNACCOUNTED, frame, NULL);
+      break;
+    case RSP_WAKE_UNKNOWN:
+      stretch (c, b0, b1, (s->prev_state & 0x2) ? RSP_CAT_KERNEL_MISC : RSP_CAT_UNACCOUNTED, frame, NULL);
+      break;
+    case RSP_WAKE_PREEMPTION:
+      break;
+    }
+  stretch (c, split, u1, RSP_CAT_SCHEDULER, frame, NULL);
+}
+
+static void
+run_stretches (StretchCtx *c, const RspSegment *seg, guint64 u0, guint64 u1)
+{
+  RspAnalysis *a = c->a;
+  const RspRun *run = run_at (a, seg->item);
+  if (run->n_samples == 0)
+    {
+      stretch (c, u0, u1, RSP_CAT_CPU_UNSAMPLED, NULL, NULL);
+      return;
+    }
+  /* a run's samples divide its width equally (paper §4.2) */
+  guint64 len = MAX (run->end - run->start, 1);
+  for (guint k = 0; k < run->n_samples; k++)
+    {
+      guint64 k0 = run->start + len * k / run->n_samples;
+      guint64 k1 = run->start + len * (k + 1) / run->n_samples;
+      guint64 x0 = MAX (k0, u0), x1 = MIN (k1, u1);
+      if (x1 > x0)
+        stretch (c, x0, x1, RSP_CAT_CPU_SAMPLED, rsp_model_sample_frame (a->m, run->first_sample + k), NULL);
+    }
+}
+
+static void
+leaf (StretchCtx *c, guint64 u0, guint64 u1)
+{
+  const RspSegment *seg = seg_at (c->a, c->seg);
+  if (seg->kind == RSP_SEG_RUN)
+    run_stretches (c, seg, u0, u1);
+  else
+    sleep_stretches (c, seg, u0, u1);
+}
+
+static void
+account (RspAnalysis *a, RspIdx seg_idx)
+{
+  RspSegment seg = *seg_at (a, seg_idx);
+  StretchCtx c = { a, seg_idx, NULL, NULL };
+  guint64 cursor = seg.start;
+  for (guint k = 0; k < seg.n_children; k++)
+    {
+      const RspSegment *child = seg_at (a, seg.first_child + k);
+      guint64 c0 = MAX (child->start, cursor);
+      if (c0 > cursor)
+        leaf (&c, cursor, MIN (c0, seg.end));
+      account (a, seg.first_child + k);
+      cursor = MAX (cursor, MIN (child->end, seg.end));
+    }
+  if (cursor < seg.end)
+    leaf (&c, cursor, seg.end);
+}
+
+void
+rsp_analysis_segment_stretches (const RspAnalysis *a, RspIdx segment, RspStretchFunc func, gpointer user_data)
+{
+  RspAnalysis *self = (RspAnalysis *) a;
+  RspSegment seg = *seg_at (self, segment);
+  StretchCtx c = { self, segment, func, user_data };
+  guint64 cursor = seg.start;
+  for (guint k = 0; k < seg.n_children; k++)
+    {
+      const RspSegment *child = seg_at (self, seg.first_child + k);
+      if (child->start > cursor)
+        leaf (&c, cursor, MIN (child->start, seg.end));
+      cursor = MAX (cursor, MIN (child->end, seg.end));
+    }
+  if (cursor < seg.end)
+    leaf (&c, cursor, seg.end);
+}
+
+/* ------------------------------------------------------------------ findings */
+
+static guint
+finding_key_hash (gconstpointer p)
+{
+  const FindingKey *k = p;
+  return (guint) k->category * 31 + k->task * 17 + GPOINTER_TO_UINT (k->frame) + GPOINTER_TO_UINT (k->endpoint);
+}
+
+static gboolean
+finding_key_equal (gconstpointer pa, gconstpointer pb)
+{
+  const FindingKey *ka = pa, *kb = pb;
+  return ka->category == kb->category && ka->task == kb->task && ka->frame == kb->frame
+         && ka->endpoint == kb->endpoint;
+}
+
+static gint
+compare_findings (gconstpointer pa, gconstpointer pb)
+{
+  const RspFinding *fa = pa, *fb = pb;
+  if (fa->ns != fb->ns)
+    return fa->ns < fb->ns ? 1 : -1;
+  return (gint) fa->category - (gint) fb->category;
+}
+
+static char *
+finding_summary (const RspAnalysis *a, const RspFinding *f)
+{
+  const RspTask *t = &g_array_index (a->m->tasks, RspTask, f->task);
+  const char *who = t->comm != NULL ? t->comm : "?";
+  gdouble ms = f->ns / 1e6;
+  g_autofree char *under = f->frame != NULL ? g_strdup_printf (" under %s()", f->frame) : g_strdup ("");
+  switch (f->category)
+    {
+    case RSP_CAT_CPU_SAMPLED:
+      return g_strdup_printf ("%s ran %.1f ms in %s()", who, ms, f->frame != NULL ? f->frame : "?");
+    case RSP_CAT_CPU_UNSAMPLED:
+      return g_strdup_printf ("%s ran %.1f ms in short runs that no sample caught", who, ms);
+    case RSP_CAT_DISK_IO:
+      return g_strdup_printf ("%s waited %.1f ms for disk%s%s%s", who, ms, under,
+                              f->file != NULL ? ", on " : "", f->file != NULL ? f->file : "");
+    case RSP_CAT_IO_QUEUE:
+      return g_strdup_printf ("%s waited %.1f ms for its disk requests to leave the queue%s", who, ms, under);
+    case RSP_CAT_NETWORK:
+      return g_strdup_printf ("%s waited %.1f ms for the network%s%s%s", who, ms, under,
+                              f->endpoint != NULL ? " from " : "", f->endpoint != NULL ? f->endpoint : "");
+    case RSP_CAT_SCHEDULER:
+      return g_strdup_printf ("%s waited %.1f ms for a CPU after being woken%s", who, ms, under);
+    case RSP_CAT_PREEMPTED:
+      return g_strdup_printf ("%s was preempted for %.1f ms%s", who, ms, under);
+    case RSP_CAT_HARDWARE:
+      return g_strdup_printf ("%s waited %.1f ms for hardware (interrupt %s)", who, ms,
+                              f->frame != NULL ? f->frame : "?");
+    case RSP_CAT_TIMEOUT:
+      return g_strdup_printf ("%s waited %.1f ms in waits that timed out%s", who, ms, under);
+    case RSP_CAT_SLEEP:
+      return g_strdup_printf ("%s slept %.1f ms on purpose%s", who, ms, under);
+    case RSP_CAT_KERNEL_MISC:
+      return g_strdup_printf ("%s was blocked %.1f ms in the kernel%s", who, ms, under);
+    case RSP_CAT_OTHER_PATH:
+      return g_strdup_printf ("%s waited %.1f ms for work on another control path%s", who, ms, under);
+    case RSP_CAT_UNACCOUNTED:
+    case RSP_CAT_N:
+      break;
+    }
+  return g_strdup_printf ("%s: %.1f ms unaccounted%s", who, ms, under);
+}
+
+static gint
+compare_path_tasks (gconstpointer pa, gconstpointer pb)
+{
+  const RspPathTask *a = pa, *b = pb;
+  return a->ns < b->ns ? 1 : a->ns > b->ns ? -1 : (gint) a->task - (gint) b->task;
+}
+
+/* ------------------------------------------------------------------ build */
+
+RspAnalysis *
+rsp_analysis_new (const RspModel *model, gint32 pid, guint64 from, guint64 to, GError **error)
+{
+  g_return_val_if_fail (model != NULL, NULL);
+  RspAnalysis *a = g_new0 (RspAnalysis, 1);
+  a->m = model;
+  a->pid = pid;
+  a->segments = g_array_new (FALSE, TRUE, sizeof (RspSegment));
+  a->paths = g_array_new (FALSE, TRUE, sizeof (RspControlPath));
+  a->path_of_run = g_hash_table_new (g_direct_hash, g_direct_equal);
+  a->finding_index = g_hash_table_new_full (finding_key_hash, finding_key_equal, g_free, NULL);
+  a->findings = g_array_new (FALSE, TRUE, sizeof (RspFinding));
+  a->finding_best = g_array_new (FALSE, TRUE, sizeof (guint64));
+  a->path_task_ns = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, g_free);
+  build_indexes (a);
+
+  /* the process's tasks and their span */
+  g_autoptr (GArray) targets = g_array_new (FALSE, FALSE, sizeof (RspIdx));
+  guint64 t0 = G_MAXUINT64, t1 = 0;
+  for (guint i = 0; i < model->tasks->len; i++)
+    {
+      const RspTask *t = &g_array_index (model->tasks, RspTask, i);
+      if (t->pid != pid || t->is_idle || t->n_runs == 0)
+        continue;
+      RspIdx idx = i;
+      g_array_append_val (targets, idx);
+      t0 = MIN (t0, t->start);
+      t1 = MAX (t1, t->end);
+      if (t->tid == pid)
+        a->target_task = i;
+    }
+  if (targets->len == 0)
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND, "process %d never ran in the recording", pid);
+      rsp_analysis_free (a);
+      return NULL;
+    }
+  a->start = MAX (t0, from);
+  a->end = MIN (t1, to);
+  if (a->end <= a->start)
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT,
+                   "process %d did nothing in the chosen time range", pid);
+      rsp_analysis_free (a);
+      return NULL;
+    }
+
+  /* control path 0: one lane per thread of the process */
+  guint32 p0 = new_path (a, a->start, a->end);
+  guint first = a->segments->len;
+  guint n = 0;
+  guint64 total = 0;
+  for (guint i = 0; i < targets->len; i++)
+    {
+      const RspTask *t = &g_array_index (model->tasks, RspTask, g_array_index (targets, RspIdx, i));
+      guint64 l0 = MAX (t->start, a->start), l1 = MIN (t->end, a->end);
+      if (l1 <= l0)
+        continue;
+      n += emit_timeline (a, g_array_index (targets, RspIdx, i), l0, l1, p0, 0, RSP_NONE);
+      total += l1 - l0;
+    }
+  RspControlPath *path0 = &g_array_index (a->paths, RspControlPath, p0);
+  path0->first_root = first;
+  path0->n_roots = n;
+  path0->total = total;
+  expand_children (a, first, n);
+
+  /* accounting: every root segment of every path, recursively */
+  for (guint p = 0; p < a->paths->len; p++)
+    {
+      const RspControlPath *path = &g_array_index (a->paths, RspControlPath, p);
+      for (guint k = 0; k < path->n_roots; k++)
+        account (a, path->first_root + k);
+    }
+
+  /* time per task per path: the deepest layer's task */
+  GHashTableIter it;
+  gpointer key, value;
+  g_hash_table_iter_init (&it, a->path_task_ns);
+  while (g_hash_table_iter_next (&it, &key, &value))
+    {
+      guint64 k = *(guint64 *) key;
+      RspControlPath *path = &g_array_index (a->paths, RspControlPath, (guint) (k >> 32));
+      RspPathTask pt = { (RspIdx) (k & 0xffffffffu), *(guint64 *) value };
+      g_array_append_val (path->task_time, pt);
+    }
+  for (guint p = 0; p < a->paths->len; p++)
+    g_array_sort (g_array_index (a->paths, RspControlPath, p).task_time, compare_path_tasks);
+
+  for (guint i = 0; i < a->findings->len; i++)
+    {
+      RspFinding *f = &g_array_index (a->findings, RspFinding, i);
+      f->summary = finding_summary (a, f);
+    }
+  g_array_sort (a->findings, compare_findings);
+  return a;
+}
+
+void
+rsp_analysis_free (RspAnalysis *a)
+{
+  if (a == NULL)
+    return;
+  for (guint t = 0; t < a->m->tasks->len; t++)
+    {
+      if (a->task_runs != NULL && a->task_runs[t] != NULL)
+        g_array_unref (a->task_runs[t]);
+      if (a->task_disk_ops != NULL && a->task_disk_ops[t] != NULL)
+        g_array_unref (a->task_disk_ops[t]);
+    }
+  g_free (a->task_runs);
+  g_free (a->task_disk_ops);
+  for (guint i = 0; i < a->paths->len; i++)
+    g_array_unref (g_array_index (a->paths, RspControlPath, i).task_time);
+  for (guint i = 0; i < a->findings->len; i++)
+    {
+      RspFinding *f = &g_array_index (a->findings, RspFinding, i);
+      g_array_unref (f->path);
+      g_free (f->summary);
+    }
+  g_array_unref (a->segments);
+  g_array_unref (a->paths);
+  g_hash_table_unref (a->path_of_run);
+  g_hash_table_unref (a->path_task_ns);
+  g_hash_table_unref (a->finding_index);
+  g_array_unref (a->findings);
+  g_array_unref (a->finding_best);
+  g_free (a);
+}
+
+/* ------------------------------------------------------------------ queries */
+
+const RspModel *rsp_analysis_model (const RspAnalysis *a) { return a->m; }
+gint32 rsp_analysis_pid (const RspAnalysis *a) { return a->pid; }
+RspIdx rsp_analysis_target_task (const RspAnalysis *a) { return a->target_task; }
+guint64 rsp_analysis_start (const RspAnalysis *a) { return a->start; }
+guint64 rsp_analysis_end (const RspAnalysis *a) { return a->end; }
+guint rsp_analysis_n_segments (const RspAnalysis *a) { return a->segments->len; }
+
+const RspSegment *
+rsp_analysis_segment (const RspAnalysis *a, RspIdx i)
+{
+  g_return_val_if_fail (i < a->segments->len, NULL);
+  return &g_array_index (a->segments, RspSegment, i);
+}
+
+guint rsp_analysis_n_paths (const RspAnalysis *a) { return a->paths->len; }
+
+const RspControlPath *
+rsp_analysis_path (const RspAnalysis *a, guint i)
+{
+  g_return_val_if_fail (i < a->paths->len, NULL);
+  return &g_array_index (a->paths, RspControlPath, i);
+}
+
+guint64
+rsp_analysis_category_ns (const RspAnalysis *a, RspCategory cat)
+{
+  g_return_val_if_fail (cat < RSP_CAT_N, 0);
+  return a->category_ns[cat];
+}
+
+guint64 rsp_analysis_wall_ns (const RspAnalysis *a) { return a->end - a->start; }
+
+guint64
+rsp_analysis_total_ns (const RspAnalysis *a)
+{
+  guint64 total = 0;
+  for (guint i = 0; i < a->paths->len; i++)
+    total += g_array_index (a->paths, RspControlPath, i).total;
+  return total;
+}
+
+guint64
+rsp_analysis_accounted_ns (const RspAnalysis *a)
+{
+  guint64 sum = 0;
+  for (guint c = 0; c < RSP_CAT_N; c++)
+    if (c != RSP_CAT_UNACCOUNTED)
+      sum += a->category_ns[c];
+  return sum;
+}
+
+gdouble
+rsp_analysis_accounted_percent (const RspAnalysis *a)
+{
+  guint64 total = rsp_analysis_total_ns (a);
+  return total > 0 ? 100.0 * rsp_analysis_accounted_ns (a) / total : 100.0;
+}
+
+guint rsp_analysis_n_findings (const RspAnalysis *a) { return a->findings->len; }
+
+const RspFinding *
+rsp_analysis_finding (const RspAnalysis *a, guint i)
+{
+  g_return_val_if_fail (i < a->findings->len, NULL);
+  return &g_array_index (a->findings, RspFinding, i);
+}

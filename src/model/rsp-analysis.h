@@ -1,0 +1,127 @@
+/* rsp-analysis.h — the recursive pseudo-stacks and control paths of one
+ * process of interest (paper §4.1, §5.2 "Recursive Stack Making",
+ * "Triangles"), the accounting of every nanosecond of them into the
+ * categories of DESIGN.md, and the ranked findings.
+ *
+ * Control path 0 holds one lane per thread of the process of interest.  A
+ * lane is a series of segments (runs and sleeps of its task, clipped to the
+ * lane); the thing that ended a sleep becomes that sleep's child — the
+ * waker task's own segments over the sleep's window, one layer deeper —
+ * when it fits inside the sleep (RSP_FIT_TOLERANCE_NS, de facto start of
+ * timed-out polls); a waker that does not fit starts (or joins) another
+ * control path, and the sleep waits "on other path".  Segments are clipped
+ * to their parent's window, which is where triangles are cut: a child's
+ * earlier activity is not on behalf of the parent.
+ */
+#pragma once
+
+#include "rsp-model.h"
+
+G_BEGIN_DECLS
+
+/* In the order of DESIGN.md's table (the JSON lists them in this order). */
+typedef enum {
+  RSP_CAT_CPU_SAMPLED,
+  RSP_CAT_CPU_UNSAMPLED,
+  RSP_CAT_DISK_IO,
+  RSP_CAT_IO_QUEUE,
+  RSP_CAT_NETWORK,
+  RSP_CAT_SCHEDULER,
+  RSP_CAT_PREEMPTED,
+  RSP_CAT_HARDWARE,
+  RSP_CAT_TIMEOUT,
+  RSP_CAT_SLEEP,
+  RSP_CAT_KERNEL_MISC,
+  RSP_CAT_OTHER_PATH,
+  RSP_CAT_UNACCOUNTED,
+  RSP_CAT_N
+} RspCategory;
+
+const char *rsp_category_id (RspCategory cat);    /* "cpu_sampled" */
+const char *rsp_category_label (RspCategory cat); /* "In understood functions" */
+
+typedef enum {
+  RSP_SEG_RUN,
+  RSP_SEG_SLEEP,
+} RspSegmentKind;
+
+typedef struct {
+  guint32 path;
+  guint16 depth;
+  guint16 kind;        /* RspSegmentKind */
+  RspIdx item;         /* run or sleep index in the model */
+  RspIdx task;
+  RspIdx parent;       /* parent segment, RSP_NONE at depth 0 */
+  RspIdx first_child;  /* children are contiguous: [first_child, first_child + n_children) */
+  guint32 n_children;
+  guint32 other_path;  /* for a sleep that waits on another path: its id, else G_MAXUINT32 */
+  guint64 start, end;  /* clipped to the lane / parent */
+} RspSegment;
+
+typedef struct {
+  guint32 id;
+  guint64 start, end;  /* span of its lanes */
+  guint64 total;       /* sum of its lanes' lengths */
+  RspIdx first_root;   /* root segments (depth 0) of its lanes, in the segment array */
+  guint32 n_roots;
+  GArray *task_time;   /* RspPathTask: time per task in this path */
+} RspControlPath;
+
+typedef struct {
+  RspIdx task;
+  guint64 ns;          /* time this task is the deepest layer */
+} RspPathTask;
+
+typedef struct {
+  RspIdx task;
+  const char *frame;
+} RspFindingStep;
+
+typedef struct {
+  RspCategory category;
+  RspIdx task;
+  const char *frame;     /* representative function, NULL if unknown */
+  const char *file;      /* file of a disk operation, when known */
+  const char *endpoint;  /* remote endpoint of a network operation */
+  guint64 ns;
+  GArray *path;          /* RspFindingStep, from the process of interest to the leaf */
+  char *summary;         /* one line in plain words */
+} RspFinding;
+
+typedef struct _RspAnalysis RspAnalysis;
+
+/* Analyses the process PID (all its threads and exec generations) over
+ * [FROM, TO] (recording-clock ns; 0 and G_MAXUINT64 for everything). */
+RspAnalysis *rsp_analysis_new (const RspModel *model, gint32 pid, guint64 from, guint64 to, GError **error);
+void rsp_analysis_free (RspAnalysis *analysis);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (RspAnalysis, rsp_analysis_free)
+
+const RspModel *rsp_analysis_model (const RspAnalysis *a);
+gint32 rsp_analysis_pid (const RspAnalysis *a);
+RspIdx rsp_analysis_target_task (const RspAnalysis *a); /* main thread, latest generation */
+guint64 rsp_analysis_start (const RspAnalysis *a);
+guint64 rsp_analysis_end (const RspAnalysis *a);
+
+guint rsp_analysis_n_segments (const RspAnalysis *a);
+const RspSegment *rsp_analysis_segment (const RspAnalysis *a, RspIdx i);
+guint rsp_analysis_n_paths (const RspAnalysis *a);
+const RspControlPath *rsp_analysis_path (const RspAnalysis *a, guint i);
+
+/* Accounting: ns per category, summed over every lane of every path. */
+guint64 rsp_analysis_category_ns (const RspAnalysis *a, RspCategory cat);
+guint64 rsp_analysis_wall_ns (const RspAnalysis *a);
+guint64 rsp_analysis_total_ns (const RspAnalysis *a);
+guint64 rsp_analysis_accounted_ns (const RspAnalysis *a);
+gdouble rsp_analysis_accounted_percent (const RspAnalysis *a);
+
+/* Findings, largest first. */
+guint rsp_analysis_n_findings (const RspAnalysis *a);
+const RspFinding *rsp_analysis_finding (const RspAnalysis *a, guint i);
+
+/* The category of each stretch of a segment that no child covers, as the
+ * accounting decided it (for views that colour by category).  Calls FUNC
+ * for each stretch in time order. */
+typedef void (*RspStretchFunc) (guint64 start, guint64 end, RspCategory cat, gpointer user_data);
+void rsp_analysis_segment_stretches (const RspAnalysis *a, RspIdx segment, RspStretchFunc func, gpointer user_data);
+
+G_END_DECLS

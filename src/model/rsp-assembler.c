@@ -1,0 +1,1101 @@
+/* rsp-assembler.c — one pass over the time-ordered events builds tasks,
+ * runs, sleeps, samples, links, disk and network operations (paper §5.2,
+ * "Assembling Pieces"), inferring what the kernel or perf did not record
+ * (PERF-NOTES §3–4) and counting each such anomaly.
+ *
+ * Why a sleep ended is decided once, when its wake-up is seen
+ * (sched_waking, in the waker's context): from the interrupt brackets of the
+ * waker's CPU and from the waker's stack, read through the single table of
+ * kernel names in rsp-kernel-sigs.c.
+ */
+#include "rsp-model-private.h"
+
+#include <string.h>
+
+#include "rsp-kernel-sigs.h"
+#include "rsp-reader-symbols.h"
+#include "rsp-threads.h"
+
+#define MAX_STACK 256
+#define TASK_STATE_MASK 0xff
+#define TASK_DEAD_STATES (0x10 | 0x20) /* EXIT_DEAD, EXIT_ZOMBIE */
+#define SOFTIRQ_TIMER 1
+#define SOFTIRQ_NET_RX 3
+#define SOFTIRQ_BLOCK 4
+#define SOFTIRQ_HRTIMER 8
+
+typedef enum {
+  EV_OTHER,
+  EV_SWITCH,
+  EV_WAKING,
+  EV_WAKEUP,
+  EV_WAKEUP_NEW,
+  EV_FORK,
+  EV_EXEC,
+  EV_EXIT,
+  EV_RQ_INSERT,
+  EV_RQ_ISSUE,
+  EV_RQ_COMPLETE,
+  EV_IRQ_ENTRY,
+  EV_IRQ_EXIT,
+  EV_SOFTIRQ_ENTRY,
+  EV_SOFTIRQ_EXIT,
+  EV_SEND,
+  EV_RECV,
+  EV_DATA_READY,
+  EV_SOCK_STATE,
+  EV_SAMPLE,
+} EventKind;
+
+static const struct {
+  const char *name;
+  EventKind kind;
+} tracepoint_kinds[] = {
+  { "sched:sched_switch", EV_SWITCH },
+  { "sched:sched_waking", EV_WAKING },
+  { "sched:sched_wakeup", EV_WAKEUP },
+  { "sched:sched_wakeup_new", EV_WAKEUP_NEW },
+  { "sched:sched_process_fork", EV_FORK },
+  { "sched:sched_process_exec", EV_EXEC },
+  { "sched:sched_process_exit", EV_EXIT },
+  { "block:block_rq_insert", EV_RQ_INSERT },
+  { "block:block_rq_issue", EV_RQ_ISSUE },
+  { "block:block_rq_complete", EV_RQ_COMPLETE },
+  { "irq:irq_handler_entry", EV_IRQ_ENTRY },
+  { "irq:irq_handler_exit", EV_IRQ_EXIT },
+  { "irq:softirq_entry", EV_SOFTIRQ_ENTRY },
+  { "irq:softirq_exit", EV_SOFTIRQ_EXIT },
+  { "sock:sock_send_length", EV_SEND },
+  { "sock:sock_recv_length", EV_RECV },
+  { "sock:sk_data_ready", EV_DATA_READY },
+  { "sock:inet_sock_set_state", EV_SOCK_STATE },
+};
+
+/* What a sched_waking said, kept until the woken task runs. */
+typedef struct {
+  gboolean valid;
+  guint64 time;
+  RspWakeReason reason;
+  RspIdx waker_run;
+  RspIdx disk_op;
+  RspIdx net_op;
+  const char *irq_name;
+} PendingWake;
+
+typedef struct {
+  RspIdx task;
+  RspIdx open_run;
+  RspIdx open_sleep;
+  RspIdx last_run;
+  PendingWake pending;
+  guint64 last_send_time;
+  guint64 last_send_sk;
+  const char *exec_comm; /* name announced by an exec COMM record */
+} TidState;
+
+typedef struct {
+  gint32 tid;           /* running tid, 0 idle, -1 unknown */
+  RspIdx run;           /* open run */
+  guint64 last_switch;
+  gint hardirq_depth;
+  const char *hardirq_name;
+  gint softirq_depth;
+  guint32 softirq_vec;
+  RspIdx last_completed_op;
+  guint64 last_complete_time;
+  guint64 data_ready_sk;
+  guint64 data_ready_time;
+} CpuState;
+
+typedef struct {
+  RspModel *m;
+  RspPerfReader *reader;
+  RspSymbolizer *symbolizer;
+  RspThreads *threads;
+  EventKind *kinds; /* per evsel index */
+  GHashTable *tids; /* tid -> TidState* */
+  GArray *cpus;     /* CpuState */
+  GHashTable *inflight_disk; /* (dev<<48 ^ sector) -> op index + 1 */
+  GHashTable *sock_endpoints;/* sk -> interned "addr:port" */
+  GHashTable *ignored_pids;  /* keep-awake spinners */
+  RspFrame rframes[MAX_STACK];
+  RspModelFrame mframes[MAX_STACK];
+  guint n_frames;
+} Assembler;
+
+/* ------------------------------------------------------------------ helpers */
+
+static CpuState *
+cpu_state (Assembler *a, gint32 cpu)
+{
+  if (cpu < 0 || cpu > 4095)
+    return NULL;
+  while (a->cpus->len <= (guint) cpu)
+    {
+      CpuState cs = { .tid = -1, .run = RSP_NONE, .last_completed_op = RSP_NONE };
+      g_array_append_val (a->cpus, cs);
+    }
+  return &g_array_index (a->cpus, CpuState, cpu);
+}
+
+static guint64
+field_u64 (const RspEvent *ev, const char *name)
+{
+  guint64 v = 0;
+  rsp_event_get_field_u64 (ev, name, &v);
+  return v;
+}
+
+static RspIdx
+new_task (Assembler *a, gint32 tid, gint32 pid, const char *comm, guint64 time, RspIdx parent, guint32 generation)
+{
+  RspTask t = { 0 };
+  t.tid = tid;
+  t.pid = pid;
+  t.comm = comm != NULL ? g_intern_string (comm) : NULL;
+  t.generation = generation;
+  t.parent = parent;
+  t.start = t.end = time;
+  t.first_run = t.last_run = RSP_NONE;
+  t.ignored = g_hash_table_contains (a->ignored_pids, GINT_TO_POINTER (pid))
+              || g_hash_table_contains (a->ignored_pids, GINT_TO_POINTER (tid));
+  g_array_append_val (a->m->tasks, t);
+  return a->m->tasks->len - 1;
+}
+
+static TidState *
+tid_state (Assembler *a, gint32 tid, guint64 time)
+{
+  TidState *ts = g_hash_table_lookup (a->tids, GINT_TO_POINTER (tid));
+  if (ts != NULL)
+    return ts;
+  ts = g_new0 (TidState, 1);
+  ts->open_run = ts->open_sleep = ts->last_run = RSP_NONE;
+  const char *comm = rsp_threads_get_comm (a->threads, tid);
+  ts->task = new_task (a, tid, tid, comm, time, RSP_NONE, 0);
+  g_hash_table_insert (a->tids, GINT_TO_POINTER (tid), ts);
+  return ts;
+}
+
+/* Resolves EV's callchain into a->mframes and returns the interned stack. */
+static RspStackId
+resolve_stack (Assembler *a, const RspEvent *ev)
+{
+  guint n = rsp_symbolizer_resolve_callchain (a->symbolizer, ev, a->rframes, MAX_STACK);
+  for (guint i = 0; i < n; i++)
+    {
+      a->mframes[i].symbol = a->rframes[i].symbol;
+      a->mframes[i].dso = a->rframes[i].dso;
+      a->mframes[i].ip = a->rframes[i].ip;
+      a->mframes[i].kernel = a->rframes[i].kernel;
+    }
+  a->n_frames = n;
+  return rsp_model_intern_stack (a->m, a->mframes, n);
+}
+
+static void
+touch_task (Assembler *a, RspIdx task, guint64 time)
+{
+  RspTask *t = model_task (a->m, task);
+  if (time > t->end)
+    t->end = time;
+}
+
+static RspIdx
+open_run (Assembler *a, TidState *ts, gint32 cpu, guint64 time, RspRunStart kind)
+{
+  RspModel *m = a->m;
+  RspRun run = { 0 };
+  run.task = ts->task;
+  run.cpu = cpu;
+  run.start = run.end = time;
+  run.start_kind = kind;
+  run.prev_sleep = run.next_sleep = run.next_run = RSP_NONE;
+  run.first_sample = RSP_NONE;
+  run.wake_link = RSP_NONE;
+  RspIdx idx = m->runs->len;
+  RspTask *t = model_task (m, ts->task);
+  if (ts->open_sleep != RSP_NONE && model_sleep (m, ts->open_sleep)->task == ts->task)
+    run.prev_sleep = ts->open_sleep;
+  g_array_append_val (m->runs, run);
+  if (t->last_run != RSP_NONE)
+    model_run (m, t->last_run)->next_run = idx;
+  else
+    t->first_run = idx;
+  t->last_run = idx;
+  t->n_runs++;
+  if (time < t->start)
+    t->start = time;
+  ts->open_run = idx;
+  ts->last_run = idx;
+  return idx;
+}
+
+static void
+close_run (Assembler *a, TidState *ts, guint64 time)
+{
+  if (ts->open_run == RSP_NONE)
+    return;
+  RspRun *run = model_run (a->m, ts->open_run);
+  run->end = MAX (time, run->start);
+  touch_task (a, ts->task, run->end);
+  ts->open_run = RSP_NONE;
+}
+
+static RspIdx
+open_sleep (Assembler *a, TidState *ts, guint64 time, RspStackId stack, guint32 prev_state)
+{
+  RspModel *m = a->m;
+  RspSleep s = { 0 };
+  s.task = ts->task;
+  s.start = s.end = s.defacto_start = time;
+  s.prev_run = ts->last_run != RSP_NONE && model_run (m, ts->last_run)->task == ts->task ? ts->last_run : RSP_NONE;
+  s.next_run = RSP_NONE;
+  s.stack = stack;
+  s.prev_state = prev_state;
+  s.waker_run = s.disk_op = s.net_op = RSP_NONE;
+  s.runnable_at = G_MAXUINT64;
+  if ((prev_state & TASK_STATE_MASK) == 0)
+    {
+      /* still runnable: preempted (R / R+) */
+      s.reason = RSP_WAKE_PREEMPTION;
+      s.runnable_at = time;
+    }
+  RspIdx idx = m->sleeps->len;
+  g_array_append_val (m->sleeps, s);
+  if (s.prev_run != RSP_NONE)
+    model_run (m, s.prev_run)->next_sleep = idx;
+  ts->open_sleep = idx;
+  ts->pending.valid = FALSE; /* a wake-up before the switch-out woke nothing */
+  return idx;
+}
+
+static gboolean
+stack_has_sig (const RspModel *m, RspStackId stack, RspKernelSig sig)
+{
+  guint n;
+  const RspModelFrame *frames = rsp_model_stack (m, stack, &n);
+  for (guint i = 0; i < n; i++)
+    if (frames[i].kernel && rsp_kernel_sig (frames[i].symbol) == sig)
+      return TRUE;
+  return FALSE;
+}
+
+static RspIdx
+add_link (Assembler *a, RspLinkKind kind, guint64 time, RspIdx from_run, RspIdx from_op, RspIdx to_run)
+{
+  RspLink l = { kind, time, from_run, from_op, to_run };
+  g_array_append_val (a->m->links, l);
+  return a->m->links->len - 1;
+}
+
+/* Ends TS's open sleep at TIME, applying what woke it. */
+static void
+close_sleep (Assembler *a, TidState *ts, guint64 time, RspIdx next_run)
+{
+  RspModel *m = a->m;
+  if (ts->open_sleep == RSP_NONE)
+    return;
+  RspSleep *s = model_sleep (m, ts->open_sleep);
+  s->end = MAX (time, s->start);
+  s->next_run = next_run;
+  PendingWake *p = &ts->pending;
+  if (s->reason != RSP_WAKE_PREEMPTION && s->reason != RSP_WAKE_FORK)
+    {
+      if (p->valid && p->time >= s->start)
+        {
+          s->reason = p->reason;
+          s->runnable_at = MIN (p->time, s->end);
+          s->waker_run = p->waker_run;
+          s->disk_op = p->disk_op;
+          s->net_op = p->net_op;
+          s->irq_name = p->irq_name;
+          if (s->reason == RSP_WAKE_TIMER)
+            s->deliberate = stack_has_sig (m, s->stack, RSP_SIG_NANOSLEEP);
+        }
+      else
+        {
+          s->reason = RSP_WAKE_UNKNOWN;
+          s->runnable_at = s->end;
+          m->anomalies[RSP_ANOMALY_MISSING_WAKEUP]++;
+        }
+    }
+  if (s->runnable_at > s->end)
+    s->runnable_at = s->end;
+  if (next_run != RSP_NONE)
+    {
+      RspRun *run = model_run (m, next_run);
+      run->prev_sleep = ts->open_sleep;
+      RspLinkKind kind = RSP_LINK_WAKEUP;
+      RspIdx from_run = RSP_NONE, from_op = RSP_NONE;
+      switch (s->reason)
+        {
+        case RSP_WAKE_RUN:
+          from_run = s->waker_run;
+          break;
+        case RSP_WAKE_FORK:
+          kind = RSP_LINK_FORK;
+          from_run = s->waker_run;
+          break;
+        case RSP_WAKE_DISK:
+          kind = RSP_LINK_DISK;
+          from_op = s->disk_op;
+          break;
+        case RSP_WAKE_NETWORK:
+          kind = RSP_LINK_NETWORK;
+          from_op = s->net_op;
+          break;
+        case RSP_WAKE_PREEMPTION:
+          kind = RSP_LINK_PREEMPTION;
+          from_run = s->prev_run;
+          break;
+        case RSP_WAKE_IRQ:
+        case RSP_WAKE_TIMER:
+          kind = RSP_LINK_INTERRUPT;
+          from_run = s->prev_run;
+          break;
+        case RSP_WAKE_UNKNOWN:
+          kind = RSP_LINK_WAKEUP;
+          break;
+        }
+      if (from_run != RSP_NONE || from_op != RSP_NONE)
+        run->wake_link = add_link (a, kind, s->runnable_at, from_run, from_op, next_run);
+    }
+  ts->open_sleep = RSP_NONE;
+  ts->pending.valid = FALSE;
+}
+
+/* ------------------------------------------------------------------ scheduler */
+
+static void
+handle_switch (Assembler *a, const RspEvent *ev)
+{
+  RspModel *m = a->m;
+  CpuState *cs = cpu_state (a, ev->cpu);
+  if (cs == NULL)
+    return;
+  gint32 prev = (gint32) field_u64 (ev, "prev_pid");
+  gint32 next = (gint32) field_u64 (ev, "next_pid");
+  guint32 prev_state = (guint32) field_u64 (ev, "prev_state");
+  guint64 t = ev->time;
+  RspIdx prev_closed_run = RSP_NONE, prev_sleep = RSP_NONE;
+
+  /* PERF-NOTES §4: the previous task on this CPU may never have switched out. */
+  if (cs->tid > 0 && cs->tid != prev)
+    {
+      TidState *lost = tid_state (a, cs->tid, t);
+      if (lost->open_run != RSP_NONE && model_run (m, lost->open_run)->cpu == ev->cpu)
+        {
+          close_run (a, lost, t);
+          open_sleep (a, lost, t, 0, 1);
+          m->anomalies[RSP_ANOMALY_MISSING_SWITCH_OUT]++;
+        }
+    }
+
+  if (prev > 0)
+    {
+      TidState *ts = tid_state (a, prev, t);
+      if (ts->open_run == RSP_NONE || model_run (m, ts->open_run)->cpu != ev->cpu)
+        {
+          /* It ran here without a recorded switch-in: since the CPU's last switch. */
+          if (ts->open_run != RSP_NONE)
+            close_run (a, ts, cs->last_switch > 0 ? cs->last_switch : t);
+          guint64 since = cs->last_switch > 0 ? cs->last_switch : t;
+          gboolean at_start = cs->last_switch == 0;
+          if (ts->open_sleep != RSP_NONE)
+            close_sleep (a, ts, since, RSP_NONE);
+          open_run (a, ts, ev->cpu, since, at_start ? RSP_RUN_START_RECORDING : RSP_RUN_START_INFERRED);
+          if (!at_start)
+            m->anomalies[RSP_ANOMALY_MISSING_SWITCH_IN]++;
+        }
+      prev_closed_run = ts->open_run;
+      close_run (a, ts, t);
+      if (prev_state & TASK_DEAD_STATES)
+        model_task (m, ts->task)->exited = TRUE;
+      else
+        prev_sleep = open_sleep (a, ts, t, resolve_stack (a, ev), prev_state);
+    }
+
+  cs->tid = next;
+  cs->last_switch = t;
+  cs->run = RSP_NONE;
+  if (next > 0)
+    {
+      TidState *ts = tid_state (a, next, t);
+      if (ts->open_run != RSP_NONE)
+        {
+          /* still "running" elsewhere: that CPU lost its switch-out */
+          close_run (a, ts, t);
+          m->anomalies[RSP_ANOMALY_MISSING_SWITCH_OUT]++;
+        }
+      RspIdx run = open_run (a, ts, ev->cpu, t, RSP_RUN_START_SWITCH);
+      close_sleep (a, ts, t, run);
+      cs->run = run;
+      /* A task that preempts the one that just woke it runs on its behalf:
+       * the preemption gets it as its child (pass-style hand-offs). */
+      RspIdx woken_from = model_run (m, run)->prev_sleep;
+      if (prev_sleep != RSP_NONE && prev_closed_run != RSP_NONE && woken_from != RSP_NONE
+          && model_sleep (m, prev_sleep)->reason == RSP_WAKE_PREEMPTION
+          && model_sleep (m, woken_from)->waker_run == prev_closed_run)
+        model_sleep (m, prev_sleep)->waker_run = run;
+    }
+}
+
+/* Finds the socket whose data-ready fired on this CPU just before. */
+static guint64
+recent_data_ready (CpuState *cs, guint64 t)
+{
+  if (cs->data_ready_sk != 0 && t - cs->data_ready_time <= RSP_IRQ_WAKE_WINDOW_NS)
+    return cs->data_ready_sk;
+  return 0;
+}
+
+static RspIdx
+add_net_op (Assembler *a, guint64 sk, TidState *target, guint64 ready, gboolean loopback)
+{
+  RspNetOp op = { 0 };
+  op.sk = sk;
+  op.task = target->task;
+  op.ready = ready;
+  op.send = target->last_send_sk == sk ? target->last_send_time : 0;
+  op.endpoint = g_hash_table_lookup (a->sock_endpoints, &sk);
+  op.loopback_peer = loopback;
+  g_array_append_val (a->m->net_ops, op);
+  return a->m->net_ops->len - 1;
+}
+
+/* The disk operation a completion-context wake-up belongs to: the one that
+ * completed on this CPU just before; else the latest completed one the
+ * woken task issued; else one it issued whose completion was not recorded. */
+static RspIdx
+disk_op_for_wake (Assembler *a, CpuState *cs, TidState *target, guint64 t)
+{
+  RspModel *m = a->m;
+  if (cs->last_completed_op != RSP_NONE && t - cs->last_complete_time <= RSP_IRQ_WAKE_WINDOW_NS)
+    return cs->last_completed_op;
+  RspIdx best = RSP_NONE;
+  for (guint i = m->disk_ops->len; i > 0 && m->disk_ops->len - i < 4096; i--)
+    {
+      RspDiskOp *op = &g_array_index (m->disk_ops, RspDiskOp, i - 1);
+      if (op->task != target->task)
+        continue;
+      if (op->complete != 0 && op->complete <= t)
+        return i - 1;
+      if (op->complete == 0 && best == RSP_NONE)
+        best = i - 1;
+    }
+  if (best != RSP_NONE)
+    {
+      RspDiskOp *op = &g_array_index (m->disk_ops, RspDiskOp, best);
+      op->complete = t;
+      op->complete_inferred = TRUE;
+      m->anomalies[RSP_ANOMALY_MISSING_COMPLETION]++;
+    }
+  return best;
+}
+
+static void
+handle_waking (Assembler *a, const RspEvent *ev, gboolean is_new)
+{
+  RspModel *m = a->m;
+  CpuState *cs = cpu_state (a, ev->cpu);
+  gint32 target_tid = (gint32) field_u64 (ev, is_new ? "pid" : "pid");
+  if (cs == NULL || target_tid <= 0)
+    return;
+  TidState *target = tid_state (a, target_tid, ev->time);
+  if (target->pending.valid)
+    return; /* the first wake-up is the one that made it runnable */
+
+  PendingWake p = { TRUE, ev->time, RSP_WAKE_UNKNOWN, RSP_NONE, RSP_NONE, RSP_NONE, NULL };
+  RspIdx waker_run = RSP_NONE;
+  if (ev->tid > 0)
+    {
+      TidState *waker = g_hash_table_lookup (a->tids, GINT_TO_POINTER (ev->tid));
+      if (waker != NULL && waker->open_run != RSP_NONE)
+        waker_run = waker->open_run;
+    }
+
+  if (is_new)
+    {
+      p.reason = RSP_WAKE_FORK;
+      p.waker_run = waker_run;
+      target->pending = p;
+      return;
+    }
+
+  /* Read the waker's stack, innermost first: the first meaningful frame
+   * says which context woke the task. */
+  resolve_stack (a, ev);
+  RspKernelSig context = RSP_SIG_NONE;
+  gboolean sender_below = FALSE;
+  for (guint i = 0; i < a->n_frames; i++)
+    {
+      if (!a->mframes[i].kernel)
+        break;
+      RspKernelSig sig = rsp_kernel_sig (a->mframes[i].symbol);
+      if (context == RSP_SIG_NONE
+          && (sig == RSP_SIG_TIMER || sig == RSP_SIG_DISK || sig == RSP_SIG_NET_RX || sig == RSP_SIG_HARDIRQ
+              || sig == RSP_SIG_SOFTIRQ))
+        context = sig;
+      else if (context == RSP_SIG_NET_RX && sig == RSP_SIG_SEND)
+        sender_below = TRUE;
+    }
+  /* Without a stack, the interrupt brackets of the CPU tell. */
+  if (context == RSP_SIG_NONE && a->n_frames == 0)
+    {
+      if (cs->softirq_depth > 0)
+        context = cs->softirq_vec == SOFTIRQ_NET_RX ? RSP_SIG_NET_RX
+                  : cs->softirq_vec == SOFTIRQ_BLOCK ? RSP_SIG_DISK
+                  : (cs->softirq_vec == SOFTIRQ_TIMER || cs->softirq_vec == SOFTIRQ_HRTIMER) ? RSP_SIG_TIMER
+                  : RSP_SIG_SOFTIRQ;
+      else if (cs->hardirq_depth > 0)
+        context = RSP_SIG_HARDIRQ;
+    }
+
+  switch (context)
+    {
+    case RSP_SIG_TIMER:
+      p.reason = RSP_WAKE_TIMER;
+      break;
+    case RSP_SIG_DISK:
+      p.reason = RSP_WAKE_DISK;
+      p.disk_op = disk_op_for_wake (a, cs, target, ev->time);
+      break;
+    case RSP_SIG_NET_RX:
+      {
+        guint64 sk = recent_data_ready (cs, ev->time);
+        if (sender_below && waker_run != RSP_NONE)
+          {
+            /* loopback: the sender's own run delivered the data */
+            p.reason = RSP_WAKE_RUN;
+            p.waker_run = waker_run;
+          }
+        else
+          p.reason = RSP_WAKE_NETWORK;
+        p.net_op = add_net_op (a, sk, target, ev->time, p.reason == RSP_WAKE_RUN);
+      }
+      break;
+    case RSP_SIG_HARDIRQ:
+    case RSP_SIG_SOFTIRQ:
+      p.reason = RSP_WAKE_IRQ;
+      p.irq_name = cs->hardirq_depth > 0 && cs->hardirq_name != NULL ? cs->hardirq_name
+                   : context == RSP_SIG_SOFTIRQ                       ? "softirq"
+                                                                      : "interrupt";
+      break;
+    default:
+      if (waker_run != RSP_NONE)
+        {
+          p.reason = RSP_WAKE_RUN;
+          p.waker_run = waker_run;
+        }
+      else
+        {
+          p.reason = RSP_WAKE_IRQ;
+          p.irq_name = cs->hardirq_name != NULL ? cs->hardirq_name : "interrupt";
+        }
+      break;
+    }
+  target->pending = p;
+  (void) m;
+}
+
+static void
+handle_fork (Assembler *a, const RspEvent *ev)
+{
+  gint32 parent_tid = (gint32) field_u64 (ev, "parent_pid");
+  gint32 child_tid = (gint32) field_u64 (ev, "child_pid");
+  if (child_tid <= 0)
+    return;
+  TidState *parent = tid_state (a, parent_tid, ev->time);
+  TidState *child = g_hash_table_lookup (a->tids, GINT_TO_POINTER (child_tid));
+  const char *comm = rsp_event_get_field_str (ev, "child_comm");
+  RspTask *pt = model_task (a->m, parent->task);
+  if (child == NULL)
+    {
+      child = g_new0 (TidState, 1);
+      child->open_run = child->open_sleep = child->last_run = RSP_NONE;
+      g_hash_table_insert (a->tids, GINT_TO_POINTER (child_tid), child);
+    }
+  /* tgid comes from PERF_RECORD_FORK; until then assume a new process */
+  child->task = new_task (a, child_tid, child_tid, comm != NULL ? comm : pt->comm, ev->time, parent->task, 0);
+  /* A new task waits for its first run: a "sleep" ended by the fork. */
+  RspSleep s = { 0 };
+  s.task = child->task;
+  s.start = s.end = s.defacto_start = s.runnable_at = ev->time;
+  s.prev_run = s.next_run = RSP_NONE;
+  s.reason = RSP_WAKE_FORK;
+  s.waker_run = parent->open_run;
+  s.disk_op = s.net_op = RSP_NONE;
+  g_array_append_val (a->m->sleeps, s);
+  child->open_sleep = a->m->sleeps->len - 1;
+  child->pending.valid = FALSE;
+}
+
+static void
+handle_exec (Assembler *a, const RspEvent *ev)
+{
+  RspModel *m = a->m;
+  gint32 tid = ev->tid;
+  if (tid <= 0)
+    return;
+  TidState *ts = tid_state (a, tid, ev->time);
+  RspTask *old = model_task (m, ts->task);
+  const char *filename = rsp_event_get_field_str (ev, "filename");
+  g_autofree char *base = filename != NULL ? g_path_get_basename (filename) : NULL;
+  RspIdx old_run = ts->open_run;
+  gint32 cpu = old_run != RSP_NONE ? model_run (m, old_run)->cpu : ev->cpu;
+  close_run (a, ts, ev->time);
+  old->exited = TRUE;
+  RspIdx old_task = ts->task;
+  const char *comm = ts->exec_comm != NULL ? ts->exec_comm : base != NULL ? base : old->comm;
+  ts->exec_comm = NULL;
+  ts->task = new_task (a, tid, old->pid, comm, ev->time, old_task, model_task (m, old_task)->generation + 1);
+  ts->last_run = RSP_NONE;
+  RspIdx run = open_run (a, ts, cpu, ev->time, RSP_RUN_START_EXEC);
+  if (old_run != RSP_NONE)
+    model_run (m, run)->wake_link = add_link (a, RSP_LINK_EXEC, ev->time, old_run, RSP_NONE, run);
+  CpuState *cs = cpu_state (a, cpu);
+  if (cs != NULL && cs->tid == tid)
+    cs->run = run;
+}
+
+/* ------------------------------------------------------------------ disk */
+
+static guint64
+disk_key (const RspEvent *ev)
+{
+  return (field_u64 (ev, "dev") << 44) ^ field_u64 (ev, "sector");
+}
+
+static RspIdx
+inflight_lookup (Assembler *a, guint64 key)
+{
+  gpointer v = g_hash_table_lookup (a->inflight_disk, &key);
+  return v != NULL ? GPOINTER_TO_UINT (v) - 1 : RSP_NONE;
+}
+
+static RspIdx
+new_disk_op (Assembler *a, const RspEvent *ev, guint64 key)
+{
+  RspDiskOp op = { 0 };
+  op.dev = (guint32) field_u64 (ev, "dev");
+  op.sector = field_u64 (ev, "sector");
+  op.nr_sector = (guint32) field_u64 (ev, "nr_sector");
+  const char *rwbs = rsp_event_get_field_str (ev, "rwbs");
+  if (rwbs != NULL)
+    g_strlcpy (op.rwbs, rwbs, sizeof op.rwbs);
+  op.task = RSP_NONE;
+  if (ev->tid > 0)
+    op.task = tid_state (a, ev->tid, ev->time)->task;
+  g_array_append_val (a->m->disk_ops, op);
+  RspIdx idx = a->m->disk_ops->len - 1;
+  guint64 *k = g_new (guint64, 1);
+  *k = key;
+  g_hash_table_insert (a->inflight_disk, k, GUINT_TO_POINTER (idx + 1));
+  return idx;
+}
+
+static void
+handle_disk (Assembler *a, const RspEvent *ev, EventKind kind)
+{
+  RspModel *m = a->m;
+  guint64 key = disk_key (ev);
+  RspIdx idx = inflight_lookup (a, key);
+  switch (kind)
+    {
+    case EV_RQ_INSERT:
+      if (idx != RSP_NONE)
+        {
+          m->anomalies[RSP_ANOMALY_MISSING_COMPLETION]++;
+          g_hash_table_remove (a->inflight_disk, &key);
+        }
+      idx = new_disk_op (a, ev, key);
+      g_array_index (m->disk_ops, RspDiskOp, idx).insert = ev->time;
+      break;
+    case EV_RQ_ISSUE:
+      if (idx == RSP_NONE)
+        {
+          /* issued directly (no I/O scheduler): no queue time */
+          idx = new_disk_op (a, ev, key);
+          g_array_index (m->disk_ops, RspDiskOp, idx).insert = ev->time;
+        }
+      g_array_index (m->disk_ops, RspDiskOp, idx).issue = ev->time;
+      break;
+    case EV_RQ_COMPLETE:
+      {
+        if (idx == RSP_NONE)
+          return; /* completed a request issued before the recording */
+        RspDiskOp *op = &g_array_index (m->disk_ops, RspDiskOp, idx);
+        if (op->issue == 0)
+          {
+            /* paper §5.2: assume it was issued as soon as it was queued */
+            op->issue = op->insert;
+            op->issue_inferred = TRUE;
+            m->anomalies[RSP_ANOMALY_MISSING_ISSUE]++;
+          }
+        op->complete = ev->time;
+        g_hash_table_remove (a->inflight_disk, &key);
+        CpuState *cs = cpu_state (a, ev->cpu);
+        if (cs != NULL)
+          {
+            cs->last_completed_op = idx;
+            cs->last_complete_time = ev->time;
+          }
+      }
+      break;
+    default:
+      break;
+    }
+}
+
+/* ------------------------------------------------------------------ network */
+
+static void
+handle_sock_state (Assembler *a, const RspEvent *ev)
+{
+  guint64 sk = field_u64 (ev, "skaddr");
+  guint64 family = field_u64 (ev, "family");
+  guint64 dport = field_u64 (ev, "dport");
+  char addr[64] = "";
+  if (family == 2)
+    {
+      /* daddr is __u8[4] in network order: the low byte comes first */
+      guint64 raw = field_u64 (ev, "daddr");
+      g_snprintf (addr, sizeof addr, "%u.%u.%u.%u:%u", (guint) (raw & 0xff), (guint) ((raw >> 8) & 0xff),
+                  (guint) ((raw >> 16) & 0xff), (guint) ((raw >> 24) & 0xff), (guint) dport);
+    }
+  else
+    g_snprintf (addr, sizeof addr, "[ipv6]:%u", (guint) dport);
+  guint64 *k = g_new (guint64, 1);
+  *k = sk;
+  g_hash_table_insert (a->sock_endpoints, k, (gpointer) g_intern_string (addr));
+}
+
+/* ------------------------------------------------------------------ samples */
+
+static void
+handle_sample (Assembler *a, const RspEvent *ev)
+{
+  RspModel *m = a->m;
+  if (ev->tid <= 0)
+    return; /* the idle task */
+  TidState *ts = g_hash_table_lookup (a->tids, GINT_TO_POINTER (ev->tid));
+  RspIdx run = RSP_NONE;
+  if (ts != NULL)
+    {
+      if (ts->open_run != RSP_NONE)
+        run = ts->open_run;
+      else if (ts->last_run != RSP_NONE && ev->time - model_run (m, ts->last_run)->end <= RSP_SAMPLE_GRACE_NS)
+        run = ts->last_run;
+    }
+  if (run == RSP_NONE)
+    {
+      m->anomalies[RSP_ANOMALY_ORPHAN_SAMPLE]++;
+      return;
+    }
+  RspModelSample s = { ev->time, run, resolve_stack (a, ev) };
+  g_array_append_val (m->samples, s);
+  model_run (m, run)->n_samples++;
+}
+
+/* ------------------------------------------------------------------ driver */
+
+static void
+dispatch (Assembler *a, const RspEvent *ev)
+{
+  RspModel *m = a->m;
+  rsp_threads_process_event (a->threads, ev);
+  rsp_symbolizer_process_event (a->symbolizer, ev);
+
+  switch (ev->type)
+    {
+    case PERF_RECORD_SAMPLE:
+      break;
+    case PERF_RECORD_COMM:
+      {
+        TidState *ts = g_hash_table_lookup (a->tids, GINT_TO_POINTER (ev->u.comm.tid));
+        /* an exec's new name belongs to the next generation (handle_exec) */
+        if (ts != NULL && ev->u.comm.exec)
+          ts->exec_comm = g_intern_string (ev->u.comm.comm);
+        else if (ts != NULL)
+          model_task (m, ts->task)->comm = g_intern_string (ev->u.comm.comm);
+      }
+      return;
+    case PERF_RECORD_FORK:
+      {
+        TidState *ts = g_hash_table_lookup (a->tids, GINT_TO_POINTER (ev->u.fork.tid));
+        if (ts != NULL)
+          model_task (m, ts->task)->pid = ev->u.fork.pid;
+      }
+      return;
+    case PERF_RECORD_LOST:
+      m->lost_events += ev->u.lost.lost;
+      m->anomalies[RSP_ANOMALY_LOST_EVENTS] += ev->u.lost.lost;
+      return;
+    default:
+      return;
+    }
+
+  if (ev->evsel == NULL)
+    return;
+  if (ev->has_time)
+    {
+      if (m->start_time == 0 || ev->time < m->start_time)
+        m->start_time = ev->time;
+      if (ev->time > m->end_time)
+        m->end_time = ev->time;
+    }
+  m->n_events++;
+  /* the sample context also tells the tgid of a thread */
+  if (ev->tid > 0 && ev->pid > 0)
+    {
+      TidState *ts = g_hash_table_lookup (a->tids, GINT_TO_POINTER (ev->tid));
+      if (ts != NULL)
+        model_task (m, ts->task)->pid = ev->pid;
+    }
+
+  CpuState *cs;
+  switch (a->kinds[ev->evsel->index])
+    {
+    case EV_SWITCH:
+      handle_switch (a, ev);
+      break;
+    case EV_WAKING:
+      handle_waking (a, ev, FALSE);
+      break;
+    case EV_WAKEUP_NEW:
+      handle_waking (a, ev, TRUE);
+      break;
+    case EV_FORK:
+      handle_fork (a, ev);
+      break;
+    case EV_EXEC:
+      handle_exec (a, ev);
+      break;
+    case EV_RQ_INSERT:
+    case EV_RQ_ISSUE:
+    case EV_RQ_COMPLETE:
+      handle_disk (a, ev, a->kinds[ev->evsel->index]);
+      break;
+    case EV_IRQ_ENTRY:
+      if ((cs = cpu_state (a, ev->cpu)) != NULL)
+        {
+          cs->hardirq_depth++;
+          const char *name = rsp_event_get_field_str (ev, "name");
+          cs->hardirq_name = name != NULL ? g_intern_string (name) : NULL;
+        }
+      break;
+    case EV_IRQ_EXIT:
+      if ((cs = cpu_state (a, ev->cpu)) != NULL && cs->hardirq_depth > 0)
+        cs->hardirq_depth--;
+      break;
+    case EV_SOFTIRQ_ENTRY:
+      if ((cs = cpu_state (a, ev->cpu)) != NULL)
+        {
+          cs->softirq_depth++;
+          cs->softirq_vec = (guint32) field_u64 (ev, "vec");
+        }
+      break;
+    case EV_SOFTIRQ_EXIT:
+      if ((cs = cpu_state (a, ev->cpu)) != NULL && cs->softirq_depth > 0)
+        cs->softirq_depth--;
+      break;
+    case EV_SEND:
+      if (ev->tid > 0)
+        {
+          TidState *ts = tid_state (a, ev->tid, ev->time);
+          ts->last_send_sk = field_u64 (ev, "sk");
+          ts->last_send_time = ev->time;
+        }
+      break;
+    case EV_DATA_READY:
+      if ((cs = cpu_state (a, ev->cpu)) != NULL)
+        {
+          cs->data_ready_sk = field_u64 (ev, "skaddr");
+          cs->data_ready_time = ev->time;
+        }
+      break;
+    case EV_SOCK_STATE:
+      handle_sock_state (a, ev);
+      break;
+    case EV_SAMPLE:
+      handle_sample (a, ev);
+      break;
+    default:
+      break;
+    }
+}
+
+static void
+finish (Assembler *a)
+{
+  RspModel *m = a->m;
+  /* close what is still open at the end of the recording */
+  GHashTableIter it;
+  gpointer key, value;
+  g_hash_table_iter_init (&it, a->tids);
+  while (g_hash_table_iter_next (&it, &key, &value))
+    {
+      TidState *ts = value;
+      if (ts->open_run != RSP_NONE)
+        close_run (a, ts, m->end_time);
+      if (ts->open_sleep != RSP_NONE)
+        {
+          RspSleep *s = model_sleep (m, ts->open_sleep);
+          s->end = MAX (m->end_time, s->start);
+          if (s->runnable_at > s->end)
+            s->runnable_at = s->end;
+        }
+    }
+
+  /* de facto starts: consecutive timed-out waits with the same stack,
+   * separated by runs shorter than RSP_POLL_MERGE_GAP_NS, are one sleep */
+  for (guint ti = 0; ti < m->tasks->len; ti++)
+    {
+      const RspTask *t = model_task (m, ti);
+      RspIdx prev_sleep = RSP_NONE;
+      for (RspIdx r = t->first_run; r != RSP_NONE; r = model_run (m, r)->next_run)
+        {
+          RspRun *run = model_run (m, r);
+          RspIdx sl = run->next_sleep;
+          if (sl == RSP_NONE)
+            continue;
+          RspSleep *s = model_sleep (m, sl);
+          if (prev_sleep != RSP_NONE)
+            {
+              RspSleep *p = model_sleep (m, prev_sleep);
+              if (p->reason == RSP_WAKE_TIMER && !p->deliberate && p->stack == s->stack && p->next_run == r
+                  && run->end - run->start < RSP_POLL_MERGE_GAP_NS)
+                s->defacto_start = p->defacto_start;
+            }
+          prev_sleep = sl;
+        }
+    }
+
+  /* samples grouped by run, in time order within a run */
+  guint n_runs = m->runs->len;
+  g_autofree guint32 *counts = g_new0 (guint32, n_runs + 1);
+  for (guint i = 0; i < m->samples->len; i++)
+    counts[g_array_index (m->samples, RspModelSample, i).run + 1]++;
+  for (guint r = 0; r < n_runs; r++)
+    counts[r + 1] += counts[r];
+  GArray *sorted = g_array_sized_new (FALSE, FALSE, sizeof (RspModelSample), m->samples->len);
+  g_array_set_size (sorted, m->samples->len);
+  g_autofree guint32 *fill = g_memdup2 (counts, sizeof (guint32) * (n_runs + 1));
+  for (guint i = 0; i < m->samples->len; i++)
+    {
+      const RspModelSample *s = &g_array_index (m->samples, RspModelSample, i);
+      g_array_index (sorted, RspModelSample, fill[s->run]++) = *s;
+    }
+  g_array_unref (m->samples);
+  m->samples = sorted;
+  for (guint r = 0; r < n_runs; r++)
+    {
+      RspRun *run = model_run (m, r);
+      run->first_sample = run->n_samples > 0 ? counts[r] : RSP_NONE;
+    }
+}
+
+RspModel *
+rsp_model_build (RspPerfReader *reader, RspSymbolizer *symbolizer, GCancellable *cancellable,
+                 RspProgressFunc progress, gpointer progress_data, GError **error)
+{
+  Assembler a = { 0 };
+  RspModel *m = NULL;
+  a.m = rsp_model_new ();
+  a.m->symbolizer = symbolizer;
+  a.reader = reader;
+  a.symbolizer = symbolizer;
+  a.threads = rsp_threads_new ();
+  a.tids = g_hash_table_new_full (g_direct_hash, g_direct_equal, NULL, g_free);
+  a.cpus = g_array_new (FALSE, TRUE, sizeof (CpuState));
+  a.inflight_disk = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, NULL);
+  a.sock_endpoints = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, NULL);
+  a.ignored_pids = g_hash_table_new (g_direct_hash, g_direct_equal);
+
+  const RspRecording *rec = rsp_perf_reader_get_recording (reader);
+  if (rec != NULL && rec->meta != NULL)
+    {
+      g_autofree char *json = rsp_recording_meta_to_json (rec->meta, NULL);
+      a.m->meta = rsp_recording_meta_from_json (json, strlen (json), NULL);
+      for (guint i = 0; i < rec->meta->keep_awake_pids->len; i++)
+        g_hash_table_add (a.ignored_pids, GINT_TO_POINTER (g_array_index (rec->meta->keep_awake_pids, gint32, i)));
+    }
+
+  guint n_evsels = rsp_perf_reader_get_n_evsels (reader);
+  a.kinds = g_new0 (EventKind, MAX (n_evsels, 1));
+  for (guint i = 0; i < n_evsels; i++)
+    {
+      const RspEvsel *evsel = rsp_perf_reader_get_evsel (reader, i);
+      if (evsel->attr.type == PERF_TYPE_TRACEPOINT)
+        {
+          for (gsize k = 0; k < G_N_ELEMENTS (tracepoint_kinds); k++)
+            if (g_strcmp0 (evsel->name, tracepoint_kinds[k].name) == 0)
+              a.kinds[i] = tracepoint_kinds[k].kind;
+        }
+      else if ((evsel->attr.type == PERF_TYPE_SOFTWARE && evsel->attr.config == PERF_COUNT_SW_CPU_CLOCK)
+               || (evsel->attr.type == PERF_TYPE_SOFTWARE && evsel->attr.config == PERF_COUNT_SW_TASK_CLOCK)
+               || evsel->attr.type == PERF_TYPE_HARDWARE)
+        a.kinds[i] = EV_SAMPLE;
+    }
+  if (rsp_perf_reader_find_evsel (reader, "sched:sched_switch") == NULL)
+    {
+      g_set_error (error, RSP_READER_ERROR, RSP_READER_ERROR_FOREIGN,
+                   "the recording has no sched:sched_switch events; record it with 'rsp record' or the "
+                   "perf record command line in the README");
+      goto fail;
+    }
+
+  const RspPerfHeader *header = rsp_perf_reader_get_header (reader);
+  guint64 data_size = MAX (header->data_size, 1);
+  RspEvent ev;
+  guint64 n = 0;
+  while (rsp_perf_reader_next (reader, &ev))
+    {
+      dispatch (&a, &ev);
+      if ((++n & 0xffff) == 0)
+        {
+          if (g_cancellable_set_error_if_cancelled (cancellable, error))
+            goto fail;
+          if (progress != NULL)
+            progress ((gdouble) (ev.file_offset - header->data_offset) / data_size, progress_data);
+        }
+    }
+  finish (&a);
+  if (progress != NULL)
+    progress (1.0, progress_data);
+
+  m = a.m;
+  a.m = NULL;
+fail:
+  g_clear_pointer (&a.m, rsp_model_free);
+  g_free (a.kinds);
+  g_hash_table_unref (a.tids);
+  g_array_unref (a.cpus);
+  g_hash_table_unref (a.inflight_disk);
+  g_hash_table_unref (a.sock_endpoints);
+  g_hash_table_unref (a.ignored_pids);
+  rsp_threads_free (a.threads);
+  return m;
+}
+
+RspModel *
+rsp_model_load (const char *path, GCancellable *cancellable, RspProgressFunc progress, gpointer progress_data,
+                GPtrArray *warnings, GError **error)
+{
+  g_autoptr (RspPerfReader) reader = rsp_perf_reader_open (path, error);
+  if (reader == NULL)
+    return NULL;
+  RspSymbolizer *symbolizer = rsp_symbolizer_new ();
+  g_autoptr (GPtrArray) symbol_warnings = rsp_symbolizer_setup_for_reader (symbolizer, reader);
+  RspModel *m = rsp_model_build (reader, symbolizer, cancellable, progress, progress_data, error);
+  if (warnings != NULL)
+    {
+      for (guint i = 0; i < symbol_warnings->len; i++)
+        g_ptr_array_add (warnings, g_strdup (g_ptr_array_index (symbol_warnings, i)));
+      const char *const *reader_warnings = rsp_perf_reader_warnings (reader);
+      for (guint i = 0; reader_warnings[i] != NULL; i++)
+        g_ptr_array_add (warnings, g_strdup (reader_warnings[i]));
+    }
+  return m;
+}

@@ -1,0 +1,28 @@
+/* rsp-kernel-sigs.h — the one table of kernel function names RSP reads
+ * stacks by (PERF-NOTES §6): which frames mean a timer expiry, a disk
+ * completion, network receive processing, a hardware interrupt, a deliberate
+ * sleep, a send, or scheduler plumbing.  Kernel versions rename these; keep
+ * every name here, nowhere else. */
+#pragma once
+
+#include <glib.h>
+
+G_BEGIN_DECLS
+
+typedef enum {
+  RSP_SIG_NONE = 0,
+  RSP_SIG_TIMER,          /* hrtimer_wakeup, process_timeout, ... */
+  RSP_SIG_DISK,           /* blk_mq_end_request, bio_endio, ... */
+  RSP_SIG_NET_RX,         /* net_rx_action, tcp_v4_rcv, ... */
+  RSP_SIG_HARDIRQ,        /* common_interrupt, sysvec_*, ... */
+  RSP_SIG_SOFTIRQ,        /* __do_softirq, handle_softirqs */
+  RSP_SIG_NANOSLEEP,      /* do_nanosleep, hrtimer_nanosleep, ... (on a sleep's stack) */
+  RSP_SIG_SEND,           /* tcp_sendmsg, udp_sendmsg, unix_stream_sendmsg, ... */
+  RSP_SIG_SCHED,          /* schedule, __schedule, ... : not a representative frame */
+  RSP_SIG_POLL,           /* do_sys_poll, do_select, ep_poll, futex_wait ... : waits with timeouts */
+} RspKernelSig;
+
+/* Classifies one kernel function name (interned or not). */
+RspKernelSig rsp_kernel_sig (const char *symbol);
+
+G_END_DECLS

@@ -1,0 +1,52 @@
+/* rsp-model-private.h — the model's storage, shared by the model's own files. */
+#pragma once
+
+#include "rsp-model.h"
+
+G_BEGIN_DECLS
+
+struct _RspModel {
+  GArray *tasks;    /* RspTask */
+  GArray *runs;     /* RspRun */
+  GArray *sleeps;   /* RspSleep */
+  GArray *samples;  /* RspModelSample, sorted by (run, time) after assembly */
+  GArray *links;    /* RspLink */
+  GArray *disk_ops; /* RspDiskOp */
+  GArray *net_ops;  /* RspNetOp */
+
+  /* stacks: stack id -> [offset, n] into frames; id 0 is the empty stack */
+  GArray *frames;       /* RspModelFrame */
+  GArray *stack_index;  /* guint32 pairs: offset, n */
+  GHashTable *stack_ids;/* StackKey -> id */
+
+  guint64 anomalies[RSP_ANOMALY_N];
+  guint64 start_time, end_time;
+  guint64 n_events;
+  guint64 lost_events;
+  RspRecordingMeta *meta; /* copy, NULL for a plain perf.data */
+  RspSymbolizer *symbolizer; /* owns the interned names of the frames */
+};
+
+RspModel *rsp_model_new (void);
+/* Interns a stack given innermost first. */
+RspStackId rsp_model_intern_stack (RspModel *m, const RspModelFrame *frames, guint n);
+
+static inline RspTask *
+model_task (RspModel *m, RspIdx i)
+{
+  return &g_array_index (m->tasks, RspTask, i);
+}
+
+static inline RspRun *
+model_run (RspModel *m, RspIdx i)
+{
+  return &g_array_index (m->runs, RspRun, i);
+}
+
+static inline RspSleep *
+model_sleep (RspModel *m, RspIdx i)
+{
+  return &g_array_index (m->sleeps, RspSleep, i);
+}
+
+G_END_DECLS

@@ -1,0 +1,274 @@
+/* rsp-model.c — model storage, interned stacks, queries. */
+#include "rsp-model-private.h"
+
+#include <string.h>
+
+#include "rsp-kernel-sigs.h"
+
+typedef struct {
+  guint32 offset, n;
+  guint hash;
+  const GArray *frames; /* the model's frame array */
+} StackKey;
+
+static guint
+hash_frames (const RspModelFrame *frames, guint n)
+{
+  guint h = 5381 + n;
+  for (guint i = 0; i < n; i++)
+    h = h * 33 + (guint) (frames[i].ip ^ (frames[i].ip >> 29)) + GPOINTER_TO_UINT (frames[i].symbol);
+  return h;
+}
+
+static guint
+stack_key_hash (gconstpointer key)
+{
+  return ((const StackKey *) key)->hash;
+}
+
+static gboolean
+stack_key_equal (gconstpointer a, gconstpointer b)
+{
+  const StackKey *ka = a, *kb = b;
+  if (ka->n != kb->n || ka->hash != kb->hash)
+    return FALSE;
+  const RspModelFrame *fa = &g_array_index (ka->frames, RspModelFrame, ka->offset);
+  const RspModelFrame *fb = &g_array_index (kb->frames, RspModelFrame, kb->offset);
+  for (guint i = 0; i < ka->n; i++)
+    if (fa[i].ip != fb[i].ip || fa[i].symbol != fb[i].symbol || fa[i].dso != fb[i].dso)
+      return FALSE;
+  return TRUE;
+}
+
+RspModel *
+rsp_model_new (void)
+{
+  RspModel *m = g_new0 (RspModel, 1);
+  m->tasks = g_array_new (FALSE, TRUE, sizeof (RspTask));
+  m->runs = g_array_new (FALSE, TRUE, sizeof (RspRun));
+  m->sleeps = g_array_new (FALSE, TRUE, sizeof (RspSleep));
+  m->samples = g_array_new (FALSE, TRUE, sizeof (RspModelSample));
+  m->links = g_array_new (FALSE, TRUE, sizeof (RspLink));
+  m->disk_ops = g_array_new (FALSE, TRUE, sizeof (RspDiskOp));
+  m->net_ops = g_array_new (FALSE, TRUE, sizeof (RspNetOp));
+  m->frames = g_array_new (FALSE, TRUE, sizeof (RspModelFrame));
+  m->stack_index = g_array_new (FALSE, TRUE, sizeof (guint32));
+  m->stack_ids = g_hash_table_new_full (stack_key_hash, stack_key_equal, g_free, NULL);
+  guint32 empty[2] = { 0, 0 };
+  g_array_append_vals (m->stack_index, empty, 2);
+  return m;
+}
+
+void
+rsp_model_free (RspModel *m)
+{
+  if (m == NULL)
+    return;
+  g_array_unref (m->tasks);
+  g_array_unref (m->runs);
+  g_array_unref (m->sleeps);
+  g_array_unref (m->samples);
+  g_array_unref (m->links);
+  g_array_unref (m->disk_ops);
+  g_array_unref (m->net_ops);
+  g_array_unref (m->frames);
+  g_array_unref (m->stack_index);
+  g_hash_table_unref (m->stack_ids);
+  rsp_recording_meta_free (m->meta);
+  g_clear_pointer (&m->symbolizer, rsp_symbolizer_free);
+  g_free (m);
+}
+
+RspStackId
+rsp_model_intern_stack (RspModel *m, const RspModelFrame *frames, guint n)
+{
+  if (n == 0)
+    return 0;
+  /* Look up with a key over the frames appended tentatively at the end. */
+  guint32 offset = m->frames->len;
+  g_array_append_vals (m->frames, frames, n);
+  StackKey probe = { offset, n, hash_frames (frames, n), m->frames };
+  gpointer found = g_hash_table_lookup (m->stack_ids, &probe);
+  if (found != NULL)
+    {
+      g_array_set_size (m->frames, offset);
+      return GPOINTER_TO_UINT (found);
+    }
+  RspStackId id = m->stack_index->len / 2;
+  guint32 entry[2] = { offset, n };
+  g_array_append_vals (m->stack_index, entry, 2);
+  g_hash_table_insert (m->stack_ids, g_memdup2 (&probe, sizeof probe), GUINT_TO_POINTER (id));
+  return id;
+}
+
+const RspModelFrame *
+rsp_model_stack (const RspModel *m, RspStackId stack, guint *n_frames)
+{
+  if (stack == 0 || stack >= m->stack_index->len / 2)
+    {
+      *n_frames = 0;
+      return NULL;
+    }
+  guint32 offset = g_array_index (m->stack_index, guint32, 2 * stack);
+  *n_frames = g_array_index (m->stack_index, guint32, 2 * stack + 1);
+  return &g_array_index (m->frames, RspModelFrame, offset);
+}
+
+static const char *
+describing_frame (const RspModel *m, RspStackId stack)
+{
+  guint n;
+  const RspModelFrame *frames = rsp_model_stack (m, stack, &n);
+  for (guint i = 0; i < n; i++)
+    if (!frames[i].kernel && frames[i].symbol != NULL)
+      return frames[i].symbol;
+  for (guint i = 0; i < n; i++)
+    if (frames[i].kernel && frames[i].symbol != NULL && rsp_kernel_sig (frames[i].symbol) != RSP_SIG_SCHED)
+      return frames[i].symbol;
+  for (guint i = 0; i < n; i++)
+    if (frames[i].symbol != NULL)
+      return frames[i].symbol;
+  return NULL;
+}
+
+const char *
+rsp_model_sleep_frame (const RspModel *m, RspIdx sleep)
+{
+  return describing_frame (m, g_array_index (m->sleeps, RspSleep, sleep).stack);
+}
+
+const char *
+rsp_model_sample_frame (const RspModel *m, RspIdx sample)
+{
+  return describing_frame (m, g_array_index (m->samples, RspModelSample, sample).stack);
+}
+
+#define ACCESSOR(name, type, array)                                                                      \
+  guint rsp_model_n_##name##s (const RspModel *m) { return m->array->len; }                               \
+  const type *rsp_model_##name (const RspModel *m, RspIdx i)                                             \
+  {                                                                                                      \
+    g_return_val_if_fail (i < m->array->len, NULL);                                                       \
+    return &g_array_index (m->array, type, i);                                                           \
+  }
+
+ACCESSOR (task, RspTask, tasks)
+ACCESSOR (run, RspRun, runs)
+ACCESSOR (sleep, RspSleep, sleeps)
+ACCESSOR (sample, RspModelSample, samples)
+ACCESSOR (link, RspLink, links)
+ACCESSOR (disk_op, RspDiskOp, disk_ops)
+ACCESSOR (net_op, RspNetOp, net_ops)
+
+guint64
+rsp_model_anomaly_count (const RspModel *m, RspAnomaly anomaly)
+{
+  g_return_val_if_fail (anomaly < RSP_ANOMALY_N, 0);
+  return m->anomalies[anomaly];
+}
+
+const char *
+rsp_anomaly_id (RspAnomaly anomaly)
+{
+  static const char *const ids[RSP_ANOMALY_N] = {
+    [RSP_ANOMALY_MISSING_SWITCH_OUT] = "missing_switch_out",
+    [RSP_ANOMALY_MISSING_SWITCH_IN] = "missing_switch_in",
+    [RSP_ANOMALY_MISSING_WAKEUP] = "missing_wakeup",
+    [RSP_ANOMALY_MISSING_COMPLETION] = "missing_completion",
+    [RSP_ANOMALY_MISSING_ISSUE] = "missing_issue",
+    [RSP_ANOMALY_ORPHAN_SAMPLE] = "orphan_sample",
+    [RSP_ANOMALY_LOST_EVENTS] = "lost_events",
+  };
+  return anomaly < RSP_ANOMALY_N ? ids[anomaly] : "unknown";
+}
+
+guint64 rsp_model_start_time (const RspModel *m) { return m->start_time; }
+guint64 rsp_model_end_time (const RspModel *m) { return m->end_time; }
+guint64 rsp_model_n_events (const RspModel *m) { return m->n_events; }
+guint64 rsp_model_lost_events (const RspModel *m) { return m->lost_events; }
+const RspRecordingMeta *rsp_model_meta (const RspModel *m) { return m->meta; }
+
+static guint64
+task_cpu_time (const RspModel *m, const RspTask *t)
+{
+  guint64 total = 0;
+  for (RspIdx r = t->first_run; r != RSP_NONE; r = g_array_index (m->runs, RspRun, r).next_run)
+    {
+      const RspRun *run = &g_array_index (m->runs, RspRun, r);
+      total += run->end - run->start;
+    }
+  return total;
+}
+
+RspIdx
+rsp_model_find_process (const RspModel *m, gint32 pid, const char *comm)
+{
+  RspIdx best = RSP_NONE;
+  guint64 best_time = 0;
+  for (guint i = 0; i < m->tasks->len; i++)
+    {
+      const RspTask *t = &g_array_index (m->tasks, RspTask, i);
+      if (t->is_idle || t->ignored)
+        continue;
+      if (pid > 0)
+        {
+          /* the process's main thread, latest generation */
+          if (t->tid == pid && (best == RSP_NONE || t->generation >= g_array_index (m->tasks, RspTask, best).generation))
+            best = i;
+          continue;
+        }
+      if (comm != NULL && g_strcmp0 (t->comm, comm) == 0 && t->tid == t->pid)
+        {
+          guint64 cpu = task_cpu_time (m, t);
+          if (best == RSP_NONE || cpu > best_time)
+            {
+              best = i;
+              best_time = cpu;
+            }
+        }
+    }
+  return best;
+}
+
+static gint
+compare_process_time (gconstpointer a, gconstpointer b)
+{
+  const RspProcessSummary *pa = a, *pb = b;
+  return pa->cpu_ns < pb->cpu_ns ? 1 : pa->cpu_ns > pb->cpu_ns ? -1 : 0;
+}
+
+GArray *
+rsp_model_busiest_processes (const RspModel *m, guint max)
+{
+  g_autoptr (GHashTable) per_pid = g_hash_table_new (g_direct_hash, g_direct_equal);
+  for (guint i = 0; i < m->tasks->len; i++)
+    {
+      const RspTask *t = &g_array_index (m->tasks, RspTask, i);
+      if (t->is_idle || t->ignored || t->pid <= 0)
+        continue;
+      guint64 cpu = task_cpu_time (m, t);
+      gpointer key = GINT_TO_POINTER (t->pid);
+      RspProcessSummary *slot = g_hash_table_lookup (per_pid, key);
+      if (slot == NULL)
+        {
+          slot = g_new0 (RspProcessSummary, 1);
+          slot->pid = t->pid;
+          g_hash_table_insert (per_pid, key, slot);
+        }
+      slot->cpu_ns += cpu;
+      if (t->tid == t->pid || slot->comm == NULL)
+        slot->comm = t->comm;
+    }
+  GArray *list = g_array_new (FALSE, FALSE, sizeof (RspProcessSummary));
+  GHashTableIter it;
+  gpointer key, value;
+  g_hash_table_iter_init (&it, per_pid);
+  while (g_hash_table_iter_next (&it, &key, &value))
+    {
+      g_array_append_vals (list, value, 1);
+      g_free (value);
+    }
+  g_array_sort (list, compare_process_time);
+  if (list->len > max)
+    g_array_set_size (list, max);
+  return list;
+}

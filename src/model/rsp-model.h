@@ -1,0 +1,227 @@
+/* rsp-model.h — RSP's model of a recording (paper §4–5, DESIGN.md "The model").
+ *
+ * Built in one pass over the time-ordered events: tasks, runs, sleeps,
+ * samples, links, disk and network operations.  Then, for a process of
+ * interest, the recursive pseudo-stack procedure assigns activity to control
+ * paths (rsp-control-paths.c), every nanosecond of every lane is put in one
+ * accounting category (rsp-accounting.c), and the leaves are ranked into
+ * findings (rsp-findings.c).
+ *
+ * Plain structs in arrays, referenced by index (RspIdx); strings interned.
+ * GLib only: no GTK, no Cairo, no perf.data details beyond RspEvent.
+ */
+#pragma once
+
+#include <gio/gio.h>
+#include <glib.h>
+
+#include "rsp-perf-reader.h"
+#include "rsp-symbols.h"
+
+G_BEGIN_DECLS
+
+typedef guint32 RspIdx;
+#define RSP_NONE G_MAXUINT32
+
+/* Tolerances of the paper's procedure, as named constants. */
+#define RSP_FIT_TOLERANCE_NS (100 * 1000)       /* a child may overhang its parent sleep by this */
+#define RSP_POLL_MERGE_GAP_NS (100 * 1000)      /* timed-out polls separated by runs shorter than this merge */
+#define RSP_SAMPLE_GRACE_NS (20 * 1000)         /* a sample this long after a run's end still belongs to it */
+#define RSP_IRQ_WAKE_WINDOW_NS (200 * 1000)     /* a completion this close before a wake-up caused it */
+
+/* ------------------------------------------------------------------ stacks */
+
+typedef struct {
+  const char *symbol; /* interned, NULL if unknown */
+  const char *dso;    /* interned, NULL if unmapped */
+  guint64 ip;
+  gboolean kernel;
+} RspModelFrame;
+
+typedef guint32 RspStackId; /* 0 = empty stack */
+
+/* ------------------------------------------------------------------ entities */
+
+typedef struct {
+  gint32 tid, pid;
+  const char *comm;     /* interned; the comm after exec, updated by COMM records */
+  guint32 generation;   /* 0 for the first task seen with this tid, +1 per exec */
+  RspIdx parent;        /* forking task, or the previous generation for an exec */
+  guint64 start, end;   /* first and last activity */
+  RspIdx first_run, last_run;
+  guint32 n_runs;
+  gboolean exited;
+  gboolean is_idle;     /* swapper/N */
+  gboolean ignored;     /* rsp record's --keep-awake spinners */
+} RspTask;
+
+typedef enum {
+  RSP_RUN_START_SWITCH,   /* switched in */
+  RSP_RUN_START_FORK,     /* first run of a new task */
+  RSP_RUN_START_EXEC,     /* continues across exec in a new generation */
+  RSP_RUN_START_INFERRED, /* no switch-in was recorded (PERF-NOTES §4) */
+  RSP_RUN_START_RECORDING,/* was already running when the recording started */
+} RspRunStart;
+
+typedef struct {
+  RspIdx task;
+  gint32 cpu;
+  guint64 start, end;
+  RspRunStart start_kind;
+  RspIdx prev_sleep, next_sleep; /* RSP_NONE at the ends */
+  RspIdx next_run;               /* the task's next run */
+  RspIdx first_sample;
+  guint32 n_samples;
+  RspIdx wake_link;              /* link into this run, RSP_NONE if none */
+} RspRun;
+
+/* Why a sleep ended: one table, decided from the waker's context and stack
+ * (rsp-wake-reasons.c). */
+typedef enum {
+  RSP_WAKE_UNKNOWN,     /* no wake-up was recorded */
+  RSP_WAKE_RUN,         /* woken by a task's run (waker_run) */
+  RSP_WAKE_TIMER,       /* a timer expired: a timeout, or a deliberate sleep */
+  RSP_WAKE_DISK,        /* a disk completion (op) */
+  RSP_WAKE_NETWORK,     /* network data from no visible local peer (op) */
+  RSP_WAKE_IRQ,         /* another hardware interrupt (irq_name) */
+  RSP_WAKE_PREEMPTION,  /* the sleep was a preemption: it ends when the CPU is given back */
+  RSP_WAKE_FORK,        /* not a sleep: a new task's wait for its first run */
+} RspWakeReason;
+
+typedef struct {
+  RspIdx task;
+  guint64 start, end;
+  guint64 runnable_at;   /* when it was woken (waking time); start for preemptions */
+  RspIdx prev_run, next_run;
+  RspStackId stack;      /* switch-out callchain */
+  guint32 prev_state;    /* sched_switch prev_state */
+  RspWakeReason reason;
+  gboolean deliberate;   /* a timer ending nanosleep/clock_nanosleep */
+  RspIdx waker_run;      /* RSP_WAKE_RUN (and loopback network) */
+  RspIdx disk_op;        /* RSP_WAKE_DISK */
+  RspIdx net_op;         /* RSP_WAKE_NETWORK, or annotating a loopback RUN wake */
+  const char *irq_name;  /* RSP_WAKE_IRQ */
+  guint64 defacto_start; /* start of the series of timed-out polls it ends */
+} RspSleep;
+
+typedef struct {
+  guint64 time;
+  RspIdx run;
+  RspStackId stack;
+} RspModelSample;
+
+typedef enum {
+  RSP_LINK_WAKEUP,
+  RSP_LINK_FORK,
+  RSP_LINK_EXEC,
+  RSP_LINK_INTERRUPT,  /* horizontal: same task, run interrupted */
+  RSP_LINK_PREEMPTION, /* horizontal */
+  RSP_LINK_DISK,       /* from a disk operation */
+  RSP_LINK_NETWORK,    /* from a network operation */
+} RspLinkKind;
+
+typedef struct {
+  RspLinkKind kind;
+  guint64 time;
+  RspIdx from_run; /* RSP_NONE for operation links */
+  RspIdx from_op;  /* disk or net op for those kinds */
+  RspIdx to_run;
+} RspLink;
+
+typedef struct {
+  guint32 dev;
+  guint64 sector;
+  guint32 nr_sector;
+  char rwbs[8];
+  RspIdx task;             /* issuing task (block_rq_insert context) */
+  guint64 insert, issue, complete; /* 0 when not seen */
+  gboolean issue_inferred, complete_inferred;
+} RspDiskOp;
+
+typedef struct {
+  guint64 sk;
+  guint16 family, protocol;
+  RspIdx task;          /* the task that waited */
+  guint64 send, ready;  /* last send before the wait; data ready */
+  const char *endpoint; /* "127.0.0.1:5432" (remote end) or NULL */
+  gboolean loopback_peer; /* the data came from a local task's run */
+} RspNetOp;
+
+/* Anomalies: missing events are normal (PERF-NOTES §3–4); each is counted. */
+typedef enum {
+  RSP_ANOMALY_MISSING_SWITCH_OUT, /* a task switched in on a CPU whose previous task never switched out */
+  RSP_ANOMALY_MISSING_SWITCH_IN,  /* a task switched out without having switched in */
+  RSP_ANOMALY_MISSING_WAKEUP,     /* a voluntary sleep ended with no recorded wake-up */
+  RSP_ANOMALY_MISSING_COMPLETION, /* a disk request never completed in the recording */
+  RSP_ANOMALY_MISSING_ISSUE,      /* a disk request completed without an issue */
+  RSP_ANOMALY_ORPHAN_SAMPLE,      /* a sample outside every run of its task */
+  RSP_ANOMALY_LOST_EVENTS,        /* PERF_RECORD_LOST */
+  RSP_ANOMALY_N
+} RspAnomaly;
+
+const char *rsp_anomaly_id (RspAnomaly anomaly);
+
+/* ------------------------------------------------------------------ the model */
+
+typedef struct _RspModel RspModel;
+
+typedef void (*RspProgressFunc) (gdouble fraction, gpointer user_data);
+
+/* Reads every event of READER (symbolizing with SYMBOLIZER, which the model
+ * takes over: its interned names are the model's frames) and assembles the
+ * model.  Honours CANCELLABLE; PROGRESS may be NULL. */
+RspModel *rsp_model_build (RspPerfReader *reader, RspSymbolizer *symbolizer, GCancellable *cancellable,
+                           RspProgressFunc progress, gpointer progress_data, GError **error);
+void rsp_model_free (RspModel *model);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (RspModel, rsp_model_free)
+
+/* Opens PATH, sets up symbols as rsp dump does, builds.  The reader's
+ * warnings are appended to WARNINGS when it is not NULL. */
+RspModel *rsp_model_load (const char *path, GCancellable *cancellable, RspProgressFunc progress,
+                          gpointer progress_data, GPtrArray *warnings, GError **error);
+
+guint rsp_model_n_tasks (const RspModel *m);
+const RspTask *rsp_model_task (const RspModel *m, RspIdx i);
+guint rsp_model_n_runs (const RspModel *m);
+const RspRun *rsp_model_run (const RspModel *m, RspIdx i);
+guint rsp_model_n_sleeps (const RspModel *m);
+const RspSleep *rsp_model_sleep (const RspModel *m, RspIdx i);
+guint rsp_model_n_samples (const RspModel *m);
+const RspModelSample *rsp_model_sample (const RspModel *m, RspIdx i);
+guint rsp_model_n_links (const RspModel *m);
+const RspLink *rsp_model_link (const RspModel *m, RspIdx i);
+guint rsp_model_n_disk_ops (const RspModel *m);
+const RspDiskOp *rsp_model_disk_op (const RspModel *m, RspIdx i);
+guint rsp_model_n_net_ops (const RspModel *m);
+const RspNetOp *rsp_model_net_op (const RspModel *m, RspIdx i);
+
+/* Frames of a stack, innermost first. */
+const RspModelFrame *rsp_model_stack (const RspModel *m, RspStackId stack, guint *n_frames);
+/* The function that best describes a sleep: the innermost user-space
+ * function of its switch-out stack (paper §4.2), else the innermost kernel
+ * function that is not scheduler plumbing.  NULL when unknown. */
+const char *rsp_model_sleep_frame (const RspModel *m, RspIdx sleep);
+/* The innermost user-space function of a sample, else its innermost kernel function. */
+const char *rsp_model_sample_frame (const RspModel *m, RspIdx sample);
+
+guint64 rsp_model_anomaly_count (const RspModel *m, RspAnomaly anomaly);
+guint64 rsp_model_start_time (const RspModel *m); /* first event */
+guint64 rsp_model_end_time (const RspModel *m);   /* last event */
+guint64 rsp_model_n_events (const RspModel *m);
+guint64 rsp_model_lost_events (const RspModel *m);
+const RspRecordingMeta *rsp_model_meta (const RspModel *m); /* NULL for a plain perf.data */
+
+/* Finds the task a target names: PID (any generation; the one after the
+ * last exec when several), else by COMM (busiest match).  RSP_NONE if none. */
+RspIdx rsp_model_find_process (const RspModel *m, gint32 pid, const char *comm);
+typedef struct {
+  gint32 pid;
+  guint64 cpu_ns;
+  const char *comm;
+} RspProcessSummary;
+
+/* Processes ordered by CPU time, busiest first (for "did you mean" lists):
+ * a GArray of RspProcessSummary. */
+GArray *rsp_model_busiest_processes (const RspModel *m, guint max);
+
+G_END_DECLS

@@ -1,0 +1,261 @@
+/* rsp-report.c — text and JSON reports of an analysis. */
+#include "rsp-report.h"
+
+#include <json-glib/json-glib.h>
+
+static gdouble
+ms (guint64 ns)
+{
+  return ns / 1e6;
+}
+
+/* Milliseconds from the recording's start. */
+static gdouble
+rel_ms (const RspModel *m, guint64 t)
+{
+  guint64 origin = rsp_model_start_time (m);
+  return t > origin ? (t - origin) / 1e6 : 0.0;
+}
+
+static const char *
+task_comm (const RspTask *t)
+{
+  return t->comm != NULL ? t->comm : "?";
+}
+
+/* ------------------------------------------------------------------ text */
+
+char *
+rsp_report_text (const RspAnalysis *a, const char *path)
+{
+  const RspModel *m = rsp_analysis_model (a);
+  GString *out = g_string_new (NULL);
+  const RspTask *target = rsp_model_task (m, rsp_analysis_target_task (a));
+  guint64 total = rsp_analysis_total_ns (a);
+
+  g_string_append_printf (out, "%s: %s (pid %d), %.1f ms of %.1f ms recorded\n\n", path, task_comm (target),
+                          target->pid, ms (rsp_analysis_wall_ns (a)),
+                          ms (rsp_model_end_time (m) - rsp_model_start_time (m)));
+  g_string_append_printf (out, "%-34s %10s %8s\n", "Category", "ms", "%");
+  g_string_append_printf (out, "%-34s %10.2f\n", "Wall time", ms (rsp_analysis_wall_ns (a)));
+  g_string_append_printf (out, "%-34s %10.2f\n", "Total time", ms (total));
+  for (guint c = 0; c < RSP_CAT_N; c++)
+    {
+      if (c == RSP_CAT_UNACCOUNTED)
+        continue;
+      guint64 ns = rsp_analysis_category_ns (a, c);
+      g_string_append_printf (out, "  %-32s %10.2f %7.1f%%\n", rsp_category_label (c), ms (ns),
+                              total > 0 ? 100.0 * ns / total : 0.0);
+    }
+  g_string_append_printf (out, "%-34s %10.2f\n", "Total accounted", ms (rsp_analysis_accounted_ns (a)));
+  g_string_append_printf (out, "%-34s %10.2f\n", "Unaccounted", ms (rsp_analysis_category_ns (a, RSP_CAT_UNACCOUNTED)));
+  g_string_append_printf (out, "%-34s %9.1f%%\n", "Percent accounted", rsp_analysis_accounted_percent (a));
+
+  g_string_append (out, "\nControl paths:\n");
+  for (guint p = 0; p < rsp_analysis_n_paths (a); p++)
+    {
+      const RspControlPath *path_ = rsp_analysis_path (a, p);
+      g_string_append_printf (out, "  #%u  %.2f–%.2f ms, %.2f ms:", path_->id, rel_ms (m, path_->start),
+                              rel_ms (m, path_->end), ms (path_->total));
+      for (guint k = 0; k < path_->task_time->len && k < 6; k++)
+        {
+          const RspPathTask *pt = &g_array_index (path_->task_time, RspPathTask, k);
+          const RspTask *t = rsp_model_task (m, pt->task);
+          g_string_append_printf (out, "%s %s[%d] %.2f ms", k > 0 ? "," : "", task_comm (t), t->tid, ms (pt->ns));
+        }
+      if (path_->task_time->len > 6)
+        g_string_append_printf (out, ", and %u more", path_->task_time->len - 6);
+      g_string_append_c (out, '\n');
+    }
+
+  g_string_append (out, "\nWhy it took so long:\n");
+  guint n = MIN (rsp_analysis_n_findings (a), RSP_REPORT_MAX_FINDINGS);
+  for (guint i = 0; i < n; i++)
+    {
+      const RspFinding *f = rsp_analysis_finding (a, i);
+      g_string_append_printf (out, "%3u. %5.1f%%  %s\n", i + 1, total > 0 ? 100.0 * f->ns / total : 0.0, f->summary);
+      if (f->path->len > 1)
+        {
+          g_string_append (out, "              via ");
+          for (guint k = 0; k < f->path->len; k++)
+            {
+              const RspFindingStep *step = &g_array_index (f->path, RspFindingStep, k);
+              g_string_append_printf (out, "%s%s", k > 0 ? " → " : "", task_comm (rsp_model_task (m, step->task)));
+              if (step->frame != NULL)
+                g_string_append_printf (out, " (%s)", step->frame);
+            }
+          g_string_append_c (out, '\n');
+        }
+    }
+
+  guint64 anomalies = 0;
+  for (guint k = 0; k < RSP_ANOMALY_N; k++)
+    anomalies += rsp_model_anomaly_count (m, k);
+  if (anomalies > 0)
+    {
+      g_string_append (out, "\nInferred from missing events:");
+      for (guint k = 0; k < RSP_ANOMALY_N; k++)
+        if (rsp_model_anomaly_count (m, k) > 0)
+          g_string_append_printf (out, " %s %" G_GUINT64_FORMAT, rsp_anomaly_id (k), rsp_model_anomaly_count (m, k));
+      g_string_append_c (out, '\n');
+    }
+  return g_string_free (out, FALSE);
+}
+
+/* ------------------------------------------------------------------ JSON */
+
+static void
+member_double (JsonBuilder *b, const char *name, gdouble v)
+{
+  json_builder_set_member_name (b, name);
+  /* three decimals: stable output for scripts and tests */
+  json_builder_add_double_value (b, ((gint64) (v * 1000.0 + (v >= 0 ? 0.5 : -0.5))) / 1000.0);
+}
+
+static void
+member_int (JsonBuilder *b, const char *name, gint64 v)
+{
+  json_builder_set_member_name (b, name);
+  json_builder_add_int_value (b, v);
+}
+
+static void
+member_string (JsonBuilder *b, const char *name, const char *v)
+{
+  json_builder_set_member_name (b, name);
+  if (v != NULL)
+    json_builder_add_string_value (b, v);
+  else
+    json_builder_add_null_value (b);
+}
+
+static void
+add_task (JsonBuilder *b, const RspTask *t, const char *frame, gboolean with_frame)
+{
+  json_builder_begin_object (b);
+  member_int (b, "pid", t->pid);
+  member_int (b, "tid", t->tid);
+  member_string (b, "comm", t->comm);
+  if (with_frame)
+    member_string (b, "frame", frame);
+}
+
+char *
+rsp_report_json (const RspAnalysis *a, const char *path)
+{
+  const RspModel *m = rsp_analysis_model (a);
+  const RspRecordingMeta *meta = rsp_model_meta (m);
+  guint64 total = rsp_analysis_total_ns (a);
+  g_autoptr (JsonBuilder) b = json_builder_new ();
+
+  json_builder_begin_object (b);
+  json_builder_set_member_name (b, "recording");
+  json_builder_begin_object (b);
+  member_string (b, "path", path);
+  member_double (b, "duration_ms", ms (rsp_model_end_time (m) - rsp_model_start_time (m)));
+  member_int (b, "events", (gint64) rsp_model_n_events (m));
+  member_int (b, "lost_events", (gint64) rsp_model_lost_events (m));
+  json_builder_set_member_name (b, "anomalies");
+  json_builder_begin_object (b);
+  for (guint k = 0; k < RSP_ANOMALY_N; k++)
+    if (rsp_model_anomaly_count (m, k) > 0)
+      member_int (b, rsp_anomaly_id (k), (gint64) rsp_model_anomaly_count (m, k));
+  json_builder_end_object (b);
+  json_builder_set_member_name (b, "command");
+  if (meta != NULL && meta->command != NULL)
+    {
+      json_builder_begin_array (b);
+      for (char **arg = meta->command; *arg != NULL; arg++)
+        json_builder_add_string_value (b, *arg);
+      json_builder_end_array (b);
+    }
+  else
+    json_builder_add_null_value (b);
+  json_builder_end_object (b);
+
+  json_builder_set_member_name (b, "target");
+  add_task (b, rsp_model_task (m, rsp_analysis_target_task (a)), NULL, FALSE);
+  json_builder_end_object (b);
+
+  json_builder_set_member_name (b, "accounting");
+  json_builder_begin_object (b);
+  member_double (b, "wall_ms", ms (rsp_analysis_wall_ns (a)));
+  member_double (b, "total_ms", ms (total));
+  json_builder_set_member_name (b, "categories");
+  json_builder_begin_array (b);
+  for (guint c = 0; c < RSP_CAT_N; c++)
+    {
+      json_builder_begin_object (b);
+      member_string (b, "id", rsp_category_id (c));
+      member_string (b, "label", rsp_category_label (c));
+      member_double (b, "ms", ms (rsp_analysis_category_ns (a, c)));
+      json_builder_end_object (b);
+    }
+  json_builder_end_array (b);
+  member_double (b, "accounted_ms", ms (rsp_analysis_accounted_ns (a)));
+  member_double (b, "unaccounted_ms", ms (rsp_analysis_category_ns (a, RSP_CAT_UNACCOUNTED)));
+  member_double (b, "accounted_percent", rsp_analysis_accounted_percent (a));
+  json_builder_end_object (b);
+
+  json_builder_set_member_name (b, "control_paths");
+  json_builder_begin_array (b);
+  for (guint p = 0; p < rsp_analysis_n_paths (a); p++)
+    {
+      const RspControlPath *cp = rsp_analysis_path (a, p);
+      json_builder_begin_object (b);
+      member_int (b, "id", cp->id);
+      member_double (b, "start_ms", rel_ms (m, cp->start));
+      member_double (b, "end_ms", rel_ms (m, cp->end));
+      json_builder_set_member_name (b, "tasks");
+      json_builder_begin_array (b);
+      for (guint k = 0; k < cp->task_time->len; k++)
+        {
+          const RspPathTask *pt = &g_array_index (cp->task_time, RspPathTask, k);
+          add_task (b, rsp_model_task (m, pt->task), NULL, FALSE);
+          member_double (b, "ms", ms (pt->ns));
+          json_builder_end_object (b);
+        }
+      json_builder_end_array (b);
+      json_builder_end_object (b);
+    }
+  json_builder_end_array (b);
+
+  json_builder_set_member_name (b, "findings");
+  json_builder_begin_array (b);
+  for (guint i = 0; i < rsp_analysis_n_findings (a); i++)
+    {
+      const RspFinding *f = rsp_analysis_finding (a, i);
+      if (i >= RSP_REPORT_MAX_FINDINGS * 5 && f->ns < total / 1000)
+        break; /* the long tail below 0.1% adds nothing */
+      json_builder_begin_object (b);
+      member_int (b, "rank", i + 1);
+      member_string (b, "category", rsp_category_id (f->category));
+      member_double (b, "ms", ms (f->ns));
+      member_double (b, "percent", total > 0 ? 100.0 * f->ns / total : 0.0);
+      json_builder_set_member_name (b, "task");
+      add_task (b, rsp_model_task (m, f->task), NULL, FALSE);
+      json_builder_end_object (b);
+      member_string (b, "frame", f->frame);
+      member_string (b, "file", f->file);
+      member_string (b, "endpoint", f->endpoint);
+      json_builder_set_member_name (b, "path");
+      json_builder_begin_array (b);
+      for (guint k = 0; k < f->path->len; k++)
+        {
+          const RspFindingStep *step = &g_array_index (f->path, RspFindingStep, k);
+          add_task (b, rsp_model_task (m, step->task), step->frame, TRUE);
+          json_builder_end_object (b);
+        }
+      json_builder_end_array (b);
+      member_string (b, "summary", f->summary);
+      json_builder_end_object (b);
+    }
+  json_builder_end_array (b);
+  json_builder_end_object (b);
+
+  g_autoptr (JsonGenerator) gen = json_generator_new ();
+  g_autoptr (JsonNode) root = json_builder_get_root (b);
+  json_generator_set_root (gen, root);
+  json_generator_set_pretty (gen, TRUE);
+  return json_generator_to_data (gen, NULL);
+}
