@@ -20,6 +20,15 @@ G_BEGIN_DECLS
 
 typedef struct _RspSymbolizer RspSymbolizer;
 
+#define RSP_SYMBOLIZER_ERROR (rsp_symbolizer_error_quark ())
+GQuark rsp_symbolizer_error_quark (void);
+
+typedef enum {
+  RSP_SYMBOLIZER_ERROR_HIDDEN,  /* kallsyms addresses are all zero */
+  RSP_SYMBOLIZER_ERROR_INVALID, /* malformed kallsyms text or stored table */
+  RSP_SYMBOLIZER_ERROR_IO,      /* a file could not be read */
+} RspSymbolizerError;
+
 typedef struct {
   guint64 ip;          /* address as recorded (user: virtual address in the process) */
   const char *symbol;  /* interned function name, NULL if unknown */
@@ -60,9 +69,18 @@ void rsp_symbolizer_resolve (RspSymbolizer *self, gint32 pid, guint64 ip, gboole
 /* Resolves the callchain of a sample (PERF_CONTEXT_* markers decide kernel
  * or user; with user regs and stack in the sample, the user part is unwound
  * with DWARF CFI).  Innermost frame first.  Returns the number of frames
- * written, at most MAX. */
+ * written, at most MAX.
+ * As perf script: every entry that is not a marker is a frame; unwound
+ * callers' ips are return address - 1.  Unlike perf, a corrupt entry in the
+ * marker range ((u64)-1 ends some frame-pointer chains) ends the chain
+ * instead of discarding it whole, and guest/hypervisor entries are frames
+ * with no symbol.  Without a callchain, the sample's ip is the one frame. */
 guint rsp_symbolizer_resolve_callchain (RspSymbolizer *self, const RspEvent *sample,
                                         RspFrame *frames, guint max);
+
+/* DWARF unwinding of samples that carry user regs and stack (on by
+ * default).  Off, such samples keep whatever user callchain they have. */
+void rsp_symbolizer_set_dwarf_unwind (RspSymbolizer *self, gboolean enable);
 
 /* Records which symbols were resolved, so that rsp record can store them in
  * the recording ("symbols" section) for reading on another machine. */

@@ -1,0 +1,91 @@
+/* rsp-elf-cache.h — symbol tables of ELF binaries, loaded once each.
+ *
+ * A binary is identified by its GNU build id when one is known (from the
+ * recording or from the file), else by path + size + mtime.  Loading reads
+ * the PT_LOAD program headers and the function symbols, taken, like perf
+ * does, from the first of: a separate debug file (build-id path under
+ * /usr/lib/debug, perf's ~/.debug cache, .gnu_debuglink) with a .symtab,
+ * the binary's .symtab, the binary's .dynsym.
+ *
+ * Symbol addresses are stored as *file offsets* (st_value translated
+ * through the PT_LOAD that contains it), because that is what an mmap
+ * record gives for a sampled address (ip - map start + pgoff): a lookup
+ * then needs no program-header walk.
+ */
+#pragma once
+
+#include <glib.h>
+
+G_BEGIN_DECLS
+
+/* One symbol.  Shared by kernel, ELF and stored tables so that the
+ * symbolizer's caches can point at any of them. */
+typedef struct {
+  guint64 start;    /* ELF: file offset; kernel: absolute address */
+  guint64 size;     /* 0 only where nothing bounds it (matches its start only) */
+  const char *raw;  /* name as found in the table, owned by the table */
+  const char *name; /* display name (demangled, unversioned), interned by the
+                     * symbolizer on first use; NULL until then */
+} RspSym;
+
+/* Finds the symbol containing ADDR in SYMS (sorted by start).  Among
+ * overlapping symbols the one starting last wins. */
+const RspSym *rsp_sym_table_lookup (const RspSym *syms, guint n_syms, guint64 addr);
+
+/* perf's choose_best_symbol() for two symbols at the same address: TRUE
+ * when the first should be kept (sized over unsized, strong over weak,
+ * global over local, fewer leading underscores, longer name). */
+gboolean rsp_sym_prefer_first (const char *name_a, guint64 size_a, guint8 binding_a,
+                               const char *name_b, guint64 size_b, guint8 binding_b);
+
+typedef struct {
+  guint64 offset, vaddr, filesz, memsz;
+} RspElfSegment;
+
+typedef struct {
+  char *path;       /* the binary that matched, NULL if only a debug file did */
+  char *syms_path;  /* file the symbols came from */
+  guint8 build_id[20];
+  guint8 build_id_size;
+  RspElfSegment *segments; /* PT_LOAD, in file order */
+  guint n_segments;
+  RspSym *syms;     /* sorted by start, duplicates resolved */
+  guint n_syms;
+  char *names;      /* backing store of syms[].raw */
+  guint8 *image;    /* in-memory images only (vdso): the ELF bytes */
+  gsize image_size;
+} RspElfFile;
+
+/* Load bias of a mapping: the process address of ELF vaddr 0 for a map of
+ * FILE at START with file offset PGOFF.  FALSE when PGOFF is in no PT_LOAD. */
+gboolean rsp_elf_file_map_bias (const RspElfFile *file, guint64 start, guint64 pgoff,
+                                guint64 *bias);
+
+typedef struct _RspElfCache RspElfCache;
+
+RspElfCache *rsp_elf_cache_new (void);
+void rsp_elf_cache_free (RspElfCache *self);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (RspElfCache, rsp_elf_cache_free)
+
+/* The binary at PATH, or the one with BUILD_ID (BUILD_ID_SIZE > 0) when
+ * the recording names it: then a file on disk with another build id is not
+ * used, and copies found by build id (debug files, perf's ~/.debug cache)
+ * stand in for it.  NULL when nothing usable exists; failures are cached
+ * too, so the file system is asked once. */
+const RspElfFile *rsp_elf_cache_load (RspElfCache *self, const char *path,
+                                      const guint8 *build_id, guint build_id_size);
+
+/* An ELF image held in memory (the vdso), copied.  NULL if not an ELF. */
+const RspElfFile *rsp_elf_cache_load_image (RspElfCache *self, const char *name,
+                                            const guint8 *data, gsize size);
+
+/* Loads one file, uncached (tests, tools).  NULL with ERROR if unusable. */
+RspElfFile *rsp_elf_file_load (const char *path, const guint8 *build_id, guint build_id_size,
+                               GError **error);
+void rsp_elf_file_free (RspElfFile *file);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (RspElfFile, rsp_elf_file_free)
+
+/* "0123abcd..." for a build id; the result is owned by the caller. */
+char *rsp_build_id_to_hex (const guint8 *build_id, guint size);
+
+G_END_DECLS

@@ -1,0 +1,1135 @@
+/* test-symbols.c — RspSymbolizer: kallsyms, ELF symbols of a real fixture
+ * library (tests/unit/symbols), build ids, debug links, stored tables,
+ * process maps, callchains and DWARF unwinding of a stack captured in this
+ * process. */
+#include <dlfcn.h>
+#include <fcntl.h>
+#include <glib.h>
+#include <glib/gstdio.h>
+#include <linux/perf_event.h>
+#include <asm/perf_regs.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "rsp-elf-cache.h"
+#include "rsp-maps.h"
+#include "rsp-symbols.h"
+#include "symbols/symfix.h"
+
+#define K(x) G_GUINT64_CONSTANT (0xffffffff00000000) + (x)
+
+/* ------------------------------------------------------------------------ */
+/* Helpers                                                                  */
+
+static char *
+fixture_path (const char *name)
+{
+  const char *root = g_getenv ("RSP_BUILD_ROOT");
+  g_autofree char *path = NULL;
+
+  if (root == NULL)
+    return NULL;
+  path = g_build_filename (root, "tests", "unit", "symbols", name, NULL);
+  if (!g_file_test (path, G_FILE_TEST_EXISTS))
+    return NULL;
+  return realpath (path, NULL);
+}
+
+static RspEvent
+mmap_event (gint32 pid, guint64 start, guint64 len, guint64 pgoff, const char *filename)
+{
+  RspEvent ev = { .type = PERF_RECORD_MMAP2, .misc = PERF_RECORD_MISC_USER, .pid = pid,
+                  .tid = pid };
+  ev.u.mmap.pid = pid;
+  ev.u.mmap.tid = pid;
+  ev.u.mmap.start = start;
+  ev.u.mmap.len = len;
+  ev.u.mmap.pgoff = pgoff;
+  ev.u.mmap.prot = 5;
+  ev.u.mmap.filename = filename;
+  return ev;
+}
+
+/* Feeds this process's file mappings to SYM as MMAP2 records of process
+ * PID, with FILENAME_AS replacing the name of maps of FILE (both NULL: all
+ * file maps as they are), and the records carrying BUILD_ID if given. */
+static guint
+feed_self_maps_with_id (RspSymbolizer *sym, gint32 pid, const char *file,
+                        const char *filename_as, const guint8 *build_id)
+{
+  g_autofree char *text = NULL;
+  g_auto (GStrv) lines = NULL;
+  guint n = 0;
+
+  g_assert_true (g_file_get_contents ("/proc/self/maps", &text, NULL, NULL));
+  lines = g_strsplit (text, "\n", -1);
+  for (guint i = 0; lines[i] != NULL; i++)
+    {
+      guint64 start, end, pgoff;
+      char perms[8], path[4096] = "";
+      RspEvent ev;
+      if (sscanf (lines[i], "%" G_GINT64_MODIFIER "x-%" G_GINT64_MODIFIER "x %7s %" G_GINT64_MODIFIER
+                  "x %*s %*s %4095[^\n]", &start, &end, perms, &pgoff, path) < 4)
+        continue;
+      if (path[0] != '/' && strcmp (path, "[vdso]") != 0)
+        continue;
+      if (file != NULL && strcmp (path, file) != 0)
+        continue;
+      ev = mmap_event (pid, start, end - start, pgoff, filename_as != NULL ? filename_as : path);
+      if (build_id != NULL)
+        {
+          ev.misc |= PERF_RECORD_MISC_MMAP_BUILD_ID;
+          ev.u.mmap.build_id_size = 20;
+          memcpy (ev.u.mmap.build_id, build_id, 20);
+        }
+      rsp_symbolizer_process_event (sym, &ev);
+      n++;
+    }
+  return n;
+}
+
+static guint
+feed_self_maps (RspSymbolizer *sym, gint32 pid, const char *file, const char *filename_as)
+{
+  return feed_self_maps_with_id (sym, pid, file, filename_as, NULL);
+}
+
+typedef struct {
+  char *lib_path;
+  void *handle;
+  guint64 c_function, static_helper, cxx_method;
+} Fixture;
+
+static gboolean
+fixture_open (Fixture *f)
+{
+  f->lib_path = fixture_path ("libsymfix.so");
+  if (f->lib_path == NULL)
+    {
+      g_test_skip ("fixture libsymfix.so not built (RSP_BUILD_ROOT unset?)");
+      return FALSE;
+    }
+  f->handle = dlopen (f->lib_path, RTLD_NOW | RTLD_LOCAL);
+  g_assert_nonnull (f->handle);
+  f->c_function = (guint64) (gsize) dlsym (f->handle, "symfix_c_function");
+  f->static_helper = (guint64) (gsize) ((void *(*) (void)) dlsym (
+      f->handle, "symfix_static_helper_address")) ();
+  f->cxx_method = (guint64) (gsize) ((void *(*) (void)) dlsym (
+      f->handle, "symfix_cxx_method_address")) ();
+  g_assert_cmpuint (f->c_function, !=, 0);
+  g_assert_cmpuint (f->static_helper, !=, 0);
+  g_assert_cmpuint (f->cxx_method, !=, 0);
+  return TRUE;
+}
+
+static void
+fixture_close (Fixture *f)
+{
+  /* The library stays loaded: other tests map its addresses again. */
+  g_free (f->lib_path);
+}
+
+static const char *
+resolve_name (RspSymbolizer *sym, gint32 pid, guint64 ip, gboolean kernel, guint64 *offset)
+{
+  RspFrame frame;
+
+  rsp_symbolizer_resolve (sym, pid, ip, kernel, &frame);
+  g_assert_cmpuint (frame.ip, ==, ip);
+  g_assert_true (frame.kernel == kernel);
+  if (offset != NULL)
+    *offset = frame.offset;
+  return frame.symbol;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Kernel                                                                   */
+
+static const char kallsyms_text[] =
+  "ffffffff81000000 T _stext\n"
+  "ffffffff81000000 T _text\n"
+  "ffffffff81000100 t small_fn\n"
+  "ffffffff81000200 W weak_fn\n"
+  "ffffffff81000300 r some_rodata\n"
+  "ffffffff81000400 T last_text\n"
+  "ffffffff81001000 D data_sym\n"
+  "garbage line\n"
+  "ffffffffc0000000 t mod_fn\t[mymod]\n"
+  "ffffffffc0000080 T mod_fn2\t[mymod]\n";
+
+static void
+test_kallsyms (void)
+{
+  g_autoptr (RspSymbolizer) sym = rsp_symbolizer_new ();
+  g_autoptr (GError) error = NULL;
+  RspFrame frame;
+  guint64 off;
+
+  g_assert_true (rsp_symbolizer_load_kallsyms (sym, kallsyms_text, strlen (kallsyms_text),
+                                               &error));
+  g_assert_no_error (error);
+
+  /* Same address: perf keeps the one that got a size (the last). */
+  g_assert_cmpstr (resolve_name (sym, -1, K (0x81000000), TRUE, &off), ==, "_text");
+  g_assert_cmpuint (off, ==, 0);
+  g_assert_cmpstr (resolve_name (sym, -1, K (0x810000ff), TRUE, &off), ==, "_text");
+  g_assert_cmpuint (off, ==, 0xff);
+  g_assert_cmpstr (resolve_name (sym, -1, K (0x81000100), TRUE, &off), ==, "small_fn");
+  g_assert_cmpuint (off, ==, 0);
+  /* 'r' symbols are dropped: weak_fn runs to last_text. */
+  g_assert_cmpstr (resolve_name (sym, -1, K (0x810003ff), TRUE, &off), ==, "weak_fn");
+  g_assert_cmpuint (off, ==, 0x1ff);
+  g_assert_cmpstr (resolve_name (sym, -1, K (0x81000fff), TRUE, NULL), ==, "last_text");
+  g_assert_cmpstr (resolve_name (sym, -1, K (0x81001000), TRUE, NULL), ==, "data_sym");
+  /* The last kernel symbol before the modules ends a page after it. */
+  g_assert_cmpstr (resolve_name (sym, -1, K (0x81001fff), TRUE, NULL), ==, "data_sym");
+  g_assert_null (resolve_name (sym, -1, K (0x81002000), TRUE, NULL));
+  g_assert_null (resolve_name (sym, -1, K (0x80ffffff), TRUE, NULL));
+
+  rsp_symbolizer_resolve (sym, -1, K (0xc0000090), TRUE, &frame);
+  g_assert_cmpstr (frame.symbol, ==, "mod_fn2");
+  g_assert_cmpuint (frame.offset, ==, 0x10);
+  g_assert_cmpstr (frame.dso, ==, "[mymod]");
+  rsp_symbolizer_resolve (sym, -1, K (0xc0000000), TRUE, &frame);
+  g_assert_cmpstr (frame.symbol, ==, "mod_fn");
+  g_assert_cmpstr (frame.dso, ==, "[mymod]");
+  /* The last symbol: to the end of the page after its own. */
+  g_assert_cmpstr (resolve_name (sym, -1, K (0xc0001fff), TRUE, NULL), ==, "mod_fn2");
+  g_assert_null (resolve_name (sym, -1, K (0xc0002000), TRUE, NULL));
+
+  rsp_symbolizer_resolve (sym, -1, K (0x81000100), TRUE, &frame);
+  g_assert_cmpstr (frame.dso, ==, "[kernel.kallsyms]");
+  g_assert_true (frame.kernel);
+}
+
+static void
+test_kallsyms_interned (void)
+{
+  g_autoptr (RspSymbolizer) sym = rsp_symbolizer_new ();
+  RspFrame a, b;
+  const RspSymbolizerStats *stats;
+
+  g_assert_true (rsp_symbolizer_load_kallsyms (sym, kallsyms_text, strlen (kallsyms_text), NULL));
+  rsp_symbolizer_resolve (sym, -1, K (0x81000104), TRUE, &a);
+  rsp_symbolizer_resolve (sym, -1, K (0x81000108), TRUE, &b);
+  g_assert_true (a.symbol == b.symbol);
+  g_assert_true (a.dso == b.dso);
+  rsp_symbolizer_resolve (sym, -1, K (0x81000104), TRUE, &b);
+  g_assert_true (a.symbol == b.symbol);
+  stats = rsp_symbolizer_get_stats (sym);
+  g_assert_cmpuint (stats->lookups, ==, 3);
+  g_assert_cmpuint (stats->cache_hits, ==, 1);
+}
+
+static void
+test_kallsyms_errors (void)
+{
+  g_autoptr (RspSymbolizer) sym = rsp_symbolizer_new ();
+  g_autoptr (GError) error = NULL;
+  const char hidden[] = "0000000000000000 T _stext\n0000000000000000 t foo\t[mod]\n";
+  const char junk[] = "hello world\n\x01\x02\x03\nffffffffffffffffff T toolong\n";
+
+  g_assert_false (rsp_symbolizer_load_kallsyms (sym, hidden, strlen (hidden), &error));
+  g_assert_error (error, RSP_SYMBOLIZER_ERROR, RSP_SYMBOLIZER_ERROR_HIDDEN);
+  g_clear_error (&error);
+  g_assert_false (rsp_symbolizer_load_kallsyms (sym, junk, strlen (junk), &error));
+  g_assert_error (error, RSP_SYMBOLIZER_ERROR, RSP_SYMBOLIZER_ERROR_INVALID);
+  g_clear_error (&error);
+  g_assert_false (rsp_symbolizer_load_kallsyms (sym, "", 0, &error));
+  g_assert_error (error, RSP_SYMBOLIZER_ERROR, RSP_SYMBOLIZER_ERROR_INVALID);
+}
+
+/* This machine's kallsyms: either it loads and names a known function, or
+ * (not root, kptr_restrict) it says how to fix it. */
+static void
+test_proc_kallsyms (void)
+{
+  g_autoptr (RspSymbolizer) sym = rsp_symbolizer_new ();
+  g_autoptr (GError) error = NULL;
+  g_autofree char *text = NULL;
+  const char *line;
+  guint64 addr;
+
+  if (!rsp_symbolizer_load_proc_kallsyms (sym, &error))
+    {
+      g_assert_error (error, RSP_SYMBOLIZER_ERROR, RSP_SYMBOLIZER_ERROR_HIDDEN);
+      g_assert_nonnull (strstr (error->message, "kptr_restrict"));
+      g_test_skip ("kernel addresses hidden here");
+      return;
+    }
+  g_assert_true (g_file_get_contents ("/proc/kallsyms", &text, NULL, NULL));
+  line = strstr (text, " T schedule\n");
+  if (line == NULL)
+    {
+      g_test_skip ("no 'schedule' in /proc/kallsyms");
+      return;
+    }
+  while (line > text && line[-1] != '\n')
+    line--;
+  addr = g_ascii_strtoull (line, NULL, 16);
+  g_assert_cmpstr (resolve_name (sym, -1, addr + 1, TRUE, NULL), ==, "schedule");
+}
+
+/* ------------------------------------------------------------------------ */
+/* ELF                                                                      */
+
+static void
+test_elf_fixture (void)
+{
+  Fixture f = { 0 };
+  g_autoptr (RspSymbolizer) sym = rsp_symbolizer_new ();
+  const RspSymbolizerStats *stats;
+  RspFrame frame, again;
+  gint32 pid = getpid ();
+  guint64 off;
+
+  if (!fixture_open (&f))
+    return;
+  g_assert_cmpuint (feed_self_maps (sym, pid, f.lib_path, NULL), >=, 2);
+
+  rsp_symbolizer_resolve (sym, pid, f.c_function, FALSE, &frame);
+  g_assert_cmpstr (frame.symbol, ==, "symfix_c_function");
+  g_assert_cmpuint (frame.offset, ==, 0);
+  g_assert_cmpstr (frame.dso, ==, f.lib_path);
+  g_assert_false (frame.kernel);
+  rsp_symbolizer_resolve (sym, pid, f.c_function + 3, FALSE, &again);
+  g_assert_true (again.symbol == frame.symbol);
+  g_assert_true (again.dso == frame.dso);
+  g_assert_cmpuint (again.offset, ==, 3);
+
+  /* A static function: named by .symtab only. */
+  g_assert_cmpstr (resolve_name (sym, pid, f.static_helper + 1, FALSE, &off), ==,
+                   "symfix_static_helper");
+  g_assert_cmpuint (off, ==, 1);
+  /* C++: demangled, with its parameters. */
+  g_assert_cmpstr (resolve_name (sym, pid, f.cxx_method, FALSE, NULL), ==,
+                   "ns::Klass::method(int)");
+
+  /* PLT stubs have no symbols; they are named "<function>@plt" (the
+   * version of getpid@GLIBC_2.2.5 is not part of it). */
+  {
+    g_autoptr (RspElfFile) file = rsp_elf_file_load (f.lib_path, NULL, 0, NULL);
+    const RspSym *stub = NULL, *c_sym = NULL;
+    g_assert_nonnull (file);
+    for (guint i = 0; i < file->n_syms; i++)
+      {
+        if (strcmp (file->syms[i].raw, "getpid@plt") == 0)
+          stub = &file->syms[i];
+        if (strcmp (file->syms[i].raw, "symfix_c_function") == 0)
+          c_sym = &file->syms[i];
+      }
+    g_assert_nonnull (stub);
+    g_assert_nonnull (c_sym);
+    g_assert_cmpuint (stub->size, ==, 16);
+    /* Both in the code segment: same distance in the file and in memory. */
+    g_assert_cmpstr (resolve_name (sym, pid, f.c_function - c_sym->start + stub->start + 6, FALSE,
+                                   &off), ==, "getpid@plt");
+    g_assert_cmpuint (off, ==, 6);
+  }
+
+  /* Outside every map. */
+  rsp_symbolizer_resolve (sym, pid, 0x10, FALSE, &frame);
+  g_assert_null (frame.symbol);
+  g_assert_null (frame.dso);
+  /* No maps at all for that pid. */
+  rsp_symbolizer_resolve (sym, 999999, f.c_function, FALSE, &frame);
+  g_assert_null (frame.symbol);
+
+  stats = rsp_symbolizer_get_stats (sym);
+  g_assert_cmpuint (stats->lookups, ==, 7);
+  g_assert_cmpuint (stats->unmapped, ==, 2);
+  g_assert_cmpuint (stats->unknown, ==, 2);
+  g_assert_cmpuint (stats->dsos_loaded, ==, 1);
+  g_assert_cmpuint (stats->dsos_missing, ==, 0);
+  fixture_close (&f);
+}
+
+/* The fixture's build id, read through the ELF cache. */
+static void
+fixture_build_id (const char *path, guint8 *id, guint *size)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (RspElfFile) file = rsp_elf_file_load (path, NULL, 0, &error);
+
+  g_assert_no_error (error);
+  g_assert_nonnull (file);
+  g_assert_cmpuint (file->build_id_size, >, 0);
+  memcpy (id, file->build_id, file->build_id_size);
+  *size = file->build_id_size;
+}
+
+static void
+test_build_id (void)
+{
+  Fixture f = { 0 };
+  guint8 id[20], wrong[20];
+  guint id_size;
+  gint32 pid = getpid ();
+
+  if (!fixture_open (&f))
+    return;
+  fixture_build_id (f.lib_path, id, &id_size);
+  memset (wrong, 0xab, sizeof wrong);
+
+  /* The recording's header names another build: the file on disk is not
+   * used, and the binary counts as missing. */
+  {
+    g_autoptr (RspSymbolizer) sym = rsp_symbolizer_new ();
+    RspFrame frame;
+    rsp_symbolizer_add_build_id (sym, f.lib_path, wrong, sizeof wrong);
+    feed_self_maps (sym, pid, f.lib_path, NULL);
+    rsp_symbolizer_resolve (sym, pid, f.c_function, FALSE, &frame);
+    g_assert_null (frame.symbol);
+    g_assert_cmpstr (frame.dso, ==, f.lib_path);
+    g_assert_cmpuint (rsp_symbolizer_get_stats (sym)->dsos_missing, ==, 1);
+    g_assert_cmpuint (rsp_symbolizer_get_stats (sym)->dsos_loaded, ==, 0);
+  }
+  /* Same with the build id carried by the MMAP2 records themselves. */
+  {
+    g_autoptr (RspSymbolizer) sym = rsp_symbolizer_new ();
+    RspFrame frame;
+    feed_self_maps_with_id (sym, pid, f.lib_path, NULL, wrong);
+    rsp_symbolizer_resolve (sym, pid, f.c_function, FALSE, &frame);
+    g_assert_null (frame.symbol);
+    g_assert_cmpuint (rsp_symbolizer_get_stats (sym)->dsos_missing, ==, 1);
+  }
+  /* A matching id in the records: used, header or not. */
+  if (id_size == 20)
+    {
+      g_autoptr (RspSymbolizer) sym = rsp_symbolizer_new ();
+      feed_self_maps_with_id (sym, pid, f.lib_path, NULL, id);
+      g_assert_cmpstr (resolve_name (sym, pid, f.c_function, FALSE, NULL), ==,
+                       "symfix_c_function");
+    }
+  /* The right build id: found. */
+  {
+    g_autoptr (RspSymbolizer) sym = rsp_symbolizer_new ();
+    rsp_symbolizer_add_build_id (sym, f.lib_path, id, id_size);
+    feed_self_maps (sym, pid, f.lib_path, NULL);
+    g_assert_cmpstr (resolve_name (sym, pid, f.c_function, FALSE, NULL), ==,
+                     "symfix_c_function");
+    g_assert_cmpuint (rsp_symbolizer_get_stats (sym)->dsos_loaded, ==, 1);
+  }
+  fixture_close (&f);
+}
+
+/* A stripped copy finds its symbols in the debug file its .gnu_debuglink
+ * names. */
+static void
+test_debuglink (void)
+{
+  Fixture f = { 0 };
+  g_autofree char *stripped = fixture_path ("libsymfix-stripped.so");
+  g_autoptr (RspSymbolizer) sym = rsp_symbolizer_new ();
+  g_autoptr (RspElfFile) file = NULL;
+  gint32 pid = getpid ();
+
+  if (!fixture_open (&f))
+    return;
+  if (stripped == NULL)
+    {
+      g_test_skip ("libsymfix-stripped.so not built (no objcopy)");
+      fixture_close (&f);
+      return;
+    }
+  file = rsp_elf_file_load (stripped, NULL, 0, NULL);
+  g_assert_nonnull (file);
+  g_assert_true (g_str_has_suffix (file->syms_path, "libsymfix.debug"));
+  g_assert_cmpstr (file->path, ==, stripped);
+
+  /* Same layout as the loaded library: map the stripped copy where the
+   * real one is. */
+  feed_self_maps (sym, pid, f.lib_path, stripped);
+  g_assert_cmpstr (resolve_name (sym, pid, f.static_helper, FALSE, NULL), ==,
+                   "symfix_static_helper");
+  g_assert_cmpstr (resolve_name (sym, pid, f.cxx_method + 2, FALSE, NULL), ==,
+                   "ns::Klass::method(int)");
+  fixture_close (&f);
+}
+
+/* Damaged binaries: never a crash, just no symbols. */
+static void
+test_bad_elf (void)
+{
+  Fixture f = { 0 };
+  g_autofree char *dir = NULL;
+  g_autofree char *contents = NULL;
+  gsize length;
+  const char *names[] = { "truncated.so", "random.so", "badshdr.so", "empty.so" };
+  g_autoptr (RspSymbolizer) sym = rsp_symbolizer_new ();
+  gint32 pid = 4242;
+
+  if (!fixture_open (&f))
+    return;
+  dir = g_dir_make_tmp ("rsp-symbols-XXXXXX", NULL);
+  g_assert_nonnull (dir);
+  g_assert_true (g_file_get_contents (f.lib_path, &contents, &length, NULL));
+  for (guint i = 0; i < G_N_ELEMENTS (names); i++)
+    {
+      g_autofree char *path = g_build_filename (dir, names[i], NULL);
+      g_autofree char *data = g_memdup2 (contents, length);
+      gsize size = length;
+      RspEvent ev;
+      RspFrame frame;
+
+      if (i == 0)
+        size = 1000;
+      else if (i == 1)
+        for (gsize k = 0; k < size; k++)
+          data[k] = (char) g_random_int ();
+      else if (i == 2)
+        {
+          /* e_shoff and e_phoff far out of the file, e_shnum huge. */
+          memset (data + 0x20, 0x7f, 16);
+          memset (data + 0x3c, 0xff, 4);
+        }
+      else
+        size = 0;
+      g_assert_true (g_file_set_contents (path, data, size, NULL));
+      ev = mmap_event (pid, 0x10000000 * (i + 1), 0x100000, 0, path);
+      rsp_symbolizer_process_event (sym, &ev);
+      rsp_symbolizer_resolve (sym, pid, 0x10000000 * (i + 1) + 0x1234, FALSE, &frame);
+      g_assert_null (frame.symbol);
+      g_assert_cmpstr (frame.dso, ==, path);
+      g_assert_cmpint (g_unlink (path), ==, 0);
+    }
+  /* The truncated copy keeps its program headers: usable, without names. */
+  g_assert_cmpuint (rsp_symbolizer_get_stats (sym)->dsos_missing, >=, 3);
+  g_assert_cmpuint (rsp_symbolizer_get_stats (sym)->dsos_missing +
+                        rsp_symbolizer_get_stats (sym)->dsos_loaded, ==, G_N_ELEMENTS (names));
+  g_rmdir (dir);
+  fixture_close (&f);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Stored tables                                                            */
+
+static void
+test_stored_round_trip (void)
+{
+  Fixture f = { 0 };
+  g_autoptr (RspSymbolizer) a = rsp_symbolizer_new ();
+  g_autoptr (RspSymbolizer) b = rsp_symbolizer_new ();
+  g_autoptr (GBytes) exported = NULL, again = NULL;
+  g_autoptr (GError) error = NULL;
+  gint32 pid = getpid ();
+  guint64 user[4], kernel[] = { K (0x81000010), K (0x81000250), K (0xc0000084) };
+  RspFrame fa, fb;
+  const char *text;
+  gsize size;
+
+  if (!fixture_open (&f))
+    return;
+  user[0] = f.c_function;
+  user[1] = f.c_function + 5;
+  user[2] = f.static_helper + 2;
+  user[3] = f.cxx_method + 1;
+
+  rsp_symbolizer_set_track_used (a, TRUE);
+  g_assert_true (rsp_symbolizer_load_kallsyms (a, kallsyms_text, strlen (kallsyms_text), NULL));
+  feed_self_maps (a, pid, f.lib_path, NULL);
+  for (guint i = 0; i < G_N_ELEMENTS (user); i++)
+    rsp_symbolizer_resolve (a, pid, user[i], FALSE, &fa);
+  for (guint i = 0; i < G_N_ELEMENTS (kernel); i++)
+    rsp_symbolizer_resolve (a, -1, kernel[i], TRUE, &fa);
+  exported = rsp_symbolizer_export_used (a);
+  text = g_bytes_get_data (exported, &size);
+  g_assert_true (g_str_has_prefix (text, "RSP-SYMBOLS 1\n"));
+  g_assert_nonnull (g_strstr_len (text, size, "\nK ffffffffc0000080 "));
+  g_assert_nonnull (g_strstr_len (text, size, " mod_fn2\tmymod\n"));
+  g_assert_nonnull (g_strstr_len (text, size, " ns::Klass::method(int)\n"));
+
+  /* A fresh symbolizer with only the stored table: same answers, and it
+   * did not need the binary (nothing loaded) nor kallsyms. */
+  g_assert_true (rsp_symbolizer_load_stored (b, g_bytes_get_data (exported, NULL), size, &error));
+  g_assert_no_error (error);
+  rsp_symbolizer_set_track_used (b, TRUE);
+  feed_self_maps (b, pid, f.lib_path, NULL);
+  for (guint i = 0; i < G_N_ELEMENTS (user); i++)
+    {
+      rsp_symbolizer_resolve (a, pid, user[i], FALSE, &fa);
+      rsp_symbolizer_resolve (b, pid, user[i], FALSE, &fb);
+      g_assert_nonnull (fb.symbol);
+      g_assert_cmpstr (fa.symbol, ==, fb.symbol);
+      g_assert_cmpuint (fa.offset, ==, fb.offset);
+      g_assert_cmpstr (fa.dso, ==, fb.dso);
+    }
+  for (guint i = 0; i < G_N_ELEMENTS (kernel); i++)
+    {
+      rsp_symbolizer_resolve (a, -1, kernel[i], TRUE, &fa);
+      rsp_symbolizer_resolve (b, -1, kernel[i], TRUE, &fb);
+      g_assert_nonnull (fb.symbol);
+      g_assert_cmpstr (fa.symbol, ==, fb.symbol);
+      g_assert_cmpuint (fa.offset, ==, fb.offset);
+      g_assert_cmpstr (fa.dso, ==, fb.dso);
+    }
+  g_assert_cmpuint (rsp_symbolizer_get_stats (b)->dsos_loaded, ==, 0);
+  /* And it stores the same table again. */
+  again = rsp_symbolizer_export_used (b);
+  g_assert_cmpstr (g_bytes_get_data (again, NULL), ==, text);
+  fixture_close (&f);
+}
+
+/* Stored symbols win over this machine's binaries and kallsyms. */
+static void
+test_stored_precedence (void)
+{
+  g_autoptr (RspSymbolizer) sym = rsp_symbolizer_new ();
+  g_autoptr (GError) error = NULL;
+  const char table[] = "RSP-SYMBOLS 1\n"
+                       "K ffffffff81000000 100 stored_kernel_fn\n"
+                       "D - /no/such/libx.so\n"
+                       "S 1000 20 stored_fn\n"
+                       "S 1020 10 ns::f(int)\n"
+                       "D 0102030405060708090a0b0c0d0e0f1011121314 /no/such/liby.so\n"
+                       "S 0 8 by_build_id\n";
+  const guint8 id[20] = { 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20 };
+  RspEvent ev;
+  RspFrame frame;
+  guint64 off;
+
+  g_assert_true (rsp_symbolizer_load_kallsyms (sym, kallsyms_text, strlen (kallsyms_text), NULL));
+  g_assert_true (rsp_symbolizer_load_stored (sym, (const guint8 *) table, strlen (table), &error));
+  g_assert_no_error (error);
+  g_assert_cmpstr (resolve_name (sym, -1, K (0x81000010), TRUE, &off), ==, "stored_kernel_fn");
+  g_assert_cmpuint (off, ==, 0x10);
+  /* Past the stored symbol: kallsyms fills in. */
+  g_assert_cmpstr (resolve_name (sym, -1, K (0x81000210), TRUE, NULL), ==, "weak_fn");
+
+  ev = mmap_event (77, 0x10000000, 0x10000, 0, "/no/such/libx.so");
+  rsp_symbolizer_process_event (sym, &ev);
+  rsp_symbolizer_resolve (sym, 77, 0x10001010, FALSE, &frame);
+  g_assert_cmpstr (frame.symbol, ==, "stored_fn");
+  g_assert_cmpuint (frame.offset, ==, 0x10);
+  g_assert_cmpstr (frame.dso, ==, "/no/such/libx.so");
+  /* Stored names are display names already: not demangled again. */
+  g_assert_cmpstr (resolve_name (sym, 77, 0x10001020, FALSE, NULL), ==, "ns::f(int)");
+  /* Not stored and no binary: unknown, and the binary counts as missing. */
+  g_assert_null (resolve_name (sym, 77, 0x10005000, FALSE, NULL));
+  g_assert_cmpuint (rsp_symbolizer_get_stats (sym)->dsos_missing, ==, 1);
+
+  /* Matched by build id, whatever the path. */
+  rsp_symbolizer_add_build_id (sym, "/elsewhere/liby.so", id, sizeof id);
+  ev = mmap_event (77, 0x20000000, 0x1000, 0x3000, "/elsewhere/liby.so");
+  rsp_symbolizer_process_event (sym, &ev);
+  /* File offset 0x3000 is at 0x20000000: "S 0 8" is not there... */
+  g_assert_null (resolve_name (sym, 77, 0x20000004, FALSE, NULL));
+  /* ...but a map of offset 0 is. */
+  ev = mmap_event (78, 0x30000000, 0x1000, 0, "/elsewhere/liby.so");
+  rsp_symbolizer_process_event (sym, &ev);
+  g_assert_cmpstr (resolve_name (sym, 78, 0x30000004, FALSE, &off), ==, "by_build_id");
+  g_assert_cmpuint (off, ==, 4);
+}
+
+static void
+expect_rejected (const char *what, const guint8 *data, gsize size)
+{
+  g_autoptr (RspSymbolizer) sym = rsp_symbolizer_new ();
+  g_autoptr (GError) error = NULL;
+
+  if (rsp_symbolizer_load_stored (sym, data, size, &error))
+    g_error ("stored table accepted: %s", what);
+  g_assert_error (error, RSP_SYMBOLIZER_ERROR, RSP_SYMBOLIZER_ERROR_INVALID);
+}
+
+static void
+test_stored_garbage (void)
+{
+  static const char *const bad[] = {
+    "",
+    "RSP-SYMBOLS 2\n",
+    "RSP-SYMBOLS 1",
+    "RSP-SYMBOLS 1\nS 10 10 orphan\n",
+    "RSP-SYMBOLS 1\nK zz 10 x\n",
+    "RSP-SYMBOLS 1\nK 10 10\n",
+    "RSP-SYMBOLS 1\nK 10 10 \n",
+    "RSP-SYMBOLS 1\nK 10 10 x",
+    "RSP-SYMBOLS 1\nK 10  x\n",
+    "RSP-SYMBOLS 1\nK 12345678901234567 10 x\n",
+    "RSP-SYMBOLS 1\nK ffffffffffffffff 10 wraps\n",
+    "RSP-SYMBOLS 1\nK 10 10 x\t\n",
+    "RSP-SYMBOLS 1\nD abc /x\nS 0 1 y\n",
+    "RSP-SYMBOLS 1\nD 00112233445566778899aabbccddeeff0011223344 /x\n",
+    "RSP-SYMBOLS 1\nD zz /x\n",
+    "RSP-SYMBOLS 1\nD -\n",
+    "RSP-SYMBOLS 1\nD - \n",
+    "RSP-SYMBOLS 1\nX 1 2 3\n",
+    "RSP-SYMBOLS 1\n\n",
+    "garbage\n",
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (bad); i++)
+    expect_rejected (bad[i], (const guint8 *) bad[i], strlen (bad[i]));
+  expect_rejected ("NUL byte", (const guint8 *) "RSP-SYMBOLS 1\nK 1 1 a\0b\n", 24);
+}
+
+/* Random damage to a valid table: accepted or rejected, never a crash
+ * (run under ASan/UBSan in CI). */
+static void
+test_stored_fuzz (void)
+{
+  const char table[] = "RSP-SYMBOLS 1\n"
+                       "K ffffffff81000000 100 kfn\tmod\n"
+                       "D 0102030405060708090a0b0c0d0e0f1011121314 /lib/a.so\n"
+                       "S 1000 20 f\n"
+                       "D - /lib/b.so\n"
+                       "S 0 8 g(int)\n";
+  GRand *rand = g_rand_new_with_seed (1234);
+
+  for (guint round = 0; round < 3000; round++)
+    {
+      g_autofree guint8 *data = (guint8 *) g_strdup (table);
+      gsize size = strlen (table);
+      g_autoptr (RspSymbolizer) sym = rsp_symbolizer_new ();
+      g_autoptr (GError) error = NULL;
+      guint edits = g_rand_int_range (rand, 1, 6);
+      RspFrame frame;
+
+      for (guint e = 0; e < edits; e++)
+        {
+          gsize at = g_rand_int_range (rand, 0, size);
+          switch (g_rand_int_range (rand, 0, 3))
+            {
+            case 0:
+              data[at] = (guint8) g_rand_int (rand);
+              break;
+            case 1:
+              size = at;
+              break;
+            default:
+              data[at] = "0123456789abcdef \n\tKDS-"[g_rand_int_range (rand, 0, 24)];
+              break;
+            }
+          if (size == 0)
+            break;
+        }
+      if (rsp_symbolizer_load_stored (sym, data, size, &error))
+        {
+          RspEvent ev = mmap_event (1, 0x1000, 0x10000, 0, "/lib/b.so");
+          g_assert_no_error (error);
+          rsp_symbolizer_process_event (sym, &ev);
+          rsp_symbolizer_resolve (sym, 1, 0x1004, FALSE, &frame);
+          rsp_symbolizer_resolve (sym, -1, K (0x81000004), TRUE, &frame);
+        }
+      else
+        g_assert_error (error, RSP_SYMBOLIZER_ERROR, RSP_SYMBOLIZER_ERROR_INVALID);
+    }
+  g_rand_free (rand);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Process maps                                                             */
+
+static void
+test_maps_overlap (void)
+{
+  g_autoptr (RspMaps) maps = rsp_maps_new ();
+  RspMap a = { .start = 0x1000, .end = 0x5000, .pgoff = 0, .filename = "a" };
+  RspMap b = { .start = 0x2000, .end = 0x3000, .pgoff = 0x7000, .filename = "b" };
+  RspMap c = { .start = 0x0, .end = 0x1800, .pgoff = 0, .filename = "c" };
+  RspProcessMaps *proc;
+  RspMap *m;
+
+  rsp_maps_add (maps, 1, &a);
+  rsp_maps_add (maps, 1, &b);
+  proc = rsp_maps_get (maps, 1);
+  g_assert_cmpuint (proc->maps->len, ==, 3);
+  m = rsp_process_maps_find (proc, 0x1800);
+  g_assert_cmpstr (m->filename, ==, "a");
+  g_assert_cmpuint (m->end, ==, 0x2000);
+  m = rsp_process_maps_find (proc, 0x2fff);
+  g_assert_cmpstr (m->filename, ==, "b");
+  m = rsp_process_maps_find (proc, 0x3000);
+  g_assert_cmpstr (m->filename, ==, "a");
+  g_assert_cmpuint (m->start, ==, 0x3000);
+  g_assert_cmpuint (m->pgoff, ==, 0x2000); /* file offset of 0x3000 in a */
+  g_assert_null (rsp_process_maps_find (proc, 0x5000));
+
+  rsp_maps_add (maps, 1, &c);
+  m = rsp_process_maps_find (proc, 0x17ff);
+  g_assert_cmpstr (m->filename, ==, "c");
+  m = rsp_process_maps_find (proc, 0x1800);
+  g_assert_cmpstr (m->filename, ==, "a");
+  g_assert_cmpuint (m->pgoff, ==, 0x800);
+  g_assert_cmpuint (proc->maps->len, ==, 4);
+}
+
+static void
+test_fork_exec (void)
+{
+  g_autoptr (RspSymbolizer) sym = rsp_symbolizer_new ();
+  RspEvent ev;
+  RspFrame frame;
+
+  ev = mmap_event (100, 0x400000, 0x10000, 0, "/bin/parent-image");
+  rsp_symbolizer_process_event (sym, &ev);
+  ev = mmap_event (100, 0x7f0000000000, 0x10000, 0, "/lib/libparent.so");
+  rsp_symbolizer_process_event (sym, &ev);
+
+  /* A new process: a copy of the parent's maps. */
+  ev = (RspEvent){ .type = PERF_RECORD_FORK, .pid = 101, .tid = 101 };
+  ev.u.fork = (RspForkExit){ .pid = 101, .ppid = 100, .tid = 101, .ptid = 100 };
+  rsp_symbolizer_process_event (sym, &ev);
+  rsp_symbolizer_resolve (sym, 101, 0x400100, FALSE, &frame);
+  g_assert_cmpstr (frame.dso, ==, "/bin/parent-image");
+  rsp_symbolizer_resolve (sym, 101, 0x7f0000000100, FALSE, &frame);
+  g_assert_cmpstr (frame.dso, ==, "/lib/libparent.so");
+
+  /* A new thread (pid == ppid) changes nothing. */
+  ev.u.fork = (RspForkExit){ .pid = 100, .ppid = 100, .tid = 102, .ptid = 100 };
+  rsp_symbolizer_process_event (sym, &ev);
+  rsp_symbolizer_resolve (sym, 100, 0x400100, FALSE, &frame);
+  g_assert_cmpstr (frame.dso, ==, "/bin/parent-image");
+
+  /* The child execs: its new image replaces what it maps... */
+  ev = (RspEvent){ .type = PERF_RECORD_COMM, .misc = PERF_RECORD_MISC_COMM_EXEC, .pid = 101 };
+  ev.u.comm = (RspComm){ .pid = 101, .tid = 101, .comm = "child", .exec = TRUE };
+  rsp_symbolizer_process_event (sym, &ev);
+  ev = mmap_event (101, 0x400000, 0x2000, 0, "/bin/child-image");
+  rsp_symbolizer_process_event (sym, &ev);
+  rsp_symbolizer_resolve (sym, 101, 0x400100, FALSE, &frame);
+  g_assert_cmpstr (frame.dso, ==, "/bin/child-image");
+  /* ...where the new image does not reach, the old one no longer maps
+   * either, except as the fallback for samples taken inside execve(). */
+  rsp_symbolizer_resolve (sym, 101, 0x408000, FALSE, &frame);
+  g_assert_cmpstr (frame.dso, ==, "/bin/parent-image");
+  /* A second exec forgets the first image entirely. */
+  ev = (RspEvent){ .type = PERF_RECORD_COMM, .misc = PERF_RECORD_MISC_COMM_EXEC, .pid = 101 };
+  ev.u.comm = (RspComm){ .pid = 101, .tid = 101, .comm = "child2", .exec = TRUE };
+  rsp_symbolizer_process_event (sym, &ev);
+  rsp_symbolizer_resolve (sym, 101, 0x408000, FALSE, &frame);
+  g_assert_null (frame.dso);
+  rsp_symbolizer_resolve (sym, 101, 0x7f0000000100, FALSE, &frame);
+  g_assert_null (frame.dso);
+  rsp_symbolizer_resolve (sym, 101, 0x400100, FALSE, &frame);
+  g_assert_cmpstr (frame.dso, ==, "/bin/child-image"); /* the fallback image */
+
+  /* The parent is untouched. */
+  rsp_symbolizer_resolve (sym, 100, 0x7f0000000100, FALSE, &frame);
+  g_assert_cmpstr (frame.dso, ==, "/lib/libparent.so");
+
+  /* EXIT keeps the maps: late samples still resolve. */
+  ev = (RspEvent){ .type = PERF_RECORD_EXIT, .pid = 100 };
+  ev.u.fork = (RspForkExit){ .pid = 100, .ppid = 1, .tid = 100, .ptid = 1 };
+  rsp_symbolizer_process_event (sym, &ev);
+  rsp_symbolizer_resolve (sym, 100, 0x400100, FALSE, &frame);
+  g_assert_cmpstr (frame.dso, ==, "/bin/parent-image");
+
+  /* pid reuse: a FORK replaces whatever the old process had. */
+  ev = mmap_event (200, 0x500000, 0x1000, 0, "/bin/other");
+  rsp_symbolizer_process_event (sym, &ev);
+  ev = (RspEvent){ .type = PERF_RECORD_FORK, .pid = 100 };
+  ev.u.fork = (RspForkExit){ .pid = 100, .ppid = 200, .tid = 100, .ptid = 200 };
+  rsp_symbolizer_process_event (sym, &ev);
+  rsp_symbolizer_resolve (sym, 100, 0x400100, FALSE, &frame);
+  g_assert_null (frame.dso);
+  rsp_symbolizer_resolve (sym, 100, 0x500100, FALSE, &frame);
+  g_assert_cmpstr (frame.dso, ==, "/bin/other");
+}
+
+/* ------------------------------------------------------------------------ */
+/* Callchains                                                               */
+
+static void
+test_callchain (void)
+{
+  Fixture f = { 0 };
+  g_autoptr (RspSymbolizer) sym = rsp_symbolizer_new ();
+  gint32 pid = getpid ();
+  RspFrame frames[8];
+  guint n;
+
+  if (!fixture_open (&f))
+    return;
+  g_assert_true (rsp_symbolizer_load_kallsyms (sym, kallsyms_text, strlen (kallsyms_text), NULL));
+  feed_self_maps (sym, pid, f.lib_path, NULL);
+
+  {
+    const guint64 chain[] = { PERF_CONTEXT_KERNEL, K (0x81000104), K (0xc0000004),
+                              PERF_CONTEXT_USER,   f.static_helper + 4, f.c_function + 4 };
+    RspEvent ev = { .type = PERF_RECORD_SAMPLE, .misc = PERF_RECORD_MISC_KERNEL, .pid = pid,
+                    .tid = pid };
+    ev.sample.ip = chain[1];
+    ev.sample.callchain = chain;
+    ev.sample.n_callchain = G_N_ELEMENTS (chain);
+
+    n = rsp_symbolizer_resolve_callchain (sym, &ev, frames, G_N_ELEMENTS (frames));
+    g_assert_cmpuint (n, ==, 4);
+    g_assert_cmpstr (frames[0].symbol, ==, "small_fn");
+    g_assert_true (frames[0].kernel);
+    g_assert_cmpstr (frames[1].symbol, ==, "mod_fn");
+    g_assert_cmpstr (frames[1].dso, ==, "[mymod]");
+    g_assert_cmpstr (frames[2].symbol, ==, "symfix_static_helper");
+    g_assert_false (frames[2].kernel);
+    g_assert_cmpuint (frames[2].ip, ==, f.static_helper + 4);
+    g_assert_cmpstr (frames[3].symbol, ==, "symfix_c_function");
+    g_assert_cmpuint (frames[3].offset, ==, 4);
+
+    /* MAX bounds the frames. */
+    n = rsp_symbolizer_resolve_callchain (sym, &ev, frames, 3);
+    g_assert_cmpuint (n, ==, 3);
+    g_assert_cmpstr (frames[2].symbol, ==, "symfix_static_helper");
+    g_assert_cmpuint (rsp_symbolizer_resolve_callchain (sym, &ev, NULL, 0), ==, 0);
+  }
+  {
+    /* A corrupt entry in the marker range ends the chain. */
+    const guint64 chain[] = { PERF_CONTEXT_USER, f.c_function, G_MAXUINT64, f.c_function };
+    RspEvent ev = { .type = PERF_RECORD_SAMPLE, .misc = PERF_RECORD_MISC_USER, .pid = pid };
+    ev.sample.callchain = chain;
+    ev.sample.n_callchain = G_N_ELEMENTS (chain);
+    n = rsp_symbolizer_resolve_callchain (sym, &ev, frames, G_N_ELEMENTS (frames));
+    g_assert_cmpuint (n, ==, 1);
+    g_assert_cmpstr (frames[0].symbol, ==, "symfix_c_function");
+  }
+  {
+    /* Guest frames cannot be named, but they are frames. */
+    const guint64 chain[] = { PERF_CONTEXT_GUEST_KERNEL, K (0x81000104), PERF_CONTEXT_KERNEL,
+                              K (0x81000104) };
+    RspEvent ev = { .type = PERF_RECORD_SAMPLE, .misc = PERF_RECORD_MISC_KERNEL, .pid = pid };
+    ev.sample.callchain = chain;
+    ev.sample.n_callchain = G_N_ELEMENTS (chain);
+    n = rsp_symbolizer_resolve_callchain (sym, &ev, frames, G_N_ELEMENTS (frames));
+    g_assert_cmpuint (n, ==, 2);
+    g_assert_null (frames[0].symbol);
+    g_assert_cmpstr (frames[1].symbol, ==, "small_fn");
+  }
+  {
+    /* No callchain: the sampled address. */
+    RspEvent ev = { .type = PERF_RECORD_SAMPLE, .misc = PERF_RECORD_MISC_USER, .pid = pid };
+    ev.sample.ip = f.cxx_method;
+    n = rsp_symbolizer_resolve_callchain (sym, &ev, frames, G_N_ELEMENTS (frames));
+    g_assert_cmpuint (n, ==, 1);
+    g_assert_cmpstr (frames[0].symbol, ==, "ns::Klass::method(int)");
+  }
+  fixture_close (&f);
+}
+
+/* ------------------------------------------------------------------------ */
+/* DWARF unwinding of a stack captured here                                 */
+
+/* The 24 perf x86_64 registers as perf samples them (PERF_REG_X86_*). */
+typedef struct {
+  guint64 regs[PERF_REG_X86_64_MAX];
+} RegsSnapshot;
+
+/* Stores the caller's registers as they are when this call returns: IP is
+ * the return address, SP the caller's SP after the return (as in perf's
+ * own unwinding test, tools/perf/arch/x86/tests/regs_load.S). */
+void rsp_test_regs_load (RegsSnapshot *regs);
+__asm__ (".text\n"
+         ".globl rsp_test_regs_load\n"
+         ".type rsp_test_regs_load, @function\n"
+         "rsp_test_regs_load:\n"
+         ".cfi_startproc\n"
+         "  movq %rax, 0(%rdi)\n"
+         "  movq %rbx, 8(%rdi)\n"
+         "  movq %rcx, 16(%rdi)\n"
+         "  movq %rdx, 24(%rdi)\n"
+         "  movq %rsi, 32(%rdi)\n"
+         "  movq %rdi, 40(%rdi)\n"
+         "  movq %rbp, 48(%rdi)\n"
+         "  leaq 8(%rsp), %rax\n"
+         "  movq %rax, 56(%rdi)\n"
+         "  movq 0(%rsp), %rax\n"
+         "  movq %rax, 64(%rdi)\n"
+         "  movq $0, 72(%rdi)\n"
+         "  movq %r8, 128(%rdi)\n"
+         "  movq %r9, 136(%rdi)\n"
+         "  movq %r10, 144(%rdi)\n"
+         "  movq %r11, 152(%rdi)\n"
+         "  movq %r12, 160(%rdi)\n"
+         "  movq %r13, 168(%rdi)\n"
+         "  movq %r14, 176(%rdi)\n"
+         "  movq %r15, 184(%rdi)\n"
+         "  movq 0(%rdi), %rax\n"
+         "  ret\n"
+         ".cfi_endproc\n"
+         ".size rsp_test_regs_load, .-rsp_test_regs_load\n");
+
+typedef struct {
+  RegsSnapshot regs;
+  guint8 *stack;
+  gsize stack_size;
+} Snapshot;
+
+static guint64
+stack_top (void)
+{
+  g_autofree char *text = NULL;
+  g_auto (GStrv) lines = NULL;
+
+  g_assert_true (g_file_get_contents ("/proc/self/maps", &text, NULL, NULL));
+  lines = g_strsplit (text, "\n", -1);
+  for (guint i = 0; lines[i] != NULL; i++)
+    if (g_str_has_suffix (lines[i], "[stack]"))
+      {
+        const char *dash = strchr (lines[i], '-');
+        return g_ascii_strtoull (dash + 1, NULL, 16);
+      }
+  return 0;
+}
+
+/* Byte by byte and uninstrumented: the stack has ASan red zones. */
+__attribute__ ((no_sanitize_address, noinline)) static void
+copy_stack (guint8 *dst, const volatile guint8 *src, gsize size)
+{
+  for (gsize i = 0; i < size; i++)
+    dst[i] = src[i];
+}
+
+/* Real frames with their own names: no inlining, no tail calls (the empty
+ * asm after each call), no ".constprop" clones. */
+#if defined(__clang__)
+#define FRAME_FUNCTION __attribute__ ((noinline))
+#else
+#define FRAME_FUNCTION __attribute__ ((noinline, noclone))
+#endif
+FRAME_FUNCTION void unwind_level3 (Snapshot *snap);
+FRAME_FUNCTION void unwind_level2 (Snapshot *snap);
+FRAME_FUNCTION void unwind_level1 (Snapshot *snap);
+
+void
+unwind_level3 (Snapshot *snap)
+{
+  guint64 top, sp;
+
+  rsp_test_regs_load (&snap->regs);
+  sp = snap->regs.regs[PERF_REG_X86_SP];
+  top = stack_top ();
+  snap->stack_size = top > sp ? MIN (top - sp, 64 * 1024) : 0;
+  snap->stack = g_malloc (MAX (snap->stack_size, 1));
+  copy_stack (snap->stack, (const volatile guint8 *) (gsize) sp, snap->stack_size);
+  __asm__ volatile ("" ::: "memory");
+}
+
+void
+unwind_level2 (Snapshot *snap)
+{
+  unwind_level3 (snap);
+  __asm__ volatile ("" ::: "memory");
+}
+
+void
+unwind_level1 (Snapshot *snap)
+{
+  unwind_level2 (snap);
+  __asm__ volatile ("" ::: "memory");
+}
+
+static void
+test_unwind_in_process (void)
+{
+  g_autoptr (RspSymbolizer) sym = rsp_symbolizer_new ();
+  Snapshot snap = { 0 };
+  guint64 regs[PERF_REG_X86_64_MAX];
+  guint64 mask = 0;
+  guint n_regs = 0, n;
+  gint32 pid = getpid ();
+  RspFrame frames[64];
+  RspEvent ev = { .type = PERF_RECORD_SAMPLE, .misc = PERF_RECORD_MISC_USER, .pid = pid };
+  const guint64 chain[] = { PERF_CONTEXT_USER, 0x1234 };
+
+  unwind_level1 (&snap);
+  __asm__ volatile ("" ::: "memory");
+  if (snap.stack_size == 0)
+    {
+      g_test_skip ("not on the main thread's stack");
+      g_free (snap.stack);
+      return;
+    }
+
+  /* perf's default user register set on x86_64: all but the segments. */
+  for (guint r = 0; r < PERF_REG_X86_64_MAX; r++)
+    {
+      if (r >= PERF_REG_X86_CS && r <= PERF_REG_X86_GS)
+        continue;
+      mask |= G_GUINT64_CONSTANT (1) << r;
+      regs[n_regs++] = snap.regs.regs[r];
+    }
+  ev.tid = (gint32) syscall (SYS_gettid);
+  ev.sample.ip = snap.regs.regs[PERF_REG_X86_IP];
+  ev.sample.user_regs_abi = PERF_SAMPLE_REGS_ABI_64;
+  ev.sample.user_regs_mask = mask;
+  ev.sample.user_regs = regs;
+  ev.sample.user_stack = snap.stack;
+  ev.sample.user_stack_size = snap.stack_size;
+  ev.sample.user_stack_dyn_size = snap.stack_size;
+  /* A bogus frame-pointer chain that the unwinder must replace. */
+  ev.sample.callchain = chain;
+  ev.sample.n_callchain = G_N_ELEMENTS (chain);
+
+  g_assert_cmpuint (feed_self_maps (sym, pid, NULL, NULL), >, 2);
+  n = rsp_symbolizer_resolve_callchain (sym, &ev, frames, G_N_ELEMENTS (frames));
+  for (guint i = 0; i < n; i++)
+    g_test_message ("frame %u: %#" G_GINT64_MODIFIER "x %s (%s)", i, frames[i].ip,
+                    frames[i].symbol != NULL ? frames[i].symbol : "?",
+                    frames[i].dso != NULL ? frames[i].dso : "?");
+  g_assert_cmpuint (n, >=, 4);
+  g_assert_cmpuint (frames[0].ip, ==, snap.regs.regs[PERF_REG_X86_IP]);
+  g_assert_cmpstr (frames[0].symbol, ==, "unwind_level3");
+  g_assert_cmpstr (frames[1].symbol, ==, "unwind_level2");
+  g_assert_cmpstr (frames[2].symbol, ==, "unwind_level1");
+  g_assert_cmpstr (frames[3].symbol, ==, "test_unwind_in_process");
+  /* Callers' addresses are the call instructions (return address - 1). */
+  g_assert_cmpuint (frames[1].offset, >, 0);
+  /* It went on into GLib's test runner and libc. */
+  g_assert_cmpuint (n, >, 6);
+  {
+    gboolean found_main = FALSE;
+    for (guint i = 0; i < n; i++)
+      found_main |= frames[i].symbol != NULL && strcmp (frames[i].symbol, "main") == 0;
+    g_assert_true (found_main);
+  }
+
+  /* Unwinding off: the callchain as recorded. */
+  rsp_symbolizer_set_dwarf_unwind (sym, FALSE);
+  n = rsp_symbolizer_resolve_callchain (sym, &ev, frames, G_N_ELEMENTS (frames));
+  g_assert_cmpuint (n, ==, 1);
+  g_assert_cmpuint (frames[0].ip, ==, 0x1234);
+
+  /* A stack copy cut short still gives the frames it holds. */
+  rsp_symbolizer_set_dwarf_unwind (sym, TRUE);
+  ev.sample.user_stack_dyn_size = 64;
+  n = rsp_symbolizer_resolve_callchain (sym, &ev, frames, G_N_ELEMENTS (frames));
+  g_assert_cmpuint (n, >=, 1);
+  g_assert_cmpstr (frames[0].symbol, ==, "unwind_level3");
+
+  /* Garbage registers and stack: no crash, a few frames at most. */
+  for (guint round = 0; round < 50; round++)
+    {
+      for (guint i = 0; i < n_regs; i++)
+        regs[i] = round % 2 ? g_random_int () : ((guint64) g_random_int () << 32 | g_random_int ());
+      for (gsize i = 0; i < 512 && i < snap.stack_size; i++)
+        snap.stack[i] = (guint8) g_random_int ();
+      ev.sample.user_stack_dyn_size = MIN (512, snap.stack_size);
+      n = rsp_symbolizer_resolve_callchain (sym, &ev, frames, G_N_ELEMENTS (frames));
+      g_assert_cmpuint (n, <=, G_N_ELEMENTS (frames));
+    }
+  g_free (snap.stack);
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+
+  g_test_add_func ("/symbols/kallsyms/parse", test_kallsyms);
+  g_test_add_func ("/symbols/kallsyms/interned", test_kallsyms_interned);
+  g_test_add_func ("/symbols/kallsyms/errors", test_kallsyms_errors);
+  g_test_add_func ("/symbols/kallsyms/proc", test_proc_kallsyms);
+  g_test_add_func ("/symbols/elf/fixture", test_elf_fixture);
+  g_test_add_func ("/symbols/elf/build-id", test_build_id);
+  g_test_add_func ("/symbols/elf/debuglink", test_debuglink);
+  g_test_add_func ("/symbols/elf/damaged", test_bad_elf);
+  g_test_add_func ("/symbols/stored/round-trip", test_stored_round_trip);
+  g_test_add_func ("/symbols/stored/precedence", test_stored_precedence);
+  g_test_add_func ("/symbols/stored/garbage", test_stored_garbage);
+  g_test_add_func ("/symbols/stored/fuzz", test_stored_fuzz);
+  g_test_add_func ("/symbols/maps/overlap", test_maps_overlap);
+  g_test_add_func ("/symbols/maps/fork-exec", test_fork_exec);
+  g_test_add_func ("/symbols/callchain/markers", test_callchain);
+  g_test_add_func ("/symbols/unwind/in-process", test_unwind_in_process);
+
+  return g_test_run ();
+}
