@@ -13,8 +13,7 @@
 #include <string.h>
 
 #include "rsp-kernel-sigs.h"
-#include "rsp-reader-symbols.h"
-#include "rsp-threads.h"
+#include "rsp-model-event.h"
 
 #define MAX_STACK 256
 #define TASK_STATE_MASK 0xff
@@ -23,53 +22,6 @@
 #define SOFTIRQ_NET_RX 3
 #define SOFTIRQ_BLOCK 4
 #define SOFTIRQ_HRTIMER 8
-
-typedef enum {
-  EV_OTHER,
-  EV_SWITCH,
-  EV_WAKING,
-  EV_WAKEUP,
-  EV_WAKEUP_NEW,
-  EV_FORK,
-  EV_EXEC,
-  EV_EXIT,
-  EV_RQ_INSERT,
-  EV_RQ_ISSUE,
-  EV_RQ_COMPLETE,
-  EV_IRQ_ENTRY,
-  EV_IRQ_EXIT,
-  EV_SOFTIRQ_ENTRY,
-  EV_SOFTIRQ_EXIT,
-  EV_SEND,
-  EV_RECV,
-  EV_DATA_READY,
-  EV_SOCK_STATE,
-  EV_SAMPLE,
-} EventKind;
-
-static const struct {
-  const char *name;
-  EventKind kind;
-} tracepoint_kinds[] = {
-  { "sched:sched_switch", EV_SWITCH },
-  { "sched:sched_waking", EV_WAKING },
-  { "sched:sched_wakeup", EV_WAKEUP },
-  { "sched:sched_wakeup_new", EV_WAKEUP_NEW },
-  { "sched:sched_process_fork", EV_FORK },
-  { "sched:sched_process_exec", EV_EXEC },
-  { "sched:sched_process_exit", EV_EXIT },
-  { "block:block_rq_insert", EV_RQ_INSERT },
-  { "block:block_rq_issue", EV_RQ_ISSUE },
-  { "block:block_rq_complete", EV_RQ_COMPLETE },
-  { "irq:irq_handler_entry", EV_IRQ_ENTRY },
-  { "irq:irq_handler_exit", EV_IRQ_EXIT },
-  { "irq:softirq_entry", EV_SOFTIRQ_ENTRY },
-  { "irq:softirq_exit", EV_SOFTIRQ_EXIT },
-  { "sock:sock_send_length", EV_SEND },
-  { "sock:sock_recv_length", EV_RECV },
-  { "sock:sk_data_ready", EV_DATA_READY },
-  { "sock:inet_sock_set_state", EV_SOCK_STATE },
-};
 
 /* What a sched_waking said, kept until the woken task runs. */
 typedef struct {
@@ -107,21 +59,17 @@ typedef struct {
   guint64 data_ready_time;
 } CpuState;
 
-typedef struct {
+struct _RspAssembler {
   RspModel *m;
-  RspPerfReader *reader;
-  RspSymbolizer *symbolizer;
-  RspThreads *threads;
-  EventKind *kinds; /* per evsel index */
   GHashTable *tids; /* tid -> TidState* */
   GArray *cpus;     /* CpuState */
-  GHashTable *inflight_disk; /* (dev<<48 ^ sector) -> op index + 1 */
+  GHashTable *inflight_disk; /* (dev<<44 ^ sector) -> op index + 1 */
   GHashTable *sock_endpoints;/* sk -> interned "addr:port" */
   GHashTable *ignored_pids;  /* keep-awake spinners */
-  RspFrame rframes[MAX_STACK];
-  RspModelFrame mframes[MAX_STACK];
-  guint n_frames;
-} Assembler;
+  GHashTable *comms;         /* tid -> interned comm, from COMM records */
+};
+
+typedef struct _RspAssembler Assembler;
 
 /* ------------------------------------------------------------------ helpers */
 
@@ -136,14 +84,6 @@ cpu_state (Assembler *a, gint32 cpu)
       g_array_append_val (a->cpus, cs);
     }
   return &g_array_index (a->cpus, CpuState, cpu);
-}
-
-static guint64
-field_u64 (const RspEvent *ev, const char *name)
-{
-  guint64 v = 0;
-  rsp_event_get_field_u64 (ev, name, &v);
-  return v;
 }
 
 static RspIdx
@@ -171,26 +111,16 @@ tid_state (Assembler *a, gint32 tid, guint64 time)
     return ts;
   ts = g_new0 (TidState, 1);
   ts->open_run = ts->open_sleep = ts->last_run = RSP_NONE;
-  const char *comm = rsp_threads_get_comm (a->threads, tid);
+  const char *comm = g_hash_table_lookup (a->comms, GINT_TO_POINTER (tid));
   ts->task = new_task (a, tid, tid, comm, time, RSP_NONE, 0);
   g_hash_table_insert (a->tids, GINT_TO_POINTER (tid), ts);
   return ts;
 }
 
-/* Resolves EV's callchain into a->mframes and returns the interned stack. */
 static RspStackId
-resolve_stack (Assembler *a, const RspEvent *ev)
+event_stack (Assembler *a, const RspModelEvent *ev)
 {
-  guint n = rsp_symbolizer_resolve_callchain (a->symbolizer, ev, a->rframes, MAX_STACK);
-  for (guint i = 0; i < n; i++)
-    {
-      a->mframes[i].symbol = a->rframes[i].symbol;
-      a->mframes[i].dso = a->rframes[i].dso;
-      a->mframes[i].ip = a->rframes[i].ip;
-      a->mframes[i].kernel = a->rframes[i].kernel;
-    }
-  a->n_frames = n;
-  return rsp_model_intern_stack (a->m, a->mframes, n);
+  return rsp_model_intern_stack (a->m, ev->frames, ev->n_frames);
 }
 
 static void
@@ -368,15 +298,15 @@ close_sleep (Assembler *a, TidState *ts, guint64 time, RspIdx next_run)
 /* ------------------------------------------------------------------ scheduler */
 
 static void
-handle_switch (Assembler *a, const RspEvent *ev)
+handle_switch (Assembler *a, const RspModelEvent *ev)
 {
   RspModel *m = a->m;
   CpuState *cs = cpu_state (a, ev->cpu);
   if (cs == NULL)
     return;
-  gint32 prev = (gint32) field_u64 (ev, "prev_pid");
-  gint32 next = (gint32) field_u64 (ev, "next_pid");
-  guint32 prev_state = (guint32) field_u64 (ev, "prev_state");
+  gint32 prev = ev->u.sw.prev_tid;
+  gint32 next = ev->u.sw.next_tid;
+  guint32 prev_state = ev->u.sw.prev_state;
   guint64 t = ev->time;
   RspIdx prev_closed_run = RSP_NONE, prev_sleep = RSP_NONE;
 
@@ -407,13 +337,14 @@ handle_switch (Assembler *a, const RspEvent *ev)
           open_run (a, ts, ev->cpu, since, at_start ? RSP_RUN_START_RECORDING : RSP_RUN_START_INFERRED);
           if (!at_start)
             m->anomalies[RSP_ANOMALY_MISSING_SWITCH_IN]++;
+
         }
       prev_closed_run = ts->open_run;
       close_run (a, ts, t);
       if (prev_state & TASK_DEAD_STATES)
         model_task (m, ts->task)->exited = TRUE;
       else
-        prev_sleep = open_sleep (a, ts, t, resolve_stack (a, ev), prev_state);
+        prev_sleep = open_sleep (a, ts, t, event_stack (a, ev), prev_state);
     }
 
   cs->tid = next;
@@ -495,11 +426,11 @@ disk_op_for_wake (Assembler *a, CpuState *cs, TidState *target, guint64 t)
 }
 
 static void
-handle_waking (Assembler *a, const RspEvent *ev, gboolean is_new)
+handle_waking (Assembler *a, const RspModelEvent *ev, gboolean is_new)
 {
   RspModel *m = a->m;
   CpuState *cs = cpu_state (a, ev->cpu);
-  gint32 target_tid = (gint32) field_u64 (ev, is_new ? "pid" : "pid");
+  gint32 target_tid = ev->u.wake.tid;
   if (cs == NULL || target_tid <= 0)
     return;
   TidState *target = tid_state (a, target_tid, ev->time);
@@ -525,14 +456,13 @@ handle_waking (Assembler *a, const RspEvent *ev, gboolean is_new)
 
   /* Read the waker's stack, innermost first: the first meaningful frame
    * says which context woke the task. */
-  resolve_stack (a, ev);
   RspKernelSig context = RSP_SIG_NONE;
   gboolean sender_below = FALSE;
-  for (guint i = 0; i < a->n_frames; i++)
+  for (guint i = 0; i < ev->n_frames; i++)
     {
-      if (!a->mframes[i].kernel)
+      if (!ev->frames[i].kernel)
         break;
-      RspKernelSig sig = rsp_kernel_sig (a->mframes[i].symbol);
+      RspKernelSig sig = rsp_kernel_sig (ev->frames[i].symbol);
       if (context == RSP_SIG_NONE
           && (sig == RSP_SIG_TIMER || sig == RSP_SIG_DISK || sig == RSP_SIG_NET_RX || sig == RSP_SIG_HARDIRQ
               || sig == RSP_SIG_SOFTIRQ))
@@ -541,7 +471,7 @@ handle_waking (Assembler *a, const RspEvent *ev, gboolean is_new)
         sender_below = TRUE;
     }
   /* Without a stack, the interrupt brackets of the CPU tell. */
-  if (context == RSP_SIG_NONE && a->n_frames == 0)
+  if (context == RSP_SIG_NONE && ev->n_frames == 0)
     {
       if (cs->softirq_depth > 0)
         context = cs->softirq_vec == SOFTIRQ_NET_RX ? RSP_SIG_NET_RX
@@ -549,8 +479,11 @@ handle_waking (Assembler *a, const RspEvent *ev, gboolean is_new)
                   : (cs->softirq_vec == SOFTIRQ_TIMER || cs->softirq_vec == SOFTIRQ_HRTIMER) ? RSP_SIG_TIMER
                   : RSP_SIG_SOFTIRQ;
       else if (cs->hardirq_depth > 0)
-        context = RSP_SIG_HARDIRQ;
+        context = rsp_irq_name_is_disk (cs->hardirq_name) ? RSP_SIG_DISK : RSP_SIG_HARDIRQ;
     }
+  /* a hardware interrupt of a disk controller is a disk completion */
+  if (context == RSP_SIG_HARDIRQ && cs->hardirq_depth > 0 && rsp_irq_name_is_disk (cs->hardirq_name))
+    context = RSP_SIG_DISK;
 
   switch (context)
     {
@@ -600,15 +533,15 @@ handle_waking (Assembler *a, const RspEvent *ev, gboolean is_new)
 }
 
 static void
-handle_fork (Assembler *a, const RspEvent *ev)
+handle_fork (Assembler *a, const RspModelEvent *ev)
 {
-  gint32 parent_tid = (gint32) field_u64 (ev, "parent_pid");
-  gint32 child_tid = (gint32) field_u64 (ev, "child_pid");
+  gint32 parent_tid = ev->u.fork.parent_tid;
+  gint32 child_tid = ev->u.fork.child_tid;
   if (child_tid <= 0)
     return;
   TidState *parent = tid_state (a, parent_tid, ev->time);
   TidState *child = g_hash_table_lookup (a->tids, GINT_TO_POINTER (child_tid));
-  const char *comm = rsp_event_get_field_str (ev, "child_comm");
+  const char *comm = ev->u.fork.child_comm;
   RspTask *pt = model_task (a->m, parent->task);
   if (child == NULL)
     {
@@ -632,7 +565,7 @@ handle_fork (Assembler *a, const RspEvent *ev)
 }
 
 static void
-handle_exec (Assembler *a, const RspEvent *ev)
+handle_exec (Assembler *a, const RspModelEvent *ev)
 {
   RspModel *m = a->m;
   gint32 tid = ev->tid;
@@ -640,7 +573,7 @@ handle_exec (Assembler *a, const RspEvent *ev)
     return;
   TidState *ts = tid_state (a, tid, ev->time);
   RspTask *old = model_task (m, ts->task);
-  const char *filename = rsp_event_get_field_str (ev, "filename");
+  const char *filename = ev->u.exec.filename;
   g_autofree char *base = filename != NULL ? g_path_get_basename (filename) : NULL;
   RspIdx old_run = ts->open_run;
   gint32 cpu = old_run != RSP_NONE ? model_run (m, old_run)->cpu : ev->cpu;
@@ -662,9 +595,9 @@ handle_exec (Assembler *a, const RspEvent *ev)
 /* ------------------------------------------------------------------ disk */
 
 static guint64
-disk_key (const RspEvent *ev)
+disk_key (const RspModelEvent *ev)
 {
-  return (field_u64 (ev, "dev") << 44) ^ field_u64 (ev, "sector");
+  return ((guint64) ev->u.rq.dev << 44) ^ ev->u.rq.sector;
 }
 
 static RspIdx
@@ -675,13 +608,13 @@ inflight_lookup (Assembler *a, guint64 key)
 }
 
 static RspIdx
-new_disk_op (Assembler *a, const RspEvent *ev, guint64 key)
+new_disk_op (Assembler *a, const RspModelEvent *ev, guint64 key)
 {
   RspDiskOp op = { 0 };
-  op.dev = (guint32) field_u64 (ev, "dev");
-  op.sector = field_u64 (ev, "sector");
-  op.nr_sector = (guint32) field_u64 (ev, "nr_sector");
-  const char *rwbs = rsp_event_get_field_str (ev, "rwbs");
+  op.dev = ev->u.rq.dev;
+  op.sector = ev->u.rq.sector;
+  op.nr_sector = ev->u.rq.nr_sector;
+  const char *rwbs = ev->u.rq.rwbs;
   if (rwbs != NULL)
     g_strlcpy (op.rwbs, rwbs, sizeof op.rwbs);
   op.task = RSP_NONE;
@@ -696,14 +629,14 @@ new_disk_op (Assembler *a, const RspEvent *ev, guint64 key)
 }
 
 static void
-handle_disk (Assembler *a, const RspEvent *ev, EventKind kind)
+handle_disk (Assembler *a, const RspModelEvent *ev)
 {
   RspModel *m = a->m;
   guint64 key = disk_key (ev);
   RspIdx idx = inflight_lookup (a, key);
-  switch (kind)
+  switch (ev->kind)
     {
-    case EV_RQ_INSERT:
+    case RSP_MEV_RQ_INSERT:
       if (idx != RSP_NONE)
         {
           m->anomalies[RSP_ANOMALY_MISSING_COMPLETION]++;
@@ -712,7 +645,7 @@ handle_disk (Assembler *a, const RspEvent *ev, EventKind kind)
       idx = new_disk_op (a, ev, key);
       g_array_index (m->disk_ops, RspDiskOp, idx).insert = ev->time;
       break;
-    case EV_RQ_ISSUE:
+    case RSP_MEV_RQ_ISSUE:
       if (idx == RSP_NONE)
         {
           /* issued directly (no I/O scheduler): no queue time */
@@ -721,7 +654,7 @@ handle_disk (Assembler *a, const RspEvent *ev, EventKind kind)
         }
       g_array_index (m->disk_ops, RspDiskOp, idx).issue = ev->time;
       break;
-    case EV_RQ_COMPLETE:
+    case RSP_MEV_RQ_COMPLETE:
       {
         if (idx == RSP_NONE)
           return; /* completed a request issued before the recording */
@@ -751,16 +684,16 @@ handle_disk (Assembler *a, const RspEvent *ev, EventKind kind)
 /* ------------------------------------------------------------------ network */
 
 static void
-handle_sock_state (Assembler *a, const RspEvent *ev)
+handle_sock_state (Assembler *a, const RspModelEvent *ev)
 {
-  guint64 sk = field_u64 (ev, "skaddr");
-  guint64 family = field_u64 (ev, "family");
-  guint64 dport = field_u64 (ev, "dport");
+  guint64 sk = ev->u.state.sk;
+  guint64 family = ev->u.state.family;
+  guint64 dport = ev->u.state.dport;
   char addr[64] = "";
   if (family == 2)
     {
       /* daddr is __u8[4] in network order: the low byte comes first */
-      guint64 raw = field_u64 (ev, "daddr");
+      guint64 raw = ev->u.state.daddr;
       g_snprintf (addr, sizeof addr, "%u.%u.%u.%u:%u", (guint) (raw & 0xff), (guint) ((raw >> 8) & 0xff),
                   (guint) ((raw >> 16) & 0xff), (guint) ((raw >> 24) & 0xff), (guint) dport);
     }
@@ -774,7 +707,7 @@ handle_sock_state (Assembler *a, const RspEvent *ev)
 /* ------------------------------------------------------------------ samples */
 
 static void
-handle_sample (Assembler *a, const RspEvent *ev)
+handle_sample (Assembler *a, const RspModelEvent *ev)
 {
   RspModel *m = a->m;
   if (ev->tid <= 0)
@@ -793,60 +726,59 @@ handle_sample (Assembler *a, const RspEvent *ev)
       m->anomalies[RSP_ANOMALY_ORPHAN_SAMPLE]++;
       return;
     }
-  RspModelSample s = { ev->time, run, resolve_stack (a, ev) };
+  RspModelSample s = { ev->time, run, event_stack (a, ev) };
   g_array_append_val (m->samples, s);
   model_run (m, run)->n_samples++;
 }
 
 /* ------------------------------------------------------------------ driver */
 
-static void
-dispatch (Assembler *a, const RspEvent *ev)
+void
+rsp_assembler_feed (RspAssembler *a, const RspModelEvent *ev)
 {
   RspModel *m = a->m;
-  rsp_threads_process_event (a->threads, ev);
-  rsp_symbolizer_process_event (a->symbolizer, ev);
-
-  switch (ev->type)
-    {
-    case PERF_RECORD_SAMPLE:
-      break;
-    case PERF_RECORD_COMM:
-      {
-        TidState *ts = g_hash_table_lookup (a->tids, GINT_TO_POINTER (ev->u.comm.tid));
-        /* an exec's new name belongs to the next generation (handle_exec) */
-        if (ts != NULL && ev->u.comm.exec)
-          ts->exec_comm = g_intern_string (ev->u.comm.comm);
-        else if (ts != NULL)
-          model_task (m, ts->task)->comm = g_intern_string (ev->u.comm.comm);
-      }
-      return;
-    case PERF_RECORD_FORK:
-      {
-        TidState *ts = g_hash_table_lookup (a->tids, GINT_TO_POINTER (ev->u.fork.tid));
-        if (ts != NULL)
-          model_task (m, ts->task)->pid = ev->u.fork.pid;
-      }
-      return;
-    case PERF_RECORD_LOST:
-      m->lost_events += ev->u.lost.lost;
-      m->anomalies[RSP_ANOMALY_LOST_EVENTS] += ev->u.lost.lost;
-      return;
-    default:
-      return;
-    }
-
-  if (ev->evsel == NULL)
-    return;
-  if (ev->has_time)
+  /* perf synthesizes COMM and FORK records for existing tasks at time 0 */
+  if (ev->kind != RSP_MEV_COMM && ev->kind != RSP_MEV_TASK && ev->kind != RSP_MEV_LOST && ev->time > 0)
     {
       if (m->start_time == 0 || ev->time < m->start_time)
         m->start_time = ev->time;
       if (ev->time > m->end_time)
         m->end_time = ev->time;
     }
+
+  CpuState *cs;
+  switch (ev->kind)
+    {
+    case RSP_MEV_COMM:
+      {
+        const char *comm = g_intern_string (ev->u.comm.comm);
+        TidState *ts = g_hash_table_lookup (a->tids, GINT_TO_POINTER (ev->u.comm.tid));
+        /* an exec's new name belongs to the next generation (handle_exec) */
+        if (ts != NULL && ev->u.comm.exec)
+          ts->exec_comm = comm;
+        else if (ts != NULL)
+          model_task (m, ts->task)->comm = comm;
+        else
+          g_hash_table_insert (a->comms, GINT_TO_POINTER (ev->u.comm.tid), (gpointer) comm);
+      }
+      return;
+    case RSP_MEV_TASK:
+      {
+        TidState *ts = g_hash_table_lookup (a->tids, GINT_TO_POINTER (ev->u.task.tid));
+        if (ts != NULL)
+          model_task (m, ts->task)->pid = ev->u.task.pid;
+      }
+      return;
+    case RSP_MEV_LOST:
+      m->lost_events += ev->u.lost.lost;
+      m->anomalies[RSP_ANOMALY_LOST_EVENTS] += ev->u.lost.lost;
+      return;
+    default:
+      break;
+    }
+
   m->n_events++;
-  /* the sample context also tells the tgid of a thread */
+  /* the sample context also tells the process of a thread */
   if (ev->tid > 0 && ev->pid > 0)
     {
       TidState *ts = g_hash_table_lookup (a->tids, GINT_TO_POINTER (ev->tid));
@@ -854,71 +786,69 @@ dispatch (Assembler *a, const RspEvent *ev)
         model_task (m, ts->task)->pid = ev->pid;
     }
 
-  CpuState *cs;
-  switch (a->kinds[ev->evsel->index])
+  switch (ev->kind)
     {
-    case EV_SWITCH:
+    case RSP_MEV_SWITCH:
       handle_switch (a, ev);
       break;
-    case EV_WAKING:
+    case RSP_MEV_WAKING:
       handle_waking (a, ev, FALSE);
       break;
-    case EV_WAKEUP_NEW:
+    case RSP_MEV_WAKEUP_NEW:
       handle_waking (a, ev, TRUE);
       break;
-    case EV_FORK:
+    case RSP_MEV_FORK:
       handle_fork (a, ev);
       break;
-    case EV_EXEC:
+    case RSP_MEV_EXEC:
       handle_exec (a, ev);
       break;
-    case EV_RQ_INSERT:
-    case EV_RQ_ISSUE:
-    case EV_RQ_COMPLETE:
-      handle_disk (a, ev, a->kinds[ev->evsel->index]);
+    case RSP_MEV_RQ_INSERT:
+    case RSP_MEV_RQ_ISSUE:
+    case RSP_MEV_RQ_COMPLETE:
+      handle_disk (a, ev);
       break;
-    case EV_IRQ_ENTRY:
+    case RSP_MEV_IRQ_ENTRY:
       if ((cs = cpu_state (a, ev->cpu)) != NULL)
         {
           cs->hardirq_depth++;
-          const char *name = rsp_event_get_field_str (ev, "name");
-          cs->hardirq_name = name != NULL ? g_intern_string (name) : NULL;
+          cs->hardirq_name = ev->u.irq.name != NULL ? g_intern_string (ev->u.irq.name) : NULL;
         }
       break;
-    case EV_IRQ_EXIT:
+    case RSP_MEV_IRQ_EXIT:
       if ((cs = cpu_state (a, ev->cpu)) != NULL && cs->hardirq_depth > 0)
         cs->hardirq_depth--;
       break;
-    case EV_SOFTIRQ_ENTRY:
+    case RSP_MEV_SOFTIRQ_ENTRY:
       if ((cs = cpu_state (a, ev->cpu)) != NULL)
         {
           cs->softirq_depth++;
-          cs->softirq_vec = (guint32) field_u64 (ev, "vec");
+          cs->softirq_vec = ev->u.softirq.vec;
         }
       break;
-    case EV_SOFTIRQ_EXIT:
+    case RSP_MEV_SOFTIRQ_EXIT:
       if ((cs = cpu_state (a, ev->cpu)) != NULL && cs->softirq_depth > 0)
         cs->softirq_depth--;
       break;
-    case EV_SEND:
+    case RSP_MEV_SEND:
       if (ev->tid > 0)
         {
           TidState *ts = tid_state (a, ev->tid, ev->time);
-          ts->last_send_sk = field_u64 (ev, "sk");
+          ts->last_send_sk = ev->u.sock.sk;
           ts->last_send_time = ev->time;
         }
       break;
-    case EV_DATA_READY:
+    case RSP_MEV_DATA_READY:
       if ((cs = cpu_state (a, ev->cpu)) != NULL)
         {
-          cs->data_ready_sk = field_u64 (ev, "skaddr");
+          cs->data_ready_sk = ev->u.sock.sk;
           cs->data_ready_time = ev->time;
         }
       break;
-    case EV_SOCK_STATE:
+    case RSP_MEV_SOCK_STATE:
       handle_sock_state (a, ev);
       break;
-    case EV_SAMPLE:
+    case RSP_MEV_SAMPLE:
       handle_sample (a, ev);
       break;
     default:
@@ -996,106 +926,42 @@ finish (Assembler *a)
     }
 }
 
-RspModel *
-rsp_model_build (RspPerfReader *reader, RspSymbolizer *symbolizer, GCancellable *cancellable,
-                 RspProgressFunc progress, gpointer progress_data, GError **error)
+RspAssembler *
+rsp_assembler_new (const GArray *ignored_pids)
 {
-  Assembler a = { 0 };
-  RspModel *m = NULL;
-  a.m = rsp_model_new ();
-  a.m->symbolizer = symbolizer;
-  a.reader = reader;
-  a.symbolizer = symbolizer;
-  a.threads = rsp_threads_new ();
-  a.tids = g_hash_table_new_full (g_direct_hash, g_direct_equal, NULL, g_free);
-  a.cpus = g_array_new (FALSE, TRUE, sizeof (CpuState));
-  a.inflight_disk = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, NULL);
-  a.sock_endpoints = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, NULL);
-  a.ignored_pids = g_hash_table_new (g_direct_hash, g_direct_equal);
+  RspAssembler *a = g_new0 (RspAssembler, 1);
+  a->m = rsp_model_new ();
+  a->tids = g_hash_table_new_full (g_direct_hash, g_direct_equal, NULL, g_free);
+  a->cpus = g_array_new (FALSE, TRUE, sizeof (CpuState));
+  a->inflight_disk = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, NULL);
+  a->sock_endpoints = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, NULL);
+  a->ignored_pids = g_hash_table_new (g_direct_hash, g_direct_equal);
+  a->comms = g_hash_table_new (g_direct_hash, g_direct_equal);
+  for (guint i = 0; ignored_pids != NULL && i < ignored_pids->len; i++)
+    g_hash_table_add (a->ignored_pids, GINT_TO_POINTER (g_array_index (ignored_pids, gint32, i)));
+  return a;
+}
 
-  const RspRecording *rec = rsp_perf_reader_get_recording (reader);
-  if (rec != NULL && rec->meta != NULL)
-    {
-      g_autofree char *json = rsp_recording_meta_to_json (rec->meta, NULL);
-      a.m->meta = rsp_recording_meta_from_json (json, strlen (json), NULL);
-      for (guint i = 0; i < rec->meta->keep_awake_pids->len; i++)
-        g_hash_table_add (a.ignored_pids, GINT_TO_POINTER (g_array_index (rec->meta->keep_awake_pids, gint32, i)));
-    }
-
-  guint n_evsels = rsp_perf_reader_get_n_evsels (reader);
-  a.kinds = g_new0 (EventKind, MAX (n_evsels, 1));
-  for (guint i = 0; i < n_evsels; i++)
-    {
-      const RspEvsel *evsel = rsp_perf_reader_get_evsel (reader, i);
-      if (evsel->attr.type == PERF_TYPE_TRACEPOINT)
-        {
-          for (gsize k = 0; k < G_N_ELEMENTS (tracepoint_kinds); k++)
-            if (g_strcmp0 (evsel->name, tracepoint_kinds[k].name) == 0)
-              a.kinds[i] = tracepoint_kinds[k].kind;
-        }
-      else if ((evsel->attr.type == PERF_TYPE_SOFTWARE && evsel->attr.config == PERF_COUNT_SW_CPU_CLOCK)
-               || (evsel->attr.type == PERF_TYPE_SOFTWARE && evsel->attr.config == PERF_COUNT_SW_TASK_CLOCK)
-               || evsel->attr.type == PERF_TYPE_HARDWARE)
-        a.kinds[i] = EV_SAMPLE;
-    }
-  if (rsp_perf_reader_find_evsel (reader, "sched:sched_switch") == NULL)
-    {
-      g_set_error (error, RSP_READER_ERROR, RSP_READER_ERROR_FOREIGN,
-                   "the recording has no sched:sched_switch events; record it with 'rsp record' or the "
-                   "perf record command line in the README");
-      goto fail;
-    }
-
-  const RspPerfHeader *header = rsp_perf_reader_get_header (reader);
-  guint64 data_size = MAX (header->data_size, 1);
-  RspEvent ev;
-  guint64 n = 0;
-  while (rsp_perf_reader_next (reader, &ev))
-    {
-      dispatch (&a, &ev);
-      if ((++n & 0xffff) == 0)
-        {
-          if (g_cancellable_set_error_if_cancelled (cancellable, error))
-            goto fail;
-          if (progress != NULL)
-            progress ((gdouble) (ev.file_offset - header->data_offset) / data_size, progress_data);
-        }
-    }
-  finish (&a);
-  if (progress != NULL)
-    progress (1.0, progress_data);
-
-  m = a.m;
-  a.m = NULL;
-fail:
-  g_clear_pointer (&a.m, rsp_model_free);
-  g_free (a.kinds);
-  g_hash_table_unref (a.tids);
-  g_array_unref (a.cpus);
-  g_hash_table_unref (a.inflight_disk);
-  g_hash_table_unref (a.sock_endpoints);
-  g_hash_table_unref (a.ignored_pids);
-  rsp_threads_free (a.threads);
-  return m;
+void
+rsp_assembler_free (RspAssembler *a)
+{
+  if (a == NULL)
+    return;
+  g_clear_pointer (&a->m, rsp_model_free);
+  g_hash_table_unref (a->tids);
+  g_array_unref (a->cpus);
+  g_hash_table_unref (a->inflight_disk);
+  g_hash_table_unref (a->sock_endpoints);
+  g_hash_table_unref (a->ignored_pids);
+  g_hash_table_unref (a->comms);
+  g_free (a);
 }
 
 RspModel *
-rsp_model_load (const char *path, GCancellable *cancellable, RspProgressFunc progress, gpointer progress_data,
-                GPtrArray *warnings, GError **error)
+rsp_assembler_finish (RspAssembler *a)
 {
-  g_autoptr (RspPerfReader) reader = rsp_perf_reader_open (path, error);
-  if (reader == NULL)
-    return NULL;
-  RspSymbolizer *symbolizer = rsp_symbolizer_new ();
-  g_autoptr (GPtrArray) symbol_warnings = rsp_symbolizer_setup_for_reader (symbolizer, reader);
-  RspModel *m = rsp_model_build (reader, symbolizer, cancellable, progress, progress_data, error);
-  if (warnings != NULL)
-    {
-      for (guint i = 0; i < symbol_warnings->len; i++)
-        g_ptr_array_add (warnings, g_strdup (g_ptr_array_index (symbol_warnings, i)));
-      const char *const *reader_warnings = rsp_perf_reader_warnings (reader);
-      for (guint i = 0; reader_warnings[i] != NULL; i++)
-        g_ptr_array_add (warnings, g_strdup (reader_warnings[i]));
-    }
+  finish (a);
+  RspModel *m = g_steal_pointer (&a->m);
+  rsp_assembler_free (a);
   return m;
 }

@@ -35,6 +35,20 @@ static const Signature signatures[] = {
   { "ext4_end_bio", RSP_SIG_DISK, FALSE },
   { "virtblk_done", RSP_SIG_DISK, FALSE },
   { "nvme_irq", RSP_SIG_DISK, FALSE },
+  { "folio_end_writeback", RSP_SIG_DISK, FALSE },
+  { "folio_end_read", RSP_SIG_DISK, FALSE },
+  { "end_page_writeback", RSP_SIG_DISK, FALSE },
+  { "end_buffer_write_sync", RSP_SIG_DISK, FALSE },
+  { "end_buffer_read_sync", RSP_SIG_DISK, FALSE },
+  { "end_buffer_async_write", RSP_SIG_DISK, FALSE },
+  { "ext4_finish_bio", RSP_SIG_DISK, FALSE },
+  { "ext4_end_io_rsv_work", RSP_SIG_DISK, FALSE },
+  { "ext4_end_io_end", RSP_SIG_DISK, FALSE },
+  { "iomap_finish_ioends", RSP_SIG_DISK, FALSE },
+  { "iomap_finish_ioend", RSP_SIG_DISK, FALSE },
+  { "iomap_dio_complete_work", RSP_SIG_DISK, FALSE },
+  { "jbd2_journal_commit_transaction", RSP_SIG_DISK, FALSE },
+  { "blk_done_softirq", RSP_SIG_DISK, FALSE },
   /* network receive */
   { "net_rx_action", RSP_SIG_NET_RX, FALSE },
   { "__netif_receive_skb", RSP_SIG_NET_RX, FALSE },
@@ -137,6 +151,15 @@ init_tables (void)
     }
   prefix_table = prefixes;
   exact_table = exact;
+}
+
+gboolean
+rsp_irq_name_is_disk (const char *irq_name)
+{
+  /* virtio-blk queues ("virtio1-req.0"), NVMe, AHCI/ATA controllers */
+  return irq_name != NULL
+         && (strstr (irq_name, "-req.") != NULL || g_str_has_prefix (irq_name, "nvme")
+             || g_str_has_prefix (irq_name, "ahci") || g_str_has_prefix (irq_name, "ata_"));
 }
 
 RspKernelSig

@@ -22,6 +22,9 @@ typedef enum {
   RSP_SIG_POLL,           /* do_sys_poll, do_select, ep_poll, futex_wait ... : waits with timeouts */
 } RspKernelSig;
 
+/* Whether an interrupt line by its name belongs to a disk controller. */
+gboolean rsp_irq_name_is_disk (const char *irq_name);
+
 /* Classifies one kernel function name (interned or not). */
 RspKernelSig rsp_kernel_sig (const char *symbol);
 

@@ -1,0 +1,305 @@
+/* rsp-event-decoder.c — perf records to model events: the one place the
+ * model reads tracepoint fields (looked up once per event type) and
+ * symbolizes the stacks it needs. */
+#include <string.h>
+#include <traceevent/event-parse.h>
+
+#include "rsp-model-event.h"
+#include "rsp-model-private.h"
+#include "rsp-reader-symbols.h"
+
+#define MAX_STACK 256
+
+enum {
+  F_PREV_PID, F_PREV_STATE, F_NEXT_PID, /* sched_switch */
+  F_PID,                                /* sched_waking, sched_wakeup_new, exec */
+  F_PARENT_PID, F_CHILD_PID, F_CHILD_COMM, /* fork */
+  F_FILENAME,                           /* exec */
+  F_DEV, F_SECTOR, F_NR_SECTOR, F_RWBS, /* block */
+  F_NAME,                               /* irq */
+  F_VEC,                                /* softirq */
+  F_SK, F_SKADDR,                       /* sock */
+  F_FAMILY, F_DADDR, F_DPORT,
+  F_N
+};
+
+static const char *const field_names[F_N] = {
+  "prev_pid", "prev_state", "next_pid", "pid", "parent_pid", "child_pid", "child_comm", "filename",
+  "dev", "sector", "nr_sector", "rwbs", "name", "vec", "sk", "skaddr", "family", "daddr", "dport",
+};
+
+static const struct {
+  const char *name;
+  RspModelEventKind kind;
+} tracepoints[] = {
+  { "sched:sched_switch", RSP_MEV_SWITCH },
+  { "sched:sched_waking", RSP_MEV_WAKING },
+  { "sched:sched_wakeup_new", RSP_MEV_WAKEUP_NEW },
+  { "sched:sched_process_fork", RSP_MEV_FORK },
+  { "sched:sched_process_exec", RSP_MEV_EXEC },
+  { "block:block_rq_insert", RSP_MEV_RQ_INSERT },
+  { "block:block_rq_issue", RSP_MEV_RQ_ISSUE },
+  { "block:block_rq_complete", RSP_MEV_RQ_COMPLETE },
+  { "irq:irq_handler_entry", RSP_MEV_IRQ_ENTRY },
+  { "irq:irq_handler_exit", RSP_MEV_IRQ_EXIT },
+  { "irq:softirq_entry", RSP_MEV_SOFTIRQ_ENTRY },
+  { "irq:softirq_exit", RSP_MEV_SOFTIRQ_EXIT },
+  { "sock:sock_send_length", RSP_MEV_SEND },
+  { "sock:sk_data_ready", RSP_MEV_DATA_READY },
+  { "sock:inet_sock_set_state", RSP_MEV_SOCK_STATE },
+};
+
+typedef struct {
+  RspModelEventKind kind;
+  gboolean known;
+  struct tep_format_field *fields[F_N];
+} EvselInfo;
+
+typedef struct {
+  RspSymbolizer *symbolizer;
+  EvselInfo *info;
+  RspFrame rframes[MAX_STACK];
+  RspModelFrame mframes[MAX_STACK];
+} Decoder;
+
+static guint64
+num (const RspEvent *ev, const EvselInfo *info, guint f)
+{
+  const struct tep_format_field *field = info->fields[f];
+  if (field == NULL || (guint64) field->offset + field->size > ev->sample.raw_size)
+    return 0;
+  unsigned long long v = 0;
+  if (tep_read_number_field ((struct tep_format_field *) field, ev->sample.raw, &v) != 0)
+    return 0;
+  return v;
+}
+
+static const char *
+str (const RspEvent *ev, const EvselInfo *info, guint f)
+{
+  return info->fields[f] != NULL ? rsp_event_get_field_str (ev, field_names[f]) : NULL;
+}
+
+static void
+resolve_stack (Decoder *d, const RspEvent *ev, RspModelEvent *out)
+{
+  guint n = rsp_symbolizer_resolve_callchain (d->symbolizer, ev, d->rframes, MAX_STACK);
+  for (guint i = 0; i < n; i++)
+    {
+      d->mframes[i].symbol = d->rframes[i].symbol;
+      d->mframes[i].dso = d->rframes[i].dso;
+      d->mframes[i].ip = d->rframes[i].ip;
+      d->mframes[i].kernel = d->rframes[i].kernel;
+    }
+  out->frames = d->mframes;
+  out->n_frames = n;
+}
+
+/* Fills OUT from EV; FALSE for records the model has no use for. */
+static gboolean
+decode (Decoder *d, const RspEvent *ev, RspModelEvent *out)
+{
+  memset (out, 0, sizeof *out);
+  out->time = ev->time;
+  out->cpu = ev->cpu;
+  out->pid = ev->pid;
+  out->tid = ev->tid;
+  switch (ev->type)
+    {
+    case PERF_RECORD_COMM:
+      out->kind = RSP_MEV_COMM;
+      out->u.comm.pid = ev->u.comm.pid;
+      out->u.comm.tid = ev->u.comm.tid;
+      out->u.comm.comm = ev->u.comm.comm;
+      out->u.comm.exec = ev->u.comm.exec;
+      return TRUE;
+    case PERF_RECORD_FORK:
+      out->kind = RSP_MEV_TASK;
+      out->u.task.pid = ev->u.fork.pid;
+      out->u.task.tid = ev->u.fork.tid;
+      return TRUE;
+    case PERF_RECORD_LOST:
+      out->kind = RSP_MEV_LOST;
+      out->u.lost.lost = ev->u.lost.lost;
+      return TRUE;
+    case PERF_RECORD_SAMPLE:
+      break;
+    default:
+      return FALSE;
+    }
+  if (ev->evsel == NULL || !ev->has_time)
+    return FALSE;
+  const EvselInfo *info = &d->info[ev->evsel->index];
+  if (!info->known)
+    {
+      out->kind = RSP_MEV_OTHER;
+      return TRUE;
+    }
+  out->kind = info->kind;
+  switch (info->kind)
+    {
+    case RSP_MEV_SWITCH:
+      out->u.sw.prev_tid = (gint32) num (ev, info, F_PREV_PID);
+      out->u.sw.next_tid = (gint32) num (ev, info, F_NEXT_PID);
+      out->u.sw.prev_state = (guint32) num (ev, info, F_PREV_STATE);
+      resolve_stack (d, ev, out);
+      break;
+    case RSP_MEV_WAKING:
+      out->u.wake.tid = (gint32) num (ev, info, F_PID);
+      resolve_stack (d, ev, out);
+      break;
+    case RSP_MEV_WAKEUP_NEW:
+      out->u.wake.tid = (gint32) num (ev, info, F_PID);
+      break;
+    case RSP_MEV_FORK:
+      out->u.fork.parent_tid = (gint32) num (ev, info, F_PARENT_PID);
+      out->u.fork.child_tid = (gint32) num (ev, info, F_CHILD_PID);
+      out->u.fork.child_comm = str (ev, info, F_CHILD_COMM);
+      break;
+    case RSP_MEV_EXEC:
+      out->u.exec.filename = str (ev, info, F_FILENAME);
+      break;
+    case RSP_MEV_RQ_INSERT:
+    case RSP_MEV_RQ_ISSUE:
+    case RSP_MEV_RQ_COMPLETE:
+      out->u.rq.dev = (guint32) num (ev, info, F_DEV);
+      out->u.rq.sector = num (ev, info, F_SECTOR);
+      out->u.rq.nr_sector = (guint32) num (ev, info, F_NR_SECTOR);
+      out->u.rq.rwbs = str (ev, info, F_RWBS);
+      break;
+    case RSP_MEV_IRQ_ENTRY:
+      out->u.irq.name = str (ev, info, F_NAME);
+      break;
+    case RSP_MEV_SOFTIRQ_ENTRY:
+      out->u.softirq.vec = (guint32) num (ev, info, F_VEC);
+      break;
+    case RSP_MEV_SEND:
+      out->u.sock.sk = num (ev, info, F_SK);
+      break;
+    case RSP_MEV_DATA_READY:
+      out->u.sock.sk = num (ev, info, F_SKADDR);
+      break;
+    case RSP_MEV_SOCK_STATE:
+      out->u.state.sk = num (ev, info, F_SKADDR);
+      out->u.state.family = (guint16) num (ev, info, F_FAMILY);
+      out->u.state.daddr = (guint32) num (ev, info, F_DADDR);
+      out->u.state.dport = (guint16) num (ev, info, F_DPORT);
+      break;
+    case RSP_MEV_SAMPLE:
+      resolve_stack (d, ev, out);
+      break;
+    default:
+      break;
+    }
+  return TRUE;
+}
+
+static void
+classify_evsels (Decoder *d, RspPerfReader *reader)
+{
+  guint n = rsp_perf_reader_get_n_evsels (reader);
+  d->info = g_new0 (EvselInfo, MAX (n, 1));
+  for (guint i = 0; i < n; i++)
+    {
+      const RspEvsel *evsel = rsp_perf_reader_get_evsel (reader, i);
+      EvselInfo *info = &d->info[i];
+      if (evsel->attr.type == PERF_TYPE_TRACEPOINT)
+        {
+          for (gsize k = 0; k < G_N_ELEMENTS (tracepoints); k++)
+            if (g_strcmp0 (evsel->name, tracepoints[k].name) == 0 && evsel->tp != NULL)
+              {
+                info->kind = tracepoints[k].kind;
+                info->known = TRUE;
+              }
+          if (info->known)
+            for (guint f = 0; f < F_N; f++)
+              info->fields[f] = tep_find_field (evsel->tp, field_names[f]);
+        }
+      else if ((evsel->attr.type == PERF_TYPE_SOFTWARE
+                && (evsel->attr.config == PERF_COUNT_SW_CPU_CLOCK || evsel->attr.config == PERF_COUNT_SW_TASK_CLOCK))
+               || evsel->attr.type == PERF_TYPE_HARDWARE)
+        {
+          info->kind = RSP_MEV_SAMPLE;
+          info->known = TRUE;
+        }
+    }
+}
+
+RspModel *
+rsp_model_build (RspPerfReader *reader, RspSymbolizer *symbolizer, GCancellable *cancellable,
+                 RspProgressFunc progress, gpointer progress_data, GError **error)
+{
+  if (rsp_perf_reader_find_evsel (reader, "sched:sched_switch") == NULL)
+    {
+      rsp_symbolizer_free (symbolizer);
+      g_set_error (error, RSP_READER_ERROR, RSP_READER_ERROR_FOREIGN,
+                   "the recording has no sched:sched_switch events; record it with 'rsp record' or the "
+                   "perf record command line in the README");
+      return NULL;
+    }
+
+  Decoder d = { 0 };
+  d.symbolizer = symbolizer;
+  classify_evsels (&d, reader);
+
+  const RspRecording *rec = rsp_perf_reader_get_recording (reader);
+  const RspRecordingMeta *meta = rec != NULL ? rec->meta : NULL;
+  RspAssembler *assembler = rsp_assembler_new (meta != NULL ? meta->keep_awake_pids : NULL);
+
+  const RspPerfHeader *header = rsp_perf_reader_get_header (reader);
+  guint64 data_size = MAX (header->data_size, 1);
+  RspEvent ev;
+  RspModelEvent mev;
+  guint64 n = 0;
+  while (rsp_perf_reader_next (reader, &ev))
+    {
+      rsp_symbolizer_process_event (symbolizer, &ev);
+      if (decode (&d, &ev, &mev))
+        rsp_assembler_feed (assembler, &mev);
+      if ((++n & 0xffff) == 0)
+        {
+          if (g_cancellable_set_error_if_cancelled (cancellable, error))
+            {
+              rsp_assembler_free (assembler);
+              rsp_symbolizer_free (symbolizer);
+              g_free (d.info);
+              return NULL;
+            }
+          if (progress != NULL)
+            progress ((gdouble) (ev.file_offset - header->data_offset) / data_size, progress_data);
+        }
+    }
+  g_free (d.info);
+
+  RspModel *m = rsp_assembler_finish (assembler);
+  m->symbolizer = symbolizer;
+  if (meta != NULL)
+    {
+      g_autofree char *json = rsp_recording_meta_to_json (meta, NULL);
+      m->meta = rsp_recording_meta_from_json (json, strlen (json), NULL);
+    }
+  if (progress != NULL)
+    progress (1.0, progress_data);
+  return m;
+}
+
+RspModel *
+rsp_model_load (const char *path, GCancellable *cancellable, RspProgressFunc progress, gpointer progress_data,
+                GPtrArray *warnings, GError **error)
+{
+  g_autoptr (RspPerfReader) reader = rsp_perf_reader_open (path, error);
+  if (reader == NULL)
+    return NULL;
+  RspSymbolizer *symbolizer = rsp_symbolizer_new ();
+  g_autoptr (GPtrArray) symbol_warnings = rsp_symbolizer_setup_for_reader (symbolizer, reader);
+  RspModel *m = rsp_model_build (reader, symbolizer, cancellable, progress, progress_data, error);
+  if (warnings != NULL)
+    {
+      for (guint i = 0; i < symbol_warnings->len; i++)
+        g_ptr_array_add (warnings, g_strdup (g_ptr_array_index (symbol_warnings, i)));
+      const char *const *reader_warnings = rsp_perf_reader_warnings (reader);
+      for (guint i = 0; reader_warnings[i] != NULL; i++)
+        g_ptr_array_add (warnings, g_strdup (reader_warnings[i]));
+    }
+  return m;
+}

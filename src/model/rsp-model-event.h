@@ -1,0 +1,69 @@
+/* rsp-model-event.h — the events the model is built from, decoded once
+ * from perf records (rsp-event-decoder.c) or written directly by tests.
+ *
+ * The assembler (rsp-assembler.c) consumes these in time order; it never
+ * sees perf.data or tracepoint formats.
+ */
+#pragma once
+
+#include "rsp-model.h"
+
+G_BEGIN_DECLS
+
+typedef enum {
+  RSP_MEV_SWITCH,        /* sched_switch */
+  RSP_MEV_WAKING,        /* sched_waking, in the waker's context */
+  RSP_MEV_WAKEUP_NEW,    /* sched_wakeup_new, in the forker's context */
+  RSP_MEV_FORK,          /* sched_process_fork */
+  RSP_MEV_EXEC,          /* sched_process_exec */
+  RSP_MEV_RQ_INSERT,
+  RSP_MEV_RQ_ISSUE,
+  RSP_MEV_RQ_COMPLETE,
+  RSP_MEV_IRQ_ENTRY,
+  RSP_MEV_IRQ_EXIT,
+  RSP_MEV_SOFTIRQ_ENTRY,
+  RSP_MEV_SOFTIRQ_EXIT,
+  RSP_MEV_SEND,          /* sock_send_length */
+  RSP_MEV_DATA_READY,    /* sk_data_ready */
+  RSP_MEV_SOCK_STATE,    /* inet_sock_set_state */
+  RSP_MEV_SAMPLE,        /* cpu-clock */
+  RSP_MEV_COMM,          /* PERF_RECORD_COMM */
+  RSP_MEV_TASK,          /* PERF_RECORD_FORK: tells a thread's process */
+  RSP_MEV_LOST,          /* PERF_RECORD_LOST */
+  RSP_MEV_OTHER,         /* any other event: only extends the time range */
+} RspModelEventKind;
+
+typedef struct {
+  RspModelEventKind kind;
+  guint64 time;
+  gint32 cpu;
+  gint32 pid, tid;              /* context: who was running (0 = idle) */
+  const RspModelFrame *frames;  /* context stack, innermost first (SWITCH: prev's; WAKING: waker's; SAMPLE) */
+  guint n_frames;
+  union {
+    struct { gint32 prev_tid, next_tid; guint32 prev_state; } sw;
+    struct { gint32 tid; } wake;
+    struct { gint32 parent_tid, child_tid; const char *child_comm; } fork;
+    struct { const char *filename; } exec;
+    struct { guint32 dev; guint64 sector; guint32 nr_sector; const char *rwbs; } rq;
+    struct { const char *name; } irq;
+    struct { guint32 vec; } softirq;
+    struct { guint64 sk; } sock;
+    struct { guint64 sk; guint16 family; guint32 daddr; guint16 dport; } state; /* daddr as in memory */
+    struct { gint32 pid, tid; const char *comm; gboolean exec; } comm;
+    struct { gint32 pid, tid; } task;
+    struct { guint64 lost; } lost;
+  } u;
+} RspModelEvent;
+
+typedef struct _RspAssembler RspAssembler;
+
+/* IGNORED_PIDS (may be NULL): pids whose tasks are marked ignored (rsp
+ * record's --keep-awake spinners). */
+RspAssembler *rsp_assembler_new (const GArray *ignored_pids);
+void rsp_assembler_feed (RspAssembler *self, const RspModelEvent *event);
+/* Closes what is still open and returns the model (the assembler is freed). */
+RspModel *rsp_assembler_finish (RspAssembler *self);
+void rsp_assembler_free (RspAssembler *self);
+
+G_END_DECLS
