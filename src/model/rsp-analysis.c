@@ -31,9 +31,11 @@ struct _RspAnalysis {
   GArray *finding_best;      /* guint64: largest single contribution, to pick the path */
 };
 
+/* Findings aggregate by process name, not thread: sixty cc1 processes of
+ * a build are one cause. */
 typedef struct {
   RspCategory category;
-  RspIdx task;
+  const char *comm;
   const char *frame;
   const char *endpoint;
 } FindingKey;
@@ -325,7 +327,7 @@ add_finding (RspAnalysis *a, RspCategory cat, RspIdx seg_idx, const char *frame,
   if (ns == 0)
     return;
   const RspSegment *seg = seg_at (a, seg_idx);
-  FindingKey key = { cat, seg->task, frame, endpoint };
+  FindingKey key = { cat, g_array_index (a->m->tasks, RspTask, seg->task).comm, frame, endpoint };
   gpointer found = g_hash_table_lookup (a->finding_index, &key);
   guint idx;
   if (found == NULL)
@@ -349,8 +351,9 @@ add_finding (RspAnalysis *a, RspCategory cat, RspIdx seg_idx, const char *frame,
   guint64 *best = &g_array_index (a->finding_best, guint64, idx);
   if (ns > *best)
     {
-      /* the path of the largest single stretch represents the finding */
+      /* the largest single stretch represents the finding: its task, its path */
       *best = ns;
+      f->task = seg->task;
       g_array_set_size (f->path, 0);
       for (RspIdx i = seg_idx; i != RSP_NONE; i = seg_at (a, i)->parent)
         {
@@ -584,14 +587,15 @@ static guint
 finding_key_hash (gconstpointer p)
 {
   const FindingKey *k = p;
-  return (guint) k->category * 31 + k->task * 17 + GPOINTER_TO_UINT (k->frame) + GPOINTER_TO_UINT (k->endpoint);
+  return (guint) k->category * 31 + GPOINTER_TO_UINT (k->comm) * 17 + GPOINTER_TO_UINT (k->frame)
+         + GPOINTER_TO_UINT (k->endpoint);
 }
 
 static gboolean
 finding_key_equal (gconstpointer pa, gconstpointer pb)
 {
   const FindingKey *ka = pa, *kb = pb;
-  return ka->category == kb->category && ka->task == kb->task && ka->frame == kb->frame
+  return ka->category == kb->category && ka->comm == kb->comm && ka->frame == kb->frame
          && ka->endpoint == kb->endpoint;
 }
 
@@ -610,11 +614,13 @@ finding_summary (const RspAnalysis *a, const RspFinding *f)
   const RspTask *t = &g_array_index (a->m->tasks, RspTask, f->task);
   const char *who = t->comm != NULL ? t->comm : "?";
   gdouble ms = f->ns / 1e6;
-  g_autofree char *under = f->frame != NULL ? g_strdup_printf (" under %s()", f->frame) : g_strdup ("");
+  /* "[cc1]" names a binary without symbols: no call parentheses */
+  const char *parens = f->frame != NULL && (f->frame[0] == '[' || strchr (f->frame, '(') != NULL) ? "" : "()";
+  g_autofree char *under = f->frame != NULL ? g_strdup_printf (" under %s%s", f->frame, parens) : g_strdup ("");
   switch (f->category)
     {
     case RSP_CAT_CPU_SAMPLED:
-      return g_strdup_printf ("%s ran %.1f ms in %s()", who, ms, f->frame != NULL ? f->frame : "?");
+      return g_strdup_printf ("%s ran %.1f ms in %s%s", who, ms, f->frame != NULL ? f->frame : "?", parens);
     case RSP_CAT_CPU_UNSAMPLED:
       return g_strdup_printf ("%s ran %.1f ms in short runs that no sample caught", who, ms);
     case RSP_CAT_DISK_IO:

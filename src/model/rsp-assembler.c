@@ -297,6 +297,49 @@ close_sleep (Assembler *a, TidState *ts, guint64 time, RspIdx next_run)
 
 /* ------------------------------------------------------------------ scheduler */
 
+/* An event in TID's context on CPU proves TID runs there now.  When the
+ * model thinks otherwise, a switch was lost (PERF-NOTES §3–4): infer a run
+ * since the CPU's last switch.  Samples arriving just after a switch-out
+ * (RSP_SAMPLE_GRACE_NS) are not proof. */
+static void
+ensure_running (Assembler *a, gint32 tid, gint32 cpu, guint64 t)
+{
+  RspModel *m = a->m;
+  CpuState *cs = cpu_state (a, cpu);
+  if (cs == NULL || tid <= 0)
+    return;
+  TidState *ts = tid_state (a, tid, t);
+  if (ts->open_run != RSP_NONE && model_run (m, ts->open_run)->cpu == cpu)
+    return;
+  if (ts->open_run == RSP_NONE && ts->last_run != RSP_NONE)
+    {
+      const RspRun *last = model_run (m, ts->last_run);
+      if (last->cpu == cpu && t - MIN (t, last->end) <= RSP_SAMPLE_GRACE_NS)
+        return;
+    }
+  /* whatever this CPU was running is not running any more */
+  if (cs->tid > 0 && cs->tid != tid)
+    {
+      TidState *other = tid_state (a, cs->tid, t);
+      if (other->open_run != RSP_NONE && model_run (m, other->open_run)->cpu == cpu)
+        {
+          close_run (a, other, t);
+          open_sleep (a, other, t, 0, 1);
+          m->anomalies[RSP_ANOMALY_MISSING_SWITCH_OUT]++;
+        }
+    }
+  guint64 since = MAX (cs->last_switch, ts->open_sleep != RSP_NONE ? model_sleep (m, ts->open_sleep)->start : 0);
+  since = MIN (since, t);
+  if (ts->open_run != RSP_NONE)
+    close_run (a, ts, since);
+  RspIdx run = open_run (a, ts, cpu, since, RSP_RUN_START_INFERRED);
+  close_sleep (a, ts, since, run);
+  cs->tid = tid;
+  cs->run = run;
+  cs->last_switch = since;
+  m->anomalies[RSP_ANOMALY_MISSING_SWITCH_IN]++;
+}
+
 static void
 handle_switch (Assembler *a, const RspModelEvent *ev)
 {
@@ -785,6 +828,10 @@ rsp_assembler_feed (RspAssembler *a, const RspModelEvent *ev)
       if (ts != NULL)
         model_task (m, ts->task)->pid = ev->pid;
     }
+
+  if (ev->kind != RSP_MEV_SWITCH && ev->kind != RSP_MEV_OTHER && ev->kind != RSP_MEV_EXEC
+      && ev->kind != RSP_MEV_FORK)
+    ensure_running (a, ev->tid, ev->cpu, ev->time);
 
   switch (ev->kind)
     {

@@ -119,9 +119,22 @@ describing_frame (const RspModel *m, RspStackId stack)
 {
   guint n;
   const RspModelFrame *frames = rsp_model_stack (m, stack, &n);
+  const char *user_dso = NULL;
   for (guint i = 0; i < n; i++)
-    if (!frames[i].kernel && frames[i].symbol != NULL)
-      return frames[i].symbol;
+    if (!frames[i].kernel)
+      {
+        if (frames[i].symbol != NULL)
+          return frames[i].symbol;
+        if (user_dso == NULL)
+          user_dso = frames[i].dso;
+      }
+  if (user_dso != NULL)
+    {
+      /* a binary without symbols: name the binary, as perf's "[unknown] (cc1)" */
+      g_autofree char *base = g_path_get_basename (user_dso);
+      g_autofree char *label = g_strdup_printf ("[%s]", base);
+      return g_intern_string (label);
+    }
   for (guint i = 0; i < n; i++)
     if (frames[i].kernel && frames[i].symbol != NULL && rsp_kernel_sig (frames[i].symbol) != RSP_SIG_SCHED)
       return frames[i].symbol;
