@@ -279,8 +279,12 @@ expand_sleep (RspAnalysis *a, RspIdx seg_idx)
   gboolean fits = w->start + RSP_FIT_TOLERANCE_NS >= s->defacto_start && w->end <= s->end + RSP_FIT_TOLERANCE_NS;
   if (fits && seg.depth + 1 < MAX_DEPTH)
     {
+      /* the child works on the parent's behalf until it wakes the parent;
+       * after that the parent waits for a CPU (a preemption's child runs
+       * for the whole preemption) */
+      guint64 child_end = s->reason == RSP_WAKE_PREEMPTION ? seg.end : MIN (seg.end, MAX (s->runnable_at, seg.start));
       guint first = a->segments->len;
-      guint n = emit_timeline (a, waker_task, seg.start, seg.end, seg.path, seg.depth + 1, seg_idx);
+      guint n = emit_timeline (a, waker_task, seg.start, child_end, seg.path, seg.depth + 1, seg_idx);
       RspSegment *p = seg_at (a, seg_idx);
       p->first_child = n > 0 ? first : RSP_NONE;
       p->n_children = n;
@@ -461,7 +465,10 @@ disk_stretches (StretchCtx *c, RspIdx task, guint64 s0, guint64 s1, const char *
           served = mid >= op->issue && mid < op->complete;
           queued = mid >= op->insert && mid < op->issue;
         }
-      RspCategory cat = served ? RSP_CAT_DISK_IO : queued ? RSP_CAT_IO_QUEUE : RSP_CAT_KERNEL_MISC;
+      /* after the request that woke it completed: its completion being handled */
+      gboolean completing = main_op != RSP_NONE
+                            && mid >= g_array_index (a->m->disk_ops, RspDiskOp, main_op).complete;
+      RspCategory cat = served || completing ? RSP_CAT_DISK_IO : queued ? RSP_CAT_IO_QUEUE : RSP_CAT_KERNEL_MISC;
       /* a disk wait we could not match to a request is still a disk wait */
       if (n_ops == 0 && main_op == RSP_NONE)
         cat = RSP_CAT_DISK_IO;

@@ -1,0 +1,515 @@
+/* test-model.c — the model's rules on synthetic event streams: one test per
+ * rule of the paper's procedure and per kind of missing event. */
+#include <glib.h>
+
+#include "rsp-analysis.h"
+#include "rsp-model-event.h"
+
+#define US 1000ull
+#define MS 1000000ull
+#define T0 (1000 * MS)
+
+/* ------------------------------------------------------------------ builders */
+
+typedef struct {
+  RspAssembler *as;
+  RspModelFrame frames[32];
+} Stream;
+
+static void
+stream_init (Stream *s)
+{
+  s->as = rsp_assembler_new (NULL);
+}
+
+/* FRAMES: NULL-terminated kernel names then "|" then user names. */
+static guint
+make_frames (Stream *s, const char *const *names)
+{
+  guint n = 0;
+  gboolean kernel = TRUE;
+  for (; names != NULL && *names != NULL && n < G_N_ELEMENTS (s->frames); names++)
+    {
+      if (g_strcmp0 (*names, "|") == 0)
+        {
+          kernel = FALSE;
+          continue;
+        }
+      s->frames[n].symbol = g_intern_string (*names);
+      s->frames[n].dso = g_intern_static_string (kernel ? "[kernel.kallsyms]" : "/usr/bin/test");
+      s->frames[n].ip = (kernel ? 0xffffffff81000000ull : 0x400000ull) + g_str_hash (*names) % 0x100000;
+      s->frames[n].kernel = kernel;
+      n++;
+    }
+  return n;
+}
+
+static void
+feed (Stream *s, RspModelEvent *ev, const char *const *frames)
+{
+  ev->n_frames = make_frames (s, frames);
+  ev->frames = ev->n_frames > 0 ? s->frames : NULL;
+  rsp_assembler_feed (s->as, ev);
+}
+
+static void
+comm (Stream *s, gint32 pid, gint32 tid, const char *name)
+{
+  RspModelEvent ev = { .kind = RSP_MEV_COMM, .time = 0, .cpu = -1, .pid = pid, .tid = tid };
+  ev.u.comm.pid = pid;
+  ev.u.comm.tid = tid;
+  ev.u.comm.comm = name;
+  feed (s, &ev, NULL);
+}
+
+static void
+sw (Stream *s, guint64 t, gint32 cpu, gint32 prev, guint32 state, gint32 next, const char *const *frames)
+{
+  RspModelEvent ev = { .kind = RSP_MEV_SWITCH, .time = t, .cpu = cpu, .pid = prev, .tid = prev };
+  ev.u.sw.prev_tid = prev;
+  ev.u.sw.next_tid = next;
+  ev.u.sw.prev_state = state;
+  feed (s, &ev, frames);
+}
+
+static void
+waking (Stream *s, guint64 t, gint32 cpu, gint32 waker, gint32 target, const char *const *frames)
+{
+  RspModelEvent ev = { .kind = RSP_MEV_WAKING, .time = t, .cpu = cpu, .pid = waker, .tid = waker };
+  ev.u.wake.tid = target;
+  feed (s, &ev, frames);
+}
+
+static void
+sample (Stream *s, guint64 t, gint32 cpu, gint32 tid, const char *const *frames)
+{
+  RspModelEvent ev = { .kind = RSP_MEV_SAMPLE, .time = t, .cpu = cpu, .pid = tid, .tid = tid };
+  feed (s, &ev, frames);
+}
+
+static void
+irq (Stream *s, guint64 t, gint32 cpu, gboolean entry, const char *name)
+{
+  RspModelEvent ev = { .kind = entry ? RSP_MEV_IRQ_ENTRY : RSP_MEV_IRQ_EXIT, .time = t, .cpu = cpu };
+  ev.u.irq.name = name;
+  feed (s, &ev, NULL);
+}
+
+static void
+rq (Stream *s, RspModelEventKind kind, guint64 t, gint32 cpu, gint32 tid, guint64 sector)
+{
+  RspModelEvent ev = { .kind = kind, .time = t, .cpu = cpu, .pid = tid, .tid = tid };
+  ev.u.rq.dev = 0x800010;
+  ev.u.rq.sector = sector;
+  ev.u.rq.nr_sector = 8;
+  ev.u.rq.rwbs = "R";
+  feed (s, &ev, NULL);
+}
+
+/* Asserts the invariants every analysis must keep. */
+static void
+check_invariants (const RspAnalysis *a)
+{
+  guint64 sum = 0;
+  for (guint c = 0; c < RSP_CAT_N; c++)
+    sum += rsp_analysis_category_ns (a, c);
+  g_assert_cmpuint (sum, ==, rsp_analysis_total_ns (a));
+  g_assert_cmpuint (rsp_analysis_wall_ns (a), <=, rsp_analysis_total_ns (a));
+  guint64 findings = 0;
+  for (guint i = 0; i < rsp_analysis_n_findings (a); i++)
+    {
+      findings += rsp_analysis_finding (a, i)->ns;
+      if (i > 0)
+        g_assert_cmpuint (rsp_analysis_finding (a, i - 1)->ns, >=, rsp_analysis_finding (a, i)->ns);
+    }
+  g_assert_cmpuint (findings, ==, sum);
+}
+
+static const char *const user_read[] = { "schedule", "pipe_read", "|", "read", "main", NULL };
+static const char *const user_write_wake[] = { "try_to_wake_up", "pipe_write", "|", "write", "main", NULL };
+static const char *const user_work[] = { "|", "work", "main", NULL };
+static const char *const poll_stack[] = { "schedule", "do_sys_poll", "|", "poll", "wait_loop", NULL };
+static const char *const timer_wake[] = { "try_to_wake_up", "hrtimer_wakeup", "__hrtimer_run_queues",
+                                          "hrtimer_interrupt", "sysvec_apic_timer_interrupt", NULL };
+static const char *const nanosleep_stack[] = { "schedule", "do_nanosleep", "hrtimer_nanosleep", "|",
+                                               "clock_nanosleep", "sleepy", NULL };
+static const char *const irq_wake[] = { "try_to_wake_up", "eth_handler", "handle_irq_event", "common_interrupt", NULL };
+static const char *const disk_wake[] = { "try_to_wake_up", "blk_mq_end_request", "virtblk_done", "common_interrupt", NULL };
+static const char *const io_stack[] = { "schedule", "io_schedule", "|", "pread64", "reader", NULL };
+
+/* ------------------------------------------------------------------ tests */
+
+/* A hands work to B over a pipe and waits; B's run becomes the child of A's
+ * sleep, on one control path. */
+static void
+test_call_return (void)
+{
+  Stream s;
+  stream_init (&s);
+  comm (&s, 100, 100, "A");
+  comm (&s, 200, 200, "B");
+  sw (&s, T0, 0, 0, 0, 100, NULL);                         /* A runs on cpu0 */
+  sw (&s, T0, 1, 0, 0, 200, NULL);                         /* B runs on cpu1 ... */
+  sw (&s, T0 + 10 * US, 1, 200, 1, 0, user_read);          /* ... and waits for work */
+  sample (&s, T0 + 500 * US, 0, 100, user_work);
+  waking (&s, T0 + 1 * MS, 0, 100, 200, user_write_wake);  /* A wakes B */
+  sw (&s, T0 + 1 * MS + 20 * US, 0, 100, 1, 0, user_read); /* A waits */
+  sw (&s, T0 + 1 * MS + 50 * US, 1, 0, 0, 200, NULL);      /* B runs */
+  sample (&s, T0 + 2 * MS, 1, 200, user_work);
+  waking (&s, T0 + 3 * MS, 1, 200, 100, user_write_wake);  /* B wakes A */
+  sw (&s, T0 + 3 * MS + 10 * US, 1, 200, 1, 0, user_read);
+  sw (&s, T0 + 3 * MS + 30 * US, 0, 0, 0, 100, NULL);      /* A runs */
+  sample (&s, T0 + 3500 * US, 0, 100, user_work);
+  sw (&s, T0 + 4 * MS, 0, 100, 0x20, 0, NULL);             /* A exits */
+  g_autoptr (RspModel) m = rsp_assembler_finish (s.as);
+
+  g_autoptr (GError) error = NULL;
+  g_autoptr (RspAnalysis) a = rsp_analysis_new (m, 100, 0, G_MAXUINT64, &error);
+  g_assert_no_error (error);
+  check_invariants (a);
+  g_assert_cmpuint (rsp_analysis_n_paths (a), ==, 1);
+  g_assert_cmpuint (rsp_analysis_wall_ns (a), ==, 4 * MS);
+  /* B's work is a child of A's sleep, one layer deeper */
+  gboolean b_child = FALSE;
+  for (guint i = 0; i < rsp_analysis_n_segments (a); i++)
+    {
+      const RspSegment *seg = rsp_analysis_segment (a, i);
+      if (seg->kind == RSP_SEG_RUN && rsp_model_task (m, seg->task)->tid == 200)
+        {
+          g_assert_cmpuint (seg->depth, ==, 1);
+          g_assert_cmpuint (seg->path, ==, 0);
+          b_child = TRUE;
+        }
+    }
+  g_assert_true (b_child);
+  /* scheduler delay: A woken at 3 ms, ran at 3.03 ms */
+  g_assert_cmpuint (rsp_analysis_category_ns (a, RSP_CAT_SCHEDULER), >=, 30 * US);
+  g_assert_cmpuint (rsp_analysis_category_ns (a, RSP_CAT_CPU_SAMPLED), >=, 3 * MS);
+  g_assert_cmpuint (rsp_analysis_category_ns (a, RSP_CAT_UNACCOUNTED), ==, 0);
+  const RspFinding *top = rsp_analysis_finding (a, 0);
+  g_assert_cmpint (top->category, ==, RSP_CAT_CPU_SAMPLED);
+  g_assert_cmpstr (top->frame, ==, "work");
+}
+
+/* Consecutive timed-out polls with the same stack are one sleep from the
+ * first one's start (paper: de facto start); their time is "timeout". */
+static void
+test_timeout_merging (void)
+{
+  Stream s;
+  stream_init (&s);
+  comm (&s, 100, 100, "poller");
+  sw (&s, T0, 0, 0, 0, 100, NULL);
+  guint64 t = T0 + 50 * US;
+  for (int i = 0; i < 5; i++)
+    {
+      sw (&s, t, 0, 100, 1, 0, poll_stack);
+      t += 1 * MS;
+      waking (&s, t, 0, 0, 100, timer_wake);
+      sw (&s, t + 5 * US, 0, 0, 0, 100, NULL);
+      t += 30 * US; /* short run between polls */
+    }
+  sw (&s, t, 0, 100, 0x20, 0, NULL);
+  g_autoptr (RspModel) m = rsp_assembler_finish (s.as);
+
+  const RspTask *task = NULL;
+  for (guint i = 0; i < rsp_model_n_tasks (m); i++)
+    if (rsp_model_task (m, i)->tid == 100)
+      task = rsp_model_task (m, i);
+  g_assert_nonnull (task);
+  /* the last sleep's de facto start is the first poll's start */
+  guint64 first_start = G_MAXUINT64, last_defacto = 0, last_start = 0;
+  for (guint i = 0; i < rsp_model_n_sleeps (m); i++)
+    {
+      const RspSleep *sl = rsp_model_sleep (m, i);
+      if (sl->reason != RSP_WAKE_TIMER)
+        continue;
+      first_start = MIN (first_start, sl->start);
+      if (sl->start > last_start)
+        {
+          last_start = sl->start;
+          last_defacto = sl->defacto_start;
+        }
+    }
+  g_assert_cmpuint (last_defacto, ==, first_start);
+  g_assert_cmpuint (last_start, >, first_start);
+
+  g_autoptr (RspAnalysis) a = rsp_analysis_new (m, 100, 0, G_MAXUINT64, NULL);
+  check_invariants (a);
+  g_assert_cmpuint (rsp_analysis_category_ns (a, RSP_CAT_TIMEOUT), >=, 5 * MS - 50 * US);
+  g_assert_cmpint (rsp_analysis_finding (a, 0)->category, ==, RSP_CAT_TIMEOUT);
+  g_assert_cmpstr (rsp_analysis_finding (a, 0)->frame, ==, "poll");
+}
+
+/* A timer ending a nanosleep is a deliberate sleep, not a timeout. */
+static void
+test_deliberate_sleep (void)
+{
+  Stream s;
+  stream_init (&s);
+  sw (&s, T0, 0, 0, 0, 100, NULL);
+  sw (&s, T0 + 100 * US, 0, 100, 1, 0, nanosleep_stack);
+  waking (&s, T0 + 10 * MS, 0, 0, 100, timer_wake);
+  sw (&s, T0 + 10 * MS + 10 * US, 0, 0, 0, 100, NULL);
+  sw (&s, T0 + 11 * MS, 0, 100, 0x20, 0, NULL);
+  g_autoptr (RspModel) m = rsp_assembler_finish (s.as);
+  g_autoptr (RspAnalysis) a = rsp_analysis_new (m, 100, 0, G_MAXUINT64, NULL);
+  check_invariants (a);
+  g_assert_cmpuint (rsp_analysis_category_ns (a, RSP_CAT_SLEEP), ==, 10 * MS - 100 * US);
+  g_assert_cmpuint (rsp_analysis_category_ns (a, RSP_CAT_TIMEOUT), ==, 0);
+  g_assert_cmpstr (rsp_analysis_finding (a, 0)->frame, ==, "clock_nanosleep");
+}
+
+/* A calls B calls C calls A: C's sleep began long before A called; only
+ * the part inside A's sleep is on A's behalf (the triangle is cut). */
+static void
+test_triangle_cut (void)
+{
+  Stream s;
+  stream_init (&s);
+  sw (&s, T0, 1, 0, 0, 300, NULL);
+  sw (&s, T0 + 10 * US, 1, 300, 1, 0, user_read);          /* C idles from T0 */
+  sw (&s, T0 + 20 * US, 1, 0, 0, 200, NULL);
+  sw (&s, T0 + 30 * US, 1, 200, 1, 0, user_read);          /* B idles */
+  sw (&s, T0 + 50 * MS, 0, 0, 0, 100, NULL);               /* A starts late */
+  waking (&s, T0 + 51 * MS, 0, 100, 200, user_write_wake); /* A calls B */
+  sw (&s, T0 + 51 * MS + 10 * US, 0, 100, 1, 0, user_read);
+  sw (&s, T0 + 51 * MS + 20 * US, 1, 0, 0, 200, NULL);
+  waking (&s, T0 + 52 * MS, 1, 200, 300, user_write_wake); /* B calls C */
+  sw (&s, T0 + 52 * MS + 10 * US, 1, 200, 1, 0, user_read);
+  sw (&s, T0 + 52 * MS + 20 * US, 1, 0, 0, 300, NULL);
+  waking (&s, T0 + 54 * MS, 1, 300, 100, user_write_wake); /* C answers A */
+  sw (&s, T0 + 54 * MS + 10 * US, 1, 300, 1, 0, user_read);
+  sw (&s, T0 + 54 * MS + 20 * US, 0, 0, 0, 100, NULL);
+  sw (&s, T0 + 55 * MS, 0, 100, 0x20, 0, NULL);
+  g_autoptr (RspModel) m = rsp_assembler_finish (s.as);
+  g_autoptr (RspAnalysis) a = rsp_analysis_new (m, 100, 0, G_MAXUINT64, NULL);
+  check_invariants (a);
+  g_assert_cmpuint (rsp_analysis_wall_ns (a), ==, 5 * MS);
+  g_assert_cmpuint (rsp_analysis_total_ns (a), ==, 5 * MS);
+  /* nothing before A's sleep is counted: C's 50 ms of idling is cut */
+  for (guint i = 0; i < rsp_analysis_n_segments (a); i++)
+    {
+      const RspSegment *seg = rsp_analysis_segment (a, i);
+      g_assert_cmpuint (seg->start, >=, T0 + 50 * MS);
+      if (rsp_model_task (m, seg->task)->tid == 300)
+        {
+          g_assert_cmpuint (seg->depth, ==, 1);
+          g_assert_cmpuint (seg->start, >=, T0 + 51 * MS + 10 * US);
+        }
+      if (rsp_model_task (m, seg->task)->tid == 200)
+        g_assert_cmpuint (seg->depth, ==, 2);
+    }
+}
+
+/* A waker that started before the sleep did not run on its behalf: another
+ * control path, and the sleep waits "on other path". */
+static void
+test_other_path (void)
+{
+  Stream s;
+  stream_init (&s);
+  sw (&s, T0, 1, 0, 0, 200, NULL);                          /* B computes from T0 */
+  sw (&s, T0, 0, 0, 0, 100, NULL);
+  sample (&s, T0 + 1 * MS, 1, 200, user_work);
+  sw (&s, T0 + 2 * MS, 0, 100, 1, 0, user_read);           /* A waits from 2 ms */
+  waking (&s, T0 + 20 * MS, 1, 200, 100, user_write_wake); /* B finishes at 20 ms */
+  sw (&s, T0 + 20 * MS + 5 * US, 1, 200, 1, 0, user_read);
+  sw (&s, T0 + 20 * MS + 10 * US, 0, 0, 0, 100, NULL);
+  sw (&s, T0 + 21 * MS, 0, 100, 0x20, 0, NULL);
+  g_autoptr (RspModel) m = rsp_assembler_finish (s.as);
+  g_autoptr (RspAnalysis) a = rsp_analysis_new (m, 100, 0, G_MAXUINT64, NULL);
+  check_invariants (a);
+  g_assert_cmpuint (rsp_analysis_n_paths (a), ==, 2);
+  g_assert_cmpuint (rsp_analysis_category_ns (a, RSP_CAT_OTHER_PATH), >=, 17 * MS);
+  g_assert_cmpuint (rsp_analysis_total_ns (a), >, rsp_analysis_wall_ns (a));
+}
+
+/* A wake-up from a hardware interrupt: "hardware", named after the IRQ. */
+static void
+test_interrupt (void)
+{
+  Stream s;
+  stream_init (&s);
+  sw (&s, T0, 0, 0, 0, 100, NULL);
+  sw (&s, T0 + 1 * MS, 0, 100, 1, 0, user_read);
+  irq (&s, T0 + 6 * MS, 1, TRUE, "eth0");
+  waking (&s, T0 + 6 * MS + 1 * US, 1, 0, 100, irq_wake);
+  irq (&s, T0 + 6 * MS + 2 * US, 1, FALSE, "eth0");
+  sw (&s, T0 + 6 * MS + 20 * US, 0, 0, 0, 100, NULL);
+  sw (&s, T0 + 7 * MS, 0, 100, 0x20, 0, NULL);
+  g_autoptr (RspModel) m = rsp_assembler_finish (s.as);
+  g_autoptr (RspAnalysis) a = rsp_analysis_new (m, 100, 0, G_MAXUINT64, NULL);
+  check_invariants (a);
+  g_assert_cmpuint (rsp_analysis_category_ns (a, RSP_CAT_HARDWARE), ==, 5 * MS + 1 * US);
+  g_assert_cmpint (rsp_analysis_finding (a, 0)->category, ==, RSP_CAT_HARDWARE);
+  g_assert_cmpstr (rsp_analysis_finding (a, 0)->frame, ==, "eth0");
+}
+
+/* Disk: queue time and service time from insert/issue/complete. */
+static void
+test_disk (void)
+{
+  Stream s;
+  stream_init (&s);
+  sw (&s, T0, 0, 0, 0, 100, NULL);
+  rq (&s, RSP_MEV_RQ_INSERT, T0 + 100 * US, 0, 100, 4096);
+  sw (&s, T0 + 200 * US, 0, 100, 2, 0, io_stack);
+  rq (&s, RSP_MEV_RQ_ISSUE, T0 + 1 * MS, 1, 0, 4096);
+  rq (&s, RSP_MEV_RQ_COMPLETE, T0 + 5 * MS, 1, 0, 4096);
+  waking (&s, T0 + 5 * MS + 2 * US, 1, 0, 100, disk_wake);
+  sw (&s, T0 + 5 * MS + 10 * US, 0, 0, 0, 100, NULL);
+  sw (&s, T0 + 6 * MS, 0, 100, 0x20, 0, NULL);
+  g_autoptr (RspModel) m = rsp_assembler_finish (s.as);
+  g_assert_cmpuint (rsp_model_n_disk_ops (m), ==, 1);
+  const RspDiskOp *op = rsp_model_disk_op (m, 0);
+  g_assert_cmpuint (op->complete - op->issue, ==, 4 * MS);
+  g_autoptr (RspAnalysis) a = rsp_analysis_new (m, 100, 0, G_MAXUINT64, NULL);
+  check_invariants (a);
+  g_assert_cmpuint (rsp_analysis_category_ns (a, RSP_CAT_IO_QUEUE), ==, 800 * US);
+  g_assert_cmpuint (rsp_analysis_category_ns (a, RSP_CAT_DISK_IO), ==, 4 * MS + 2 * US);
+  g_assert_cmpint (rsp_analysis_finding (a, 0)->category, ==, RSP_CAT_DISK_IO);
+  g_assert_cmpstr (rsp_analysis_finding (a, 0)->frame, ==, "pread64");
+}
+
+/* A disk wake-up whose completion perf dropped (PERF-NOTES §3): inferred. */
+static void
+test_missing_completion (void)
+{
+  Stream s;
+  stream_init (&s);
+  sw (&s, T0, 0, 0, 0, 100, NULL);
+  rq (&s, RSP_MEV_RQ_INSERT, T0 + 100 * US, 0, 100, 8192);
+  rq (&s, RSP_MEV_RQ_ISSUE, T0 + 150 * US, 0, 100, 8192);
+  sw (&s, T0 + 200 * US, 0, 100, 2, 0, io_stack);
+  waking (&s, T0 + 3 * MS, 1, 0, 100, disk_wake);
+  sw (&s, T0 + 3 * MS + 10 * US, 0, 0, 0, 100, NULL);
+  sw (&s, T0 + 4 * MS, 0, 100, 0x20, 0, NULL);
+  g_autoptr (RspModel) m = rsp_assembler_finish (s.as);
+  g_assert_cmpuint (rsp_model_anomaly_count (m, RSP_ANOMALY_MISSING_COMPLETION), ==, 1);
+  g_assert_true (rsp_model_disk_op (m, 0)->complete_inferred);
+  g_autoptr (RspAnalysis) a = rsp_analysis_new (m, 100, 0, G_MAXUINT64, NULL);
+  check_invariants (a);
+  g_assert_cmpuint (rsp_analysis_category_ns (a, RSP_CAT_DISK_IO), >=, 2 * MS);
+}
+
+/* Preempted while runnable: "involuntary sleep". */
+static void
+test_preemption (void)
+{
+  Stream s;
+  stream_init (&s);
+  sw (&s, T0, 0, 0, 0, 100, NULL);
+  sw (&s, T0 + 1 * MS, 0, 100, 0, 300, user_work);  /* state R: preempted by 300 */
+  sw (&s, T0 + 3 * MS, 0, 300, 1, 100, user_read);
+  sw (&s, T0 + 4 * MS, 0, 100, 0x20, 0, NULL);
+  g_autoptr (RspModel) m = rsp_assembler_finish (s.as);
+  g_autoptr (RspAnalysis) a = rsp_analysis_new (m, 100, 0, G_MAXUINT64, NULL);
+  check_invariants (a);
+  g_assert_cmpuint (rsp_analysis_category_ns (a, RSP_CAT_PREEMPTED), ==, 2 * MS);
+}
+
+/* A task switches in on a CPU whose previous task never switched out, and
+ * a task switches out without having switched in (PERF-NOTES §4). */
+static void
+test_missing_switches (void)
+{
+  Stream s;
+  stream_init (&s);
+  sw (&s, T0, 0, 0, 0, 100, NULL);
+  sw (&s, T0 + 1 * MS, 0, 0, 0, 200, NULL); /* 100's switch-out was lost */
+  sw (&s, T0 + 2 * MS, 1, 300, 1, 0, user_read); /* 300 never switched in on cpu1 */
+  sw (&s, T0 + 3 * MS, 0, 200, 1, 100, user_read);
+  sw (&s, T0 + 4 * MS, 0, 100, 0x20, 0, NULL);
+  g_autoptr (RspModel) m = rsp_assembler_finish (s.as);
+  g_assert_cmpuint (rsp_model_anomaly_count (m, RSP_ANOMALY_MISSING_SWITCH_OUT), >=, 1);
+  g_autoptr (RspAnalysis) a = rsp_analysis_new (m, 100, 0, G_MAXUINT64, NULL);
+  check_invariants (a);
+  /* 100's run was closed when 200 came in */
+  for (guint i = 0; i < rsp_model_n_runs (m); i++)
+    {
+      const RspRun *run = rsp_model_run (m, i);
+      g_assert_cmpuint (run->end, >=, run->start);
+      if (rsp_model_task (m, run->task)->tid == 100 && run->start == T0)
+        g_assert_cmpuint (run->end, ==, T0 + 1 * MS);
+    }
+}
+
+/* A sleep that ends with no recorded wake-up: counted, and not passed off
+ * as understood. */
+static void
+test_missing_wakeup (void)
+{
+  Stream s;
+  stream_init (&s);
+  sw (&s, T0, 0, 0, 0, 100, NULL);
+  sw (&s, T0 + 1 * MS, 0, 100, 1, 0, user_read);
+  sw (&s, T0 + 3 * MS, 0, 0, 0, 100, NULL);
+  sw (&s, T0 + 4 * MS, 0, 100, 0x20, 0, NULL);
+  g_autoptr (RspModel) m = rsp_assembler_finish (s.as);
+  g_assert_cmpuint (rsp_model_anomaly_count (m, RSP_ANOMALY_MISSING_WAKEUP), ==, 1);
+  g_autoptr (RspAnalysis) a = rsp_analysis_new (m, 100, 0, G_MAXUINT64, NULL);
+  check_invariants (a);
+  g_assert_cmpuint (rsp_analysis_category_ns (a, RSP_CAT_UNACCOUNTED), ==, 2 * MS);
+}
+
+/* A sample or wake-up in a task's context proves it runs there, even when
+ * its switch-in was lost. */
+static void
+test_inferred_run (void)
+{
+  Stream s;
+  stream_init (&s);
+  sw (&s, T0, 0, 0, 0, 100, NULL);
+  sw (&s, T0 + 1 * MS, 0, 100, 1, 0, user_read);
+  /* 200's switch-in on cpu1 was lost; it wakes 100 from task context */
+  waking (&s, T0 + 2 * MS, 1, 200, 100, user_write_wake);
+  sw (&s, T0 + 2 * MS + 10 * US, 0, 0, 0, 100, NULL);
+  sw (&s, T0 + 3 * MS, 0, 100, 0x20, 0, NULL);
+  g_autoptr (RspModel) m = rsp_assembler_finish (s.as);
+  g_assert_cmpuint (rsp_model_anomaly_count (m, RSP_ANOMALY_MISSING_SWITCH_IN), ==, 1);
+  gboolean woken_by_run = FALSE;
+  for (guint i = 0; i < rsp_model_n_sleeps (m); i++)
+    if (rsp_model_sleep (m, i)->reason == RSP_WAKE_RUN && rsp_model_sleep (m, i)->waker_run != RSP_NONE)
+      woken_by_run = TRUE;
+  g_assert_true (woken_by_run);
+  g_autoptr (RspAnalysis) a = rsp_analysis_new (m, 100, 0, G_MAXUINT64, NULL);
+  check_invariants (a);
+}
+
+/* Samples attach to their run, or to a run that ended < 20 µs before. */
+static void
+test_sample_grace (void)
+{
+  Stream s;
+  stream_init (&s);
+  sw (&s, T0, 0, 0, 0, 100, NULL);
+  sw (&s, T0 + 1 * MS, 0, 100, 1, 0, user_read);
+  sample (&s, T0 + 1 * MS + 10 * US, 0, 100, user_work); /* late but within grace */
+  sw (&s, T0 + 2 * MS, 0, 0, 0, 100, NULL);
+  sw (&s, T0 + 3 * MS, 0, 100, 0x20, 0, NULL);
+  g_autoptr (RspModel) m = rsp_assembler_finish (s.as);
+  g_assert_cmpuint (rsp_model_n_samples (m), ==, 1);
+  g_assert_cmpuint (rsp_model_run (m, rsp_model_sample (m, 0)->run)->start, ==, T0);
+  g_assert_cmpuint (rsp_model_anomaly_count (m, RSP_ANOMALY_MISSING_SWITCH_IN), ==, 0);
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+  g_test_add_func ("/model/call-return", test_call_return);
+  g_test_add_func ("/model/timeout-merging", test_timeout_merging);
+  g_test_add_func ("/model/deliberate-sleep", test_deliberate_sleep);
+  g_test_add_func ("/model/triangle-cut", test_triangle_cut);
+  g_test_add_func ("/model/other-path", test_other_path);
+  g_test_add_func ("/model/interrupt", test_interrupt);
+  g_test_add_func ("/model/disk", test_disk);
+  g_test_add_func ("/model/missing-completion", test_missing_completion);
+  g_test_add_func ("/model/preemption", test_preemption);
+  g_test_add_func ("/model/missing-switches", test_missing_switches);
+  g_test_add_func ("/model/missing-wakeup", test_missing_wakeup);
+  g_test_add_func ("/model/inferred-run", test_inferred_run);
+  g_test_add_func ("/model/sample-grace", test_sample_grace);
+  return g_test_run ();
+}
