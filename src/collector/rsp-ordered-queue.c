@@ -1,5 +1,14 @@
-/* rsp-ordered-queue.c — binary min-heap keyed by (time, offset). */
+/* rsp-ordered-queue.c — pending records ordered by (time, offset).
+ *
+ * perf writes each CPU's ring buffer in time order, so records arrive as a
+ * few sorted runs, one per CPU, interleaved.  Each CPU gets a FIFO lane; a
+ * record older than its lane's tail (or without a CPU) goes to a binary
+ * heap.  Popping compares the lane heads and the heap top: a k-way merge
+ * that touches a handful of cache lines instead of a big heap's levels.
+ */
 #include "rsp-ordered-queue.h"
+
+#include <string.h>
 
 static inline gboolean
 record_before (const RspQueuedRecord *a, const RspQueuedRecord *b)
@@ -9,34 +18,47 @@ record_before (const RspQueuedRecord *a, const RspQueuedRecord *b)
   return a->offset < b->offset;
 }
 
-void
-rsp_ordered_queue_init (RspOrderedQueue *queue)
-{
-  queue->items = NULL;
-  queue->len = 0;
-  queue->capacity = 0;
-}
+/* ---------------------------------------------------------------- lanes */
 
-void
-rsp_ordered_queue_clear (RspOrderedQueue *queue)
+static void
+lane_push (RspQueueLane *lane, const RspQueuedRecord *record)
 {
-  g_clear_pointer (&queue->items, g_free);
-  queue->len = 0;
-  queue->capacity = 0;
-}
-
-void
-rsp_ordered_queue_push (RspOrderedQueue *queue, const RspQueuedRecord *record)
-{
-  if (queue->len == queue->capacity)
+  if (lane->tail == lane->capacity)
     {
-      queue->capacity = MAX (1024, queue->capacity * 2);
-      queue->items = g_renew (RspQueuedRecord, queue->items, queue->capacity);
+      if (lane->head > 0 && lane->head >= lane->capacity / 2)
+        {
+          /* slide the live part to the front instead of growing */
+          memmove (lane->items, lane->items + lane->head, (lane->tail - lane->head) * sizeof *lane->items);
+          lane->tail -= lane->head;
+          lane->head = 0;
+        }
+      else
+        {
+          lane->capacity = MAX (256, lane->capacity * 2);
+          lane->items = g_renew (RspQueuedRecord, lane->items, lane->capacity);
+        }
     }
+  lane->items[lane->tail++] = *record;
+}
 
-  gsize i = queue->len++;
-  RspQueuedRecord *items = queue->items;
-  /* Records mostly arrive nearly sorted: the sift-up usually stops at once. */
+static inline gboolean
+lane_empty (const RspQueueLane *lane)
+{
+  return lane->head == lane->tail;
+}
+
+/* ---------------------------------------------------------------- heap */
+
+static void
+heap_push (RspOrderedQueue *queue, const RspQueuedRecord *record)
+{
+  if (queue->heap_len == queue->heap_capacity)
+    {
+      queue->heap_capacity = MAX (256, queue->heap_capacity * 2);
+      queue->heap = g_renew (RspQueuedRecord, queue->heap, queue->heap_capacity);
+    }
+  gsize i = queue->heap_len++;
+  RspQueuedRecord *items = queue->heap;
   while (i > 0)
     {
       gsize parent = (i - 1) / 2;
@@ -48,20 +70,12 @@ rsp_ordered_queue_push (RspOrderedQueue *queue, const RspQueuedRecord *record)
   items[i] = *record;
 }
 
-const RspQueuedRecord *
-rsp_ordered_queue_peek (const RspOrderedQueue *queue)
+static void
+heap_pop (RspOrderedQueue *queue)
 {
-  return queue->len > 0 ? &queue->items[0] : NULL;
-}
-
-void
-rsp_ordered_queue_pop (RspOrderedQueue *queue, RspQueuedRecord *out)
-{
-  g_assert (queue->len > 0);
-  RspQueuedRecord *items = queue->items;
-  *out = items[0];
-  RspQueuedRecord last = items[--queue->len];
-  gsize n = queue->len;
+  RspQueuedRecord *items = queue->heap;
+  RspQueuedRecord last = items[--queue->heap_len];
+  gsize n = queue->heap_len;
   gsize i = 0;
   for (;;)
     {
@@ -79,11 +93,107 @@ rsp_ordered_queue_pop (RspOrderedQueue *queue, RspQueuedRecord *out)
     items[i] = last;
 }
 
+/* ---------------------------------------------------------------- queue */
+
+void
+rsp_ordered_queue_init (RspOrderedQueue *queue)
+{
+  memset (queue, 0, sizeof *queue);
+}
+
+void
+rsp_ordered_queue_clear (RspOrderedQueue *queue)
+{
+  for (guint i = 0; i < queue->n_lanes; i++)
+    g_free (queue->lanes[i].items);
+  g_free (queue->lanes);
+  g_free (queue->heap);
+  memset (queue, 0, sizeof *queue);
+}
+
+void
+rsp_ordered_queue_push (RspOrderedQueue *queue, const RspQueuedRecord *record, gint32 cpu)
+{
+  queue->len++;
+  if (cpu >= 0 && cpu < RSP_ORDERED_QUEUE_MAX_LANES)
+    {
+      if ((guint) cpu >= queue->n_lanes)
+        {
+          guint n = (guint) cpu + 1;
+          queue->lanes = g_renew (RspQueueLane, queue->lanes, n);
+          memset (queue->lanes + queue->n_lanes, 0, (n - queue->n_lanes) * sizeof *queue->lanes);
+          queue->n_lanes = n;
+        }
+      RspQueueLane *lane = &queue->lanes[cpu];
+      if (lane_empty (lane) || !record_before (record, &lane->items[lane->tail - 1]))
+        {
+          lane_push (lane, record);
+          return;
+        }
+    }
+  heap_push (queue, record);
+}
+
+/* Where the oldest record is: a lane index, or n_lanes for the heap. */
+static guint
+oldest_source (const RspOrderedQueue *queue, const RspQueuedRecord **oldest)
+{
+  const RspQueuedRecord *best = queue->heap_len > 0 ? &queue->heap[0] : NULL;
+  guint source = queue->n_lanes;
+  for (guint i = 0; i < queue->n_lanes; i++)
+    {
+      const RspQueueLane *lane = &queue->lanes[i];
+      if (lane_empty (lane))
+        continue;
+      const RspQueuedRecord *head = &lane->items[lane->head];
+      if (best == NULL || record_before (head, best))
+        {
+          best = head;
+          source = i;
+        }
+    }
+  *oldest = best;
+  return source;
+}
+
+const RspQueuedRecord *
+rsp_ordered_queue_peek (const RspOrderedQueue *queue)
+{
+  if (queue->len == 0)
+    return NULL;
+  const RspQueuedRecord *oldest;
+  oldest_source (queue, &oldest);
+  return oldest;
+}
+
+void
+rsp_ordered_queue_pop (RspOrderedQueue *queue, RspQueuedRecord *out)
+{
+  g_assert (queue->len > 0);
+  const RspQueuedRecord *oldest;
+  guint source = oldest_source (queue, &oldest);
+  *out = *oldest;
+  queue->len--;
+  if (source == queue->n_lanes)
+    heap_pop (queue);
+  else
+    {
+      RspQueueLane *lane = &queue->lanes[source];
+      lane->head++;
+      if (lane_empty (lane))
+        lane->head = lane->tail = 0;
+    }
+}
+
 guint64
 rsp_ordered_queue_min_offset (const RspOrderedQueue *queue)
 {
   guint64 min = G_MAXUINT64;
-  for (gsize i = 0; i < queue->len; i++)
-    min = MIN (min, queue->items[i].offset);
+  /* a lane holds records in file order: its head has its smallest offset */
+  for (guint i = 0; i < queue->n_lanes; i++)
+    if (!lane_empty (&queue->lanes[i]))
+      min = MIN (min, queue->lanes[i].items[queue->lanes[i].head].offset);
+  for (gsize i = 0; i < queue->heap_len; i++)
+    min = MIN (min, queue->heap[i].offset);
   return min;
 }

@@ -1,6 +1,7 @@
-/* rsp-ordered-queue.h — a binary min-heap of pending records, ordered by
- * (time, file offset).  The reader pushes records as it finds them in the
- * file and pops those that perf's FINISHED_ROUND protocol says are final. */
+/* rsp-ordered-queue.h — pending records, ordered by (time, file offset).
+ * The reader pushes records as it finds them in the file and pops those that
+ * perf's FINISHED_ROUND protocol says are final.  One FIFO lane per CPU
+ * (perf's per-CPU buffers are time-ordered) and a heap for the rest. */
 #pragma once
 
 #include <glib.h>
@@ -13,15 +14,25 @@ typedef struct {
   guint32 evsel;  /* index of the record's evsel, G_MAXUINT32 if none */
 } RspQueuedRecord;
 
+#define RSP_ORDERED_QUEUE_MAX_LANES 4096
+
 typedef struct {
   RspQueuedRecord *items;
-  gsize len;
-  gsize capacity;
+  gsize head, tail, capacity;
+} RspQueueLane;
+
+typedef struct {
+  RspQueueLane *lanes; /* one per CPU */
+  guint n_lanes;
+  RspQueuedRecord *heap; /* records that fit no lane */
+  gsize heap_len, heap_capacity;
+  gsize len;             /* all pending records */
 } RspOrderedQueue;
 
 void rsp_ordered_queue_init (RspOrderedQueue *queue);
 void rsp_ordered_queue_clear (RspOrderedQueue *queue);
-void rsp_ordered_queue_push (RspOrderedQueue *queue, const RspQueuedRecord *record);
+/* CPU: the CPU whose buffer the record came from, -1 if unknown. */
+void rsp_ordered_queue_push (RspOrderedQueue *queue, const RspQueuedRecord *record, gint32 cpu);
 /* The oldest record, or NULL when empty. */
 const RspQueuedRecord *rsp_ordered_queue_peek (const RspOrderedQueue *queue);
 void rsp_ordered_queue_pop (RspOrderedQueue *queue, RspQueuedRecord *out);

@@ -71,6 +71,8 @@ struct _RspPerfReader {
 
   GPtrArray *evsels;       /* RspEvsel* */
   GHashTable *id_to_evsel; /* u64 id -> index+1 */
+  guint32 *id_table;       /* id - id_base -> index+1, when the ids are dense */
+  guint64 id_base, id_span;
   gboolean all_have_identifier;
   struct tep_handle *tep;
 
@@ -410,9 +412,37 @@ parse_attrs (RspPerfReader *self, guint64 attr_size, const FileSection *attrs, G
   return TRUE;
 }
 
+/* perf numbers ids densely: a flat table beats hashing every record. */
+static void
+build_id_table (RspPerfReader *self)
+{
+  guint64 lo = G_MAXUINT64, hi = 0;
+  for (guint i = 0; i < self->evsels->len; i++)
+    {
+      const RspEvsel *evsel = g_ptr_array_index (self->evsels, i);
+      for (guint k = 0; k < evsel->n_ids; k++)
+        {
+          lo = MIN (lo, evsel->ids[k]);
+          hi = MAX (hi, evsel->ids[k]);
+        }
+    }
+  if (lo > hi || hi - lo >= (1u << 20))
+    return;
+  self->id_base = lo;
+  self->id_span = hi - lo + 1;
+  self->id_table = g_new0 (guint32, self->id_span);
+  for (guint i = 0; i < self->evsels->len; i++)
+    {
+      const RspEvsel *evsel = g_ptr_array_index (self->evsels, i);
+      for (guint k = 0; k < evsel->n_ids; k++)
+        self->id_table[evsel->ids[k] - lo] = i + 1;
+    }
+}
+
 static void
 finish_evsels (RspPerfReader *self)
 {
+  build_id_table (self);
   self->all_have_identifier = TRUE;
   gboolean any_time = FALSE;
   guint n_undecodable = 0;
@@ -564,6 +594,12 @@ truncated:
 static RspEvsel *
 evsel_for_id (RspPerfReader *self, guint64 id)
 {
+  if (self->id_table != NULL)
+    {
+      guint64 slot = id - self->id_base;
+      guint32 v = slot < self->id_span ? self->id_table[slot] : 0;
+      return v != 0 ? g_ptr_array_index (self->evsels, v - 1) : NULL;
+    }
   gpointer v = g_hash_table_lookup (self->id_to_evsel, &id);
   if (v == NULL)
     return NULL;
@@ -972,10 +1008,13 @@ decode_record (RspPerfReader *self, guint64 offset, RspEvsel *evsel, RspEvent *e
   return decode_other (evsel, rec, h->size, ev);
 }
 
-/* Reads only the time of a record (for ordering). */
+/* Reads only the time and CPU of a record (for ordering); CPU is -1 when
+ * the record does not carry it. */
 static gboolean
-record_time (const RspEvsel *evsel, const guint8 *rec, const struct perf_event_header *h, guint64 *time)
+record_time (const RspEvsel *evsel, const guint8 *rec, const struct perf_event_header *h, guint64 *time,
+             gint32 *cpu)
 {
+  *cpu = -1;
   if (evsel == NULL)
     return FALSE;
   guint64 st = evsel->attr.sample_type;
@@ -990,6 +1029,15 @@ record_time (const RspEvsel *evsel, const guint8 *rec, const struct perf_event_h
       if (pos + 8 > h->size)
         return FALSE;
       *time = read_u64 (rec + pos);
+      pos += 8;
+      if (st & PERF_SAMPLE_CPU)
+        {
+          if (st & PERF_SAMPLE_ADDR) pos += 8;
+          if (st & PERF_SAMPLE_ID) pos += 8;
+          if (st & PERF_SAMPLE_STREAM_ID) pos += 8;
+          if (pos + 8 <= h->size)
+            *cpu = (gint32) read_u32 (rec + pos);
+        }
       return TRUE;
     }
   if (!evsel->attr.sample_id_all || evsel->id_trailer_size > h->size - sizeof *h)
@@ -997,6 +1045,13 @@ record_time (const RspEvsel *evsel, const guint8 *rec, const struct perf_event_h
   gsize pos = h->size - evsel->id_trailer_size;
   if (st & PERF_SAMPLE_TID) pos += 8;
   *time = read_u64 (rec + pos);
+  pos += 8;
+  if (st & PERF_SAMPLE_CPU)
+    {
+      if (st & PERF_SAMPLE_ID) pos += 8;
+      if (st & PERF_SAMPLE_STREAM_ID) pos += 8;
+      *cpu = (gint32) read_u32 (rec + pos);
+    }
   return TRUE;
 }
 
@@ -1086,10 +1141,11 @@ scan_one (RspPerfReader *self, guint64 *offset_out, RspEvsel **evsel_out)
       return SCAN_SKIPPED;
     }
   guint64 time;
-  if (self->ordering && record_time (evsel, rec, &h, &time))
+  gint32 cpu;
+  if (self->ordering && record_time (evsel, rec, &h, &time, &cpu))
     {
       RspQueuedRecord q = { time, offset, evsel != NULL ? evsel->index : G_MAXUINT32 };
-      rsp_ordered_queue_push (&self->queue, &q);
+      rsp_ordered_queue_push (&self->queue, &q, cpu);
       self->round_max = MAX (self->round_max, time);
       self->stats.max_queued = MAX (self->stats.max_queued, self->queue.len);
       return SCAN_QUEUED;
@@ -1286,6 +1342,7 @@ rsp_perf_reader_free (RspPerfReader *self)
   g_clear_pointer (&self->recording, rsp_recording_free);
   g_ptr_array_unref (self->evsels);
   g_hash_table_unref (self->id_to_evsel);
+  g_free (self->id_table);
   g_ptr_array_unref (self->warnings);
   if (self->tep != NULL)
     tep_free (self->tep);

@@ -67,6 +67,7 @@ struct _RspAssembler {
   GHashTable *sock_endpoints;/* sk -> interned "addr:port" */
   GHashTable *ignored_pids;  /* keep-awake spinners */
   GHashTable *comms;         /* tid -> interned comm, from COMM records */
+  GHashTable *sigs;          /* symbol pointer -> RspKernelSig + 1: names are interned */
 };
 
 typedef struct _RspAssembler Assembler;
@@ -200,13 +201,28 @@ open_sleep (Assembler *a, TidState *ts, guint64 time, RspStackId stack, guint32 
   return idx;
 }
 
+/* rsp_kernel_sig, cached per interned name: it runs for every frame of
+ * every wake-up. */
+static RspKernelSig
+frame_sig (Assembler *a, const char *symbol)
+{
+  if (symbol == NULL)
+    return RSP_SIG_NONE;
+  gpointer cached = g_hash_table_lookup (a->sigs, symbol);
+  if (cached != NULL)
+    return (RspKernelSig) (GPOINTER_TO_INT (cached) - 1);
+  RspKernelSig sig = rsp_kernel_sig (symbol);
+  g_hash_table_insert (a->sigs, (gpointer) symbol, GINT_TO_POINTER (sig + 1));
+  return sig;
+}
+
 static gboolean
-stack_has_sig (const RspModel *m, RspStackId stack, RspKernelSig sig)
+stack_has_sig (Assembler *a, RspStackId stack, RspKernelSig sig)
 {
   guint n;
-  const RspModelFrame *frames = rsp_model_stack (m, stack, &n);
+  const RspModelFrame *frames = rsp_model_stack (a->m, stack, &n);
   for (guint i = 0; i < n; i++)
-    if (frames[i].kernel && rsp_kernel_sig (frames[i].symbol) == sig)
+    if (frames[i].kernel && frame_sig (a, frames[i].symbol) == sig)
       return TRUE;
   return FALSE;
 }
@@ -241,7 +257,7 @@ close_sleep (Assembler *a, TidState *ts, guint64 time, RspIdx next_run)
           s->net_op = p->net_op;
           s->irq_name = p->irq_name;
           if (s->reason == RSP_WAKE_TIMER)
-            s->deliberate = stack_has_sig (m, s->stack, RSP_SIG_NANOSLEEP);
+            s->deliberate = stack_has_sig (a, s->stack, RSP_SIG_NANOSLEEP);
         }
       else
         {
@@ -505,7 +521,7 @@ handle_waking (Assembler *a, const RspModelEvent *ev, gboolean is_new)
     {
       if (!ev->frames[i].kernel)
         break;
-      RspKernelSig sig = rsp_kernel_sig (ev->frames[i].symbol);
+      RspKernelSig sig = frame_sig (a, ev->frames[i].symbol);
       if (context == RSP_SIG_NONE
           && (sig == RSP_SIG_TIMER || sig == RSP_SIG_DISK || sig == RSP_SIG_NET_RX || sig == RSP_SIG_HARDIRQ
               || sig == RSP_SIG_SOFTIRQ))
@@ -984,6 +1000,7 @@ rsp_assembler_new (const GArray *ignored_pids)
   a->sock_endpoints = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, NULL);
   a->ignored_pids = g_hash_table_new (g_direct_hash, g_direct_equal);
   a->comms = g_hash_table_new (g_direct_hash, g_direct_equal);
+  a->sigs = g_hash_table_new (g_direct_hash, g_direct_equal);
   for (guint i = 0; ignored_pids != NULL && i < ignored_pids->len; i++)
     g_hash_table_add (a->ignored_pids, GINT_TO_POINTER (g_array_index (ignored_pids, gint32, i)));
   return a;
@@ -1001,6 +1018,7 @@ rsp_assembler_free (RspAssembler *a)
   g_hash_table_unref (a->sock_endpoints);
   g_hash_table_unref (a->ignored_pids);
   g_hash_table_unref (a->comms);
+  g_hash_table_unref (a->sigs);
   g_free (a);
 }
 
@@ -1008,6 +1026,7 @@ RspModel *
 rsp_assembler_finish (RspAssembler *a)
 {
   finish (a);
+  rsp_model_compute_frames (a->m);
   RspModel *m = g_steal_pointer (&a->m);
   rsp_assembler_free (a);
   return m;

@@ -25,9 +25,12 @@ struct _RspModel {
   guint64 lost_events;
   RspRecordingMeta *meta; /* copy, NULL for a plain perf.data */
   RspSymbolizer *symbolizer; /* owns the interned names of the frames */
+  GPtrArray *describing;     /* stack id -> the frame that describes it (rsp_model_compute_frames) */
 };
 
 RspModel *rsp_model_new (void);
+/* Computes the describing frame of every stack, once, after assembly. */
+void rsp_model_compute_frames (RspModel *m);
 /* Interns a stack given innermost first. */
 RspStackId rsp_model_intern_stack (RspModel *m, const RspModelFrame *frames, guint n);
 

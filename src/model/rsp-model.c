@@ -5,10 +5,13 @@
 
 #include "rsp-kernel-sigs.h"
 
+/* A stack's key: its frames live in the model's frame array (offset), or,
+ * for a lookup, in the caller's buffer (frames). */
 typedef struct {
   guint32 offset, n;
   guint hash;
-  const GArray *frames; /* the model's frame array */
+  const GArray *store;          /* the model's frame array */
+  const RspModelFrame *frames;  /* lookup keys only */
 } StackKey;
 
 static guint
@@ -18,6 +21,12 @@ hash_frames (const RspModelFrame *frames, guint n)
   for (guint i = 0; i < n; i++)
     h = h * 33 + (guint) (frames[i].ip ^ (frames[i].ip >> 29)) + GPOINTER_TO_UINT (frames[i].symbol);
   return h;
+}
+
+static inline const RspModelFrame *
+key_frames (const StackKey *k)
+{
+  return k->frames != NULL ? k->frames : &g_array_index (k->store, RspModelFrame, k->offset);
 }
 
 static guint
@@ -32,8 +41,8 @@ stack_key_equal (gconstpointer a, gconstpointer b)
   const StackKey *ka = a, *kb = b;
   if (ka->n != kb->n || ka->hash != kb->hash)
     return FALSE;
-  const RspModelFrame *fa = &g_array_index (ka->frames, RspModelFrame, ka->offset);
-  const RspModelFrame *fb = &g_array_index (kb->frames, RspModelFrame, kb->offset);
+  const RspModelFrame *fa = key_frames (ka);
+  const RspModelFrame *fb = key_frames (kb);
   for (guint i = 0; i < ka->n; i++)
     if (fa[i].ip != fb[i].ip || fa[i].symbol != fb[i].symbol || fa[i].dso != fb[i].dso)
       return FALSE;
@@ -76,6 +85,7 @@ rsp_model_free (RspModel *m)
   g_hash_table_unref (m->stack_ids);
   rsp_recording_meta_free (m->meta);
   g_clear_pointer (&m->symbolizer, rsp_symbolizer_free);
+  g_clear_pointer (&m->describing, g_ptr_array_unref);
   g_free (m);
 }
 
@@ -84,18 +94,15 @@ rsp_model_intern_stack (RspModel *m, const RspModelFrame *frames, guint n)
 {
   if (n == 0)
     return 0;
-  /* Look up with a key over the frames appended tentatively at the end. */
-  guint32 offset = m->frames->len;
-  g_array_append_vals (m->frames, frames, n);
-  StackKey probe = { offset, n, hash_frames (frames, n), m->frames };
+  StackKey probe = { 0, n, hash_frames (frames, n), m->frames, frames };
   gpointer found = g_hash_table_lookup (m->stack_ids, &probe);
   if (found != NULL)
-    {
-      g_array_set_size (m->frames, offset);
-      return GPOINTER_TO_UINT (found);
-    }
+    return GPOINTER_TO_UINT (found);
+  probe.offset = m->frames->len;
+  probe.frames = NULL;
+  g_array_append_vals (m->frames, frames, n);
   RspStackId id = m->stack_index->len / 2;
-  guint32 entry[2] = { offset, n };
+  guint32 entry[2] = { probe.offset, n };
   g_array_append_vals (m->stack_index, entry, 2);
   g_hash_table_insert (m->stack_ids, g_memdup2 (&probe, sizeof probe), GUINT_TO_POINTER (id));
   return id;
@@ -115,7 +122,7 @@ rsp_model_stack (const RspModel *m, RspStackId stack, guint *n_frames)
 }
 
 static const char *
-describing_frame (const RspModel *m, RspStackId stack)
+compute_describing_frame (const RspModel *m, RspStackId stack)
 {
   guint n;
   const RspModelFrame *frames = rsp_model_stack (m, stack, &n);
@@ -142,6 +149,24 @@ describing_frame (const RspModel *m, RspStackId stack)
     if (frames[i].symbol != NULL)
       return frames[i].symbol;
   return NULL;
+}
+
+void
+rsp_model_compute_frames (RspModel *m)
+{
+  guint n = m->stack_index->len / 2;
+  g_clear_pointer (&m->describing, g_ptr_array_unref);
+  m->describing = g_ptr_array_sized_new (n);
+  for (guint i = 0; i < n; i++)
+    g_ptr_array_add (m->describing, (gpointer) compute_describing_frame (m, i));
+}
+
+static const char *
+describing_frame (const RspModel *m, RspStackId stack)
+{
+  if (m->describing != NULL && stack < m->describing->len)
+    return g_ptr_array_index (m->describing, stack);
+  return compute_describing_frame (m, stack);
 }
 
 const char *
