@@ -4,8 +4,10 @@
 set -eu
 packages="build-essential meson ninja-build pkg-config gettext
 libglib2.0-dev libgtk-4-dev libjson-glib-dev libtraceevent-dev
-libelf-dev libdw-dev linux-perf procps util-linux"
-test_packages="clang libclang-rt-14-dev xvfb xdotool imagemagick"
+libelf-dev libdw-dev linux-perf procps util-linux python3"
+# Tests: clang + libFuzzer (fuzz/), useradd (passwd) for the unprivileged
+# recording test, a display and screenshots for the GUI tests.
+test_packages="clang libclang-rt-14-dev passwd xvfb xdotool imagemagick"
 want="$packages"
 [ "${1:-}" = "--test" ] && want="$packages $test_packages"
 

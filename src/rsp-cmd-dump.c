@@ -199,10 +199,13 @@ int
 rsp_cmd_dump (int argc, char **argv)
 {
   gboolean stats = FALSE;
+  gboolean offline = FALSE;
   g_auto (GStrv) files = NULL;
   GOptionEntry entries[] = {
     { "stats", 's', 0, G_OPTION_ARG_NONE, &stats,
       "Print counts per event and record type, lost events, health and throughput", NULL },
+    { "offline", 0, 0, G_OPTION_ARG_NONE, &offline,
+      "Use only the symbols stored in the recording, nothing from this machine", NULL },
     { G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &files, NULL, "FILE" },
     { NULL },
   };
@@ -239,7 +242,8 @@ rsp_cmd_dump (int argc, char **argv)
   static char outbuf[1 << 20];
   setvbuf (stdout, outbuf, _IOFBF, sizeof outbuf);
   {
-    g_autoptr (GPtrArray) warnings = rsp_symbolizer_setup_for_reader (d.symbolizer, reader);
+    g_autoptr (GPtrArray) warnings = rsp_symbolizer_setup_for_reader (d.symbolizer, reader, offline);
+    rsp_symbolizer_attach_to_tep (d.symbolizer, reader);
     for (guint i = 0; i < warnings->len; i++)
       g_printerr ("rsp: warning: %s\n", (const char *) g_ptr_array_index (warnings, i));
   }

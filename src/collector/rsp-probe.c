@@ -77,7 +77,8 @@ rsp_probe_find_perf (const char *rsp_perf_env, const char *path_env, GError **er
         return g_strdup (rsp_perf_env);
       g_set_error (error, RSP_PROBE_ERROR, RSP_PROBE_ERROR_NO_PERF,
                    "perf not found: RSP_PERF=%s is not an executable file "
-                   "(unset RSP_PERF to use perf from PATH)", rsp_perf_env);
+                   "(unset RSP_PERF to use perf from PATH; install perf with 'apt-get install linux-perf')",
+                   rsp_perf_env);
       return NULL;
     }
 

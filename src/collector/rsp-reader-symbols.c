@@ -1,8 +1,10 @@
 /* rsp-reader-symbols.c — symbol sources for one recording. */
 #include "rsp-reader-symbols.h"
 
+#include <traceevent/event-parse.h>
+
 GPtrArray *
-rsp_symbolizer_setup_for_reader (RspSymbolizer *symbolizer, RspPerfReader *reader)
+rsp_symbolizer_setup_for_reader (RspSymbolizer *symbolizer, RspPerfReader *reader, gboolean offline)
 {
   GPtrArray *warnings = g_ptr_array_new_with_free_func (g_free);
   const RspRecording *rec = rsp_perf_reader_get_recording (reader);
@@ -18,7 +20,13 @@ rsp_symbolizer_setup_for_reader (RspSymbolizer *symbolizer, RspPerfReader *reade
                                                     "using this machine's",
                                                     error->message));
     }
-  if (!have_kernel)
+  if (offline)
+    {
+      rsp_symbolizer_set_offline (symbolizer, TRUE);
+      if (!have_kernel)
+        g_ptr_array_add (warnings, g_strdup ("the recording stores no symbols: frames will show as [unknown]"));
+    }
+  else if (!have_kernel)
     {
       g_autoptr (GError) error = NULL;
       if (!rsp_symbolizer_load_proc_kallsyms (symbolizer, &error))
@@ -30,4 +38,26 @@ rsp_symbolizer_setup_for_reader (RspSymbolizer *symbolizer, RspPerfReader *reade
       rsp_symbolizer_add_build_id (symbolizer, b->filename, b->id, b->size);
     }
   return warnings;
+}
+
+static char *
+resolve_kernel_function (void *priv, unsigned long long *addrp, char **modp)
+{
+  RspFrame frame;
+  rsp_symbolizer_resolve (priv, -1, *addrp, TRUE, &frame);
+  if (frame.symbol == NULL)
+    return NULL;
+  *addrp -= frame.offset;
+  if (modp != NULL)
+    *modp = NULL;
+  /* interned by the symbolizer: libtraceevent does not free it */
+  return (char *) frame.symbol;
+}
+
+void
+rsp_symbolizer_attach_to_tep (RspSymbolizer *symbolizer, RspPerfReader *reader)
+{
+  struct tep_handle *tep = rsp_perf_reader_get_tep (reader);
+  if (tep != NULL)
+    tep_set_function_resolver (tep, resolve_kernel_function, symbolizer);
 }

@@ -8,7 +8,13 @@
 
 G_BEGIN_DECLS
 
-/* Returns warnings (human-readable, possibly empty; free with g_ptr_array_unref). */
-GPtrArray *rsp_symbolizer_setup_for_reader (RspSymbolizer *symbolizer, RspPerfReader *reader);
+/* Returns warnings (human-readable, possibly empty; free with
+ * g_ptr_array_unref).  OFFLINE: only the symbols stored in the recording,
+ * nothing from this machine. */
+GPtrArray *rsp_symbolizer_setup_for_reader (RspSymbolizer *symbolizer, RspPerfReader *reader, gboolean offline);
+
+/* Lets the reader's libtraceevent print kernel addresses (%ps, %pS) as
+ * function names, as perf script does. */
+void rsp_symbolizer_attach_to_tep (RspSymbolizer *symbolizer, RspPerfReader *reader);
 
 G_END_DECLS

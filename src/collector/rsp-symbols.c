@@ -114,6 +114,7 @@ struct _RspSymbolizer {
 
   RspUnwinder *unwinder;
   gboolean dwarf_unwind;
+  gboolean offline;       /* never read binaries from this machine */
   guint64 pcs[MAX_UNWIND_FRAMES];
 
   gboolean vdso_tried;
@@ -720,6 +721,12 @@ dso_load (RspSymbolizer *self, RspDso *dso)
   dso->load_tried = TRUE;
   if (dso->pseudo)
     return;
+  if (self->offline)
+    {
+      /* only what the recording stores: the same output on any machine */
+      self->stats.dsos_missing++;
+      return;
+    }
   if (strcmp (dso->path, "[vdso]") == 0)
     {
       const RspElfFile *vdso = own_vdso (self);
@@ -1042,6 +1049,15 @@ find_unwind_module (gpointer data, gint32 pid, guint64 addr, RspUnwindModule *mo
 
 /* ------------------------------------------------------------------------ */
 /* Stored symbols                                                           */
+
+void
+rsp_symbolizer_set_offline (RspSymbolizer *self, gboolean offline)
+{
+  g_return_if_fail (self != NULL);
+  self->offline = offline;
+  if (offline)
+    self->dwarf_unwind = FALSE;
+}
 
 void
 rsp_symbolizer_set_track_used (RspSymbolizer *self, gboolean track)

@@ -82,6 +82,11 @@ guint rsp_symbolizer_resolve_callchain (RspSymbolizer *self, const RspEvent *sam
  * default).  Off, such samples keep whatever user callchain they have. */
 void rsp_symbolizer_set_dwarf_unwind (RspSymbolizer *self, gboolean enable);
 
+/* Offline: never read binaries from this machine (nor unwind with them);
+ * only stored and loaded tables answer.  For output that must not depend on
+ * the machine (golden tests). */
+void rsp_symbolizer_set_offline (RspSymbolizer *self, gboolean offline);
+
 /* Records which symbols were resolved, so that rsp record can store them in
  * the recording ("symbols" section) for reading on another machine. */
 void rsp_symbolizer_set_track_used (RspSymbolizer *self, gboolean track);

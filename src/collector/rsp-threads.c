@@ -47,5 +47,9 @@ rsp_threads_process_event (RspThreads *self, const RspEvent *event)
 const char *
 rsp_threads_get_comm (RspThreads *self, gint32 tid)
 {
-  return g_hash_table_lookup (self->comms, GINT_TO_POINTER (tid));
+  const char *comm = g_hash_table_lookup (self->comms, GINT_TO_POINTER (tid));
+  /* the idle task has no COMM record; perf names it swapper */
+  if (comm == NULL && tid == 0)
+    return "swapper";
+  return comm;
 }

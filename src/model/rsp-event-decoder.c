@@ -291,7 +291,7 @@ rsp_model_load (const char *path, GCancellable *cancellable, RspProgressFunc pro
   if (reader == NULL)
     return NULL;
   RspSymbolizer *symbolizer = rsp_symbolizer_new ();
-  g_autoptr (GPtrArray) symbol_warnings = rsp_symbolizer_setup_for_reader (symbolizer, reader);
+  g_autoptr (GPtrArray) symbol_warnings = rsp_symbolizer_setup_for_reader (symbolizer, reader, FALSE);
   RspModel *m = rsp_model_build (reader, symbolizer, cancellable, progress, progress_data, error);
   if (warnings != NULL)
     {

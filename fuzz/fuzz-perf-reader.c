@@ -1,0 +1,133 @@
+/* fuzz-perf-reader.c — libFuzzer target for the perf.data reader.
+ *
+ * Opens the input as a recording, walks every record, reads every field of
+ * every tracepoint sample (plus one that does not exist), looks at the
+ * header, trailer, warnings and statistics, rewinds once, and frees.  The
+ * reader must survive any input: bad input is a GError or a warning, never
+ * a crash, a sanitizer report, a GLib critical or an unbounded allocation.
+ *
+ * Built by fuzz/meson.build (-Dfuzz=true, clang) and, with a plain main(),
+ * by tests/meson.build as the fuzz-replay test (fuzz-replay.c).
+ */
+#include <glib.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <traceevent/event-parse.h>
+
+#include "rsp-perf-reader.h"
+
+int LLVMFuzzerInitialize (int *argc, char ***argv);
+int LLVMFuzzerTestOneInput (const uint8_t *data, size_t size);
+
+static guint64 sink;
+
+static void
+read_tracepoint_fields (const RspEvent *event, struct tep_format_field **fields)
+{
+  for (guint i = 0; fields && fields[i]; i++)
+    {
+      guint64 value = 0;
+      if (rsp_event_get_field_u64 (event, fields[i]->name, &value))
+        sink += value;
+      const char *text = rsp_event_get_field_str (event, fields[i]->name);
+      if (text)
+        sink += strlen (text);
+    }
+}
+
+static void
+read_sample (const RspEvent *event)
+{
+  guint64 value = 0;
+  for (guint64 i = 0; i < event->sample.n_callchain; i++)
+    sink += event->sample.callchain[i];
+  for (guint32 i = 0; i < event->sample.raw_size; i++)
+    sink += event->sample.raw[i];
+
+  if (event->evsel == NULL || event->evsel->tp == NULL)
+    {
+      /* Not a tracepoint: the field accessors must say so. */
+      if (rsp_event_get_field_u64 (event, "pid", &value))
+        abort ();
+      return;
+    }
+  struct tep_event *tp = (struct tep_event *) event->evsel->tp;
+  struct tep_format_field **common = tep_event_common_fields (tp);
+  struct tep_format_field **fields = tep_event_fields (tp);
+  read_tracepoint_fields (event, common);
+  read_tracepoint_fields (event, fields);
+  free (common);
+  free (fields);
+  if (rsp_event_get_field_u64 (event, "no_such_field", &value)
+      || rsp_event_get_field_str (event, "no_such_field") != NULL)
+    abort ();
+}
+
+static void
+walk (RspPerfReader *reader, guint64 max_records)
+{
+  RspEvent event;
+  for (guint64 n = 0; n < max_records && rsp_perf_reader_next (reader, &event); n++)
+    {
+      sink += event.type + event.time + (guint64) event.cpu;
+      sink += (guint64) strlen (rsp_record_type_name (event.type));
+      if (event.type == PERF_RECORD_SAMPLE)
+        read_sample (&event);
+      else if (event.type == PERF_RECORD_COMM && event.u.comm.comm)
+        sink += strlen (event.u.comm.comm);
+      else if ((event.type == PERF_RECORD_MMAP || event.type == PERF_RECORD_MMAP2)
+               && event.u.mmap.filename)
+        sink += strlen (event.u.mmap.filename);
+    }
+}
+
+int
+LLVMFuzzerInitialize (int *argc, char ***argv)
+{
+  (void) argc;
+  (void) argv;
+  /* A critical is a failed g_return_if_fail: a bug, whatever the input. */
+  g_log_set_always_fatal (G_LOG_LEVEL_CRITICAL);
+  return 0;
+}
+
+int
+LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
+{
+  g_autoptr (GError) error = NULL;
+  RspPerfReader *reader = rsp_perf_reader_open_bytes (data, size, &error);
+  if (reader == NULL)
+    {
+      if (error == NULL || error->message == NULL)
+        abort (); /* a failure must say why */
+      return 0;
+    }
+
+  const RspPerfHeader *header = rsp_perf_reader_get_header (reader);
+  if (header->hostname)
+    sink += strlen (header->hostname);
+  for (guint i = 0; header->cmdline && header->cmdline[i]; i++)
+    sink += strlen (header->cmdline[i]);
+  const RspRecording *recording = rsp_perf_reader_get_recording (reader);
+  if (recording && recording->meta && recording->meta->command)
+    sink += g_strv_length (recording->meta->command);
+  for (guint i = 0; i < rsp_perf_reader_get_n_evsels (reader); i++)
+    {
+      const RspEvsel *evsel = rsp_perf_reader_get_evsel (reader, i);
+      if (evsel->name && rsp_perf_reader_find_evsel (reader, evsel->name) == NULL)
+        abort ();
+    }
+
+  walk (reader, G_MAXUINT64);
+  const RspReaderStats *stats = rsp_perf_reader_get_stats (reader);
+  sink += stats->records + stats->bad_records;
+  const char *const *warnings = rsp_perf_reader_warnings (reader);
+  for (guint i = 0; warnings && warnings[i]; i++)
+    sink += strlen (warnings[i]);
+
+  rsp_perf_reader_rewind (reader);
+  walk (reader, 64);
+
+  rsp_perf_reader_free (reader);
+  return 0;
+}

@@ -1,0 +1,166 @@
+#!/bin/bash
+# Runs every RSP test, exactly as CI does (.ci/run runs this script):
+#   0. installs the build and test dependencies (scripts/install-deps.sh --test)
+#   1. build-ci:   meson setup --werror, ninja, meson test (all suites)
+#   2. build-asan: the same with AddressSanitizer and UndefinedBehaviorSanitizer
+#   3. build-fuzz: clang + libFuzzer on the perf.data reader for 60 s
+# then prints one closing line "tests: N passed, N failed, N skipped".
+#
+# Usage: sudo scripts/test.sh [--quick] [--no-deps] [-- MESON_TEST_ARGS...]
+#   --quick     stage 1 only
+#   --no-deps   do not check or install packages
+#   MESON_TEST_ARGS go to every `meson test` (e.g. -- --suite golden)
+# Environment: FUZZ_SECONDS (default 60).  The recording tests need root and
+# perf; without them they print "SKIP: <reason>", except with CI=true, where a
+# missing root or perf is a failure.
+set -euo pipefail
+
+src_root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+cd "$src_root"
+
+quick=0
+deps=1
+meson_test_args=()
+while [ $# -gt 0 ]; do
+  case $1 in
+    --quick) quick=1 ;;
+    --no-deps) deps=0 ;;
+    --) shift; meson_test_args=("$@"); break ;;
+    -h|--help) sed -n '2,16p' "$0"; exit 0 ;;
+    *) echo "test.sh: unknown option $1 (try --help)" >&2; exit 2 ;;
+  esac
+  shift
+done
+fuzz_seconds=${FUZZ_SECONDS:-60}
+
+timings=()
+testlogs=()
+failures=()
+fuzz_outcome=""   # "", "passed" or "failed"
+
+stage() { printf '\n==== %s ====\n' "$*"; }
+
+# timed LABEL COMMAND...: runs COMMAND (a function too), records its wall time.
+timed() {
+  local label=$1 start rc=0
+  shift
+  start=$(date +%s)
+  "$@" || rc=$?
+  timings+=("$label: $(($(date +%s) - start)) s")
+  return "$rc"
+}
+
+# configure DIR MESON_ARGS...: configures DIR, again if it exists.
+configure() {
+  local dir=$1
+  shift
+  if [ -f "$dir/build.ninja" ]; then
+    meson setup --reconfigure "$dir" "$@"
+  else
+    rm -rf "$dir"
+    meson setup "$dir" "$@"
+  fi
+}
+
+build() {
+  local dir=$1
+  shift
+  configure "$dir" "$@" && ninja -C "$dir"
+}
+
+# run_tests DIR [MESON_TEST_ARGS...]: meson test; its log feeds the totals.
+run_tests() {
+  local dir=$1
+  shift
+  testlogs+=("$dir/meson-logs/testlog.json")
+  rm -f "$dir/meson-logs/testlog.json"
+  meson test -C "$dir" --print-errorlogs "$@" ${meson_test_args[@]+"${meson_test_args[@]}"}
+}
+
+fuzz() {
+  local dir=build-fuzz corpus=build-fuzz/corpus artifacts=build-fuzz/artifacts
+  CC=clang configure "$dir" -Dfuzz=true -Dtests=false || return 1
+  ninja -C "$dir" fuzz/fuzz-perf-reader || return 1
+  # libFuzzer adds what it finds to its first corpus directory: give it a
+  # scratch copy of the seeds (the recordings in tests/data/).
+  rm -rf "$corpus"
+  mkdir -p "$corpus" "$artifacts"
+  cp tests/data/*.rsp tests/data/*.perf.data "$corpus"/ 2>/dev/null || true
+  if [ -d fuzz/regressions ]; then cp fuzz/regressions/* "$corpus"/ 2>/dev/null || true; fi
+  echo "fuzz: $(find "$corpus" -type f | wc -l) seeds, ${fuzz_seconds} s"
+  local rc=0
+  LSAN_OPTIONS="suppressions=$src_root/fuzz/lsan.supp:print_suppressions=0" \
+  "$dir/fuzz/fuzz-perf-reader" -max_total_time="$fuzz_seconds" -timeout=20 \
+    -rss_limit_mb=2048 -print_final_stats=1 -artifact_prefix="$artifacts/" \
+    "$corpus" >"$dir/fuzz.log" 2>&1 || rc=$?
+  grep -E '^(#[0-9]+ +DONE|stat::number_of_executed_units|stat::peak_rss_mb|Done [0-9]+ runs)' \
+    "$dir/fuzz.log" || true
+  if [ "$rc" -ne 0 ]; then
+    tail -n 60 "$dir/fuzz.log"
+    echo "fuzz: FAILED (exit $rc); reproducer in $artifacts/:"
+    ls -l "$artifacts"
+    return 1
+  fi
+  echo "fuzz: no crash in ${fuzz_seconds} s"
+  # The reader parses tracepoint formats in a child process first, because
+  # libtraceevent crashes on some damaged ones; libFuzzer's handler in that
+  # child still writes a crash-* file.  They are expected; the run passed.
+  local isolated
+  isolated=$(find "$artifacts" -type f | wc -l)
+  if [ "$isolated" -gt 0 ]; then
+    echo "fuzz: $isolated crash-* files in $artifacts come from the reader's format-probe child (isolated by design)"
+  fi
+}
+
+if [ "$deps" -eq 1 ]; then
+  stage "0. dependencies: scripts/install-deps.sh --test"
+  timed "dependencies" bash scripts/install-deps.sh --test
+fi
+
+stage "1. build-ci: gcc, warnings are errors"
+timed "build-ci build" build build-ci --werror
+timed "build-ci tests" run_tests build-ci || failures+=("build-ci tests")
+
+if [ "$quick" -eq 0 ]; then
+  stage "2. build-asan: AddressSanitizer + UndefinedBehaviorSanitizer"
+  timed "build-asan build" build build-asan -Db_sanitize=address,undefined -Db_lundef=false
+  timed "build-asan tests" run_tests build-asan --timeout-multiplier 3 \
+    || failures+=("build-asan tests")
+
+  stage "3. build-fuzz: clang, libFuzzer on the perf.data reader"
+  if timed "fuzz build+run" fuzz; then
+    fuzz_outcome=passed
+  else
+    fuzz_outcome=failed
+    failures+=("fuzz")
+  fi
+fi
+
+stage "summary"
+for t in "${timings[@]}"; do echo "timing: $t"; done
+python3 - "$fuzz_outcome" "${testlogs[@]}" <<'PY'
+import json, os, sys
+fuzz, logs = sys.argv[1], sys.argv[2:]
+passed = failed = skipped = 0
+for log in logs:
+    if not os.path.exists(log):
+        print("summary: %s is missing (the test run did not start)" % log)
+        failed += 1
+        continue
+    for line in open(log):
+        result = json.loads(line).get("result")
+        if result in ("OK", "EXPECTEDFAIL"):
+            passed += 1
+        elif result == "SKIP":
+            skipped += 1
+        else:
+            failed += 1
+if fuzz:
+    passed, failed = passed + (fuzz == "passed"), failed + (fuzz == "failed")
+print("tests: %d passed, %d failed, %d skipped" % (passed, failed, skipped))
+PY
+if [ "${#failures[@]}" -gt 0 ]; then
+  echo "test.sh: FAILED: ${failures[*]}"
+  exit 1
+fi
+echo "test.sh: all stages passed"

@@ -1,0 +1,245 @@
+#!/usr/bin/env python3
+"""`rsp dump` on damaged and foreign input: a clear message, never a crash.
+
+  dump-errors.py truncated   cut a recording inside the header, the attrs,
+                             the data and the feature sections
+  dump-errors.py corrupt     overwrite bytes at seeded random positions: 50
+                             variants over the seed recordings (in the header
+                             and attrs, in record headers, anywhere)
+  dump-errors.py bad-input   an empty file, a text file, a missing file, a
+                             directory, a file of zeros
+
+A crash is a signal (exit >= 128), a sanitizer report, a GLib critical or a
+hang: always a failure.  A non-zero exit must come with a line that starts
+with "rsp:"; the hopeless inputs (bad-input, cuts before the data) must fail
+with exactly one such line.
+"""
+
+import glob
+import os
+import random
+import re
+import shutil
+import struct
+import subprocess
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import rsptest as t  # noqa: E402
+
+PERF_MAGIC = b"PERFILE2"
+HEADER_SIZE = 104
+CRASH_PATTERNS = re.compile(r"AddressSanitizer|LeakSanitizer|UndefinedBehaviorSanitizer|"
+                            r"runtime error:|CRITICAL \*\*|Segmentation fault|core dumped")
+VARIANTS = 50
+
+
+class Layout:
+    def __init__(self, data):
+        if len(data) < HEADER_SIZE or data[:8] != PERF_MAGIC:
+            raise ValueError("not a perf.data file")
+        (self.attr_size,) = struct.unpack_from("<Q", data, 16)
+        self.attrs_offset, self.attrs_size = struct.unpack_from("<QQ", data, 24)
+        self.data_offset, self.data_size = struct.unpack_from("<QQ", data, 40)
+        self.data_end = self.data_offset + self.data_size
+        self.records = []  # (offset, size) of each record in the data section
+        off = self.data_offset
+        while off + 8 <= self.data_end:
+            _, _, size = struct.unpack_from("<IHH", data, off)
+            if size < 8:
+                break
+            self.records.append((off, size))
+            off += size
+
+
+def seed_recordings(workdir):
+    """The checked-in small recordings (one RSP recording and one plain
+    perf.data are enough for the cuts); without any, one made with perf."""
+    data_dir = os.path.join(os.environ.get("RSP_SOURCE_ROOT", "."), "tests", "data")
+    files = sorted(glob.glob(os.path.join(data_dir, "*.rsp")))[:2]
+    files += sorted(glob.glob(os.path.join(data_dir, "*.perf.data")))[:1]
+    if files:
+        return files
+    perf = t.require_perf_and_root()
+    out = os.path.join(workdir, "seed.perf.data")
+    t.run(t.perf_record_argv(perf, out, ["sleep", "0.05"]), timeout=120)
+    return [out]
+
+
+def run_dump(rsp, path, extra=()):
+    argv = [rsp, "dump"] + list(extra) + [path]
+    try:
+        proc = subprocess.run(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                              timeout=60)
+    except subprocess.TimeoutExpired:
+        return None, "timed out after 60 s (a hang)"
+    return proc.returncode, proc.stderr.decode("utf-8", "replace")
+
+
+def judge(case, code, stderr, must_fail=False, must_say=False, one_line=False, mention=None):
+    """Returns a problem description, or None when the outcome is acceptable."""
+    if code is None:
+        return "%s: %s" % (case, stderr)
+    crash = CRASH_PATTERNS.search(stderr)
+    if code < 0 or code >= 128 or crash:
+        return "%s: CRASH (exit %d)\n%s" % (case, code, stderr[-3000:])
+    rsp_lines = [line for line in stderr.splitlines() if line.startswith("rsp:")]
+    if must_fail and code == 0:
+        return "%s: exit 0, expected an error" % case
+    if (code != 0 or must_say) and not rsp_lines:
+        return "%s: exit %d without a line starting with 'rsp:'; stderr: %r" % (case, code, stderr[-500:])
+    if one_line and len(rsp_lines) != 1:
+        return "%s: %d 'rsp:' lines, expected one clear line:\n%s" % (case, len(rsp_lines), stderr[-1500:])
+    if mention and not any(mention in line for line in rsp_lines):
+        return "%s: the message does not name %r: %r" % (case, mention, rsp_lines)
+    return None
+
+
+def truncated(rsp, seeds, workdir):
+    problems = []
+    runs = 0
+    for seed in seeds:
+        data = open(seed, "rb").read()
+        lay = Layout(data)
+        name = os.path.basename(seed)
+        cuts = [  # (offset, what, the dump must fail)
+            (4, "inside the magic", True),
+            (16, "inside the header", True),
+            (60, "inside the header's section table", True),
+            (HEADER_SIZE - 1, "at the end of the header", True),
+            (lay.attrs_offset + 1, "inside the first attr", True),
+            (lay.attrs_offset + lay.attrs_size // 2, "in the middle of the attrs", True),
+            (lay.attrs_offset + lay.attrs_size - 1, "at the end of the attrs", True),
+            (lay.data_offset + 3, "inside the first record header", False),
+            (lay.data_offset + lay.data_size // 3, "at a third of the data", False),
+            (lay.data_offset + lay.data_size // 2, "in the middle of the data", False),
+            (lay.data_end - 1, "one byte before the end of the data", False),
+        ]
+        if len(lay.records) > 4:
+            off, size = lay.records[len(lay.records) // 2]
+            cuts.append((off + size // 2, "in the middle of a record", False))
+        for off, what, must_fail in cuts:
+            if not 0 < off < len(data):
+                continue
+            path = os.path.join(workdir, "cut-%d-%s" % (off, name))
+            with open(path, "wb") as f:
+                f.write(data[:off])
+            code, stderr = run_dump(rsp, path)
+            runs += 1
+            problem = judge("%s cut at %d (%s)" % (name, off, what), code, stderr,
+                            must_fail=must_fail, must_say=True, one_line=must_fail)
+            if problem:
+                problems.append(problem)
+            os.unlink(path)
+        # Past the data: feature sections and the RSP trailer.  The events
+        # are all there; the dump may warn; it must not crash.
+        for off in sorted({lay.data_end, lay.data_end + 16, len(data) - 24, len(data) - 1}):
+            if not lay.data_end <= off < len(data):
+                continue
+            path = os.path.join(workdir, "cut-%d-%s" % (off, name))
+            with open(path, "wb") as f:
+                f.write(data[:off])
+            code, stderr = run_dump(rsp, path)
+            runs += 1
+            problem = judge("%s cut at %d (after the data)" % (name, off), code, stderr)
+            if problem:
+                problems.append(problem)
+            os.unlink(path)
+    return problems, runs
+
+
+def corrupt(rsp, seeds, workdir):
+    """VARIANTS damaged copies in all, taking the seed recordings in turn."""
+    problems = []
+    layouts = [(seed, open(seed, "rb").read()) for seed in seeds]
+    layouts = [(seed, data, Layout(data)) for seed, data in layouts]
+    for variant in range(VARIANTS):
+        seed, data, lay = layouts[variant % len(layouts)]
+        name = os.path.basename(seed)
+        rng = random.Random(variant)
+        buf = bytearray(data)
+        kind = (variant // len(layouts)) % 3  # every seed gets every kind
+        flips = []
+        for _ in range(rng.randint(1, 6)):
+            if kind == 0:    # header, attrs, ids: where sizes and offsets live
+                pos = rng.randrange(0, min(len(buf), lay.data_offset + 64))
+            elif kind == 1 and lay.records:  # a record's type, misc or size
+                off, _ = lay.records[rng.randrange(len(lay.records))]
+                pos = off + rng.randrange(8)
+            else:            # anywhere
+                pos = rng.randrange(len(buf))
+            value = rng.choice([0x00, 0xff, 0x80, 0x7f, rng.randrange(256)])
+            if value == buf[pos]:
+                value ^= 0x5a
+            buf[pos] = value
+            flips.append(pos)
+        path = os.path.join(workdir, "corrupt-%d-%s" % (variant, name))
+        with open(path, "wb") as f:
+            f.write(buf)
+        code, stderr = run_dump(rsp, path)
+        problem = judge("%s variant %d (%s, bytes at %s)"
+                        % (name, variant, ["header", "record headers", "anywhere"][kind], flips),
+                        code, stderr)
+        if problem:
+            keep = os.path.join(os.environ.get("RSP_BUILD_ROOT", workdir),
+                                "dump-errors-" + os.path.basename(path))
+            shutil.copyfile(path, keep)
+            problems.append(problem + "\n  (input kept as %s)" % keep)
+        os.unlink(path)
+    return problems, VARIANTS
+
+
+def bad_input(rsp, seeds, workdir):
+    cases = []
+    empty = os.path.join(workdir, "empty.perf.data")
+    open(empty, "wb").close()
+    cases.append(("an empty file", empty, None))
+    text = os.path.join(workdir, "notes.txt")
+    with open(text, "w") as f:
+        f.write("This is not a perf.data file.\n" * 20)
+    cases.append(("a text file", text, None))
+    zeros = os.path.join(workdir, "zeros.data")
+    with open(zeros, "wb") as f:
+        f.write(bytes(8192))
+    cases.append(("a file of zeros", zeros, None))
+    magic_only = os.path.join(workdir, "magic-only.data")
+    with open(magic_only, "wb") as f:
+        f.write(PERF_MAGIC + bytes(HEADER_SIZE - 8))
+    cases.append(("a perf header of zeros", magic_only, None))
+    missing = os.path.join(workdir, "no-such-recording.rsp")
+    cases.append(("a missing file", missing, "no-such-recording.rsp"))
+    cases.append(("a directory", workdir, None))
+    problems = []
+    for what, path, mention in cases:
+        for extra in ([], ["--stats"]):
+            code, stderr = run_dump(rsp, path, extra)
+            problem = judge("rsp dump %s%s" % (" ".join(extra) + " " if extra else "", what),
+                            code, stderr, must_fail=True, one_line=True, mention=mention)
+            if problem:
+                problems.append(problem)
+            else:
+                t.log("ok: %s -> exit %d: %s" % (what, code, stderr.strip().splitlines()[0]))
+    return problems, 2 * len(cases)
+
+
+def main():
+    if len(sys.argv) != 2 or sys.argv[1] not in ("truncated", "corrupt", "bad-input"):
+        t.fail("usage: dump-errors.py truncated|corrupt|bad-input")
+    rsp = t.rsp_path()
+    workdir = tempfile.mkdtemp(prefix="rsp-dump-errors-")
+    try:
+        seeds = seed_recordings(workdir) if sys.argv[1] != "bad-input" else []
+        for s in seeds:
+            t.log("seed: %s (%d bytes)" % (s, os.path.getsize(s)))
+        test = {"truncated": truncated, "corrupt": corrupt, "bad-input": bad_input}[sys.argv[1]]
+        problems, runs = test(rsp, seeds, workdir)
+    finally:
+        shutil.rmtree(workdir, ignore_errors=True)
+    if problems:
+        t.fail("%d of %d runs of rsp dump misbehaved:\n%s" % (len(problems), runs, "\n".join(problems)))
+    t.log("PASS: %d runs of rsp dump, no crash, clear messages" % runs)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,48 @@
+#!/usr/bin/env python3
+"""Golden test: `rsp dump --offline NAME.rsp` must print exactly
+tests/data/NAME.dump.expected.
+
+--offline makes the dump use only what the recording stores (the RSP
+trailer's symbols), never this machine's /proc/kallsyms or binaries, so the
+output is the same on every machine.  The dump runs inside tests/data on the
+bare file name, so the checkout's path cannot leak into the output.
+Regenerate with tests/scripts/regen-golden.sh (needs root and perf).
+"""
+
+import difflib
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import rsptest as t  # noqa: E402
+
+DUMP_ARGS = ["dump", "--offline"]
+
+
+def main():
+    if len(sys.argv) != 2:
+        t.fail("usage: golden.py NAME")
+    name = sys.argv[1]
+    rsp = t.rsp_path()
+    data_dir = os.path.join(os.environ.get("RSP_SOURCE_ROOT", "."), "tests", "data")
+    recording = name + ".rsp"
+    expected_path = os.path.join(data_dir, name + ".dump.expected")
+    for path in (os.path.join(data_dir, recording), expected_path):
+        if not os.path.exists(path):
+            t.fail("%s is missing: run sudo tests/scripts/regen-golden.sh" % path)
+
+    proc = t.run([rsp] + DUMP_ARGS + [recording], timeout=120, check=False, cwd=data_dir)
+    if proc.returncode != 0:
+        t.fail("rsp %s %s exited %d:\n%s" % (" ".join(DUMP_ARGS), recording, proc.returncode,
+                                             proc.stderr[-3000:]))
+    expected = open(expected_path, encoding="utf-8", errors="replace").read()
+    if proc.stdout != expected:
+        diff = list(difflib.unified_diff(expected.splitlines(), proc.stdout.splitlines(),
+                                         name + ".dump.expected", "rsp dump", lineterm="", n=2))
+        t.fail("output differs from %s (%d diff lines, first 80):\n%s"
+               % (expected_path, len(diff), "\n".join(diff[:80])))
+    t.log("PASS: %s: %d lines as expected" % (recording, expected.count("\n")))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,70 @@
+#!/bin/bash
+# Re-records the small checked-in recordings under tests/data/ and
+# regenerates their expected `rsp dump --offline` output.
+#
+#   sudo tests/scripts/regen-golden.sh [BUILD_DIR]      (default: build)
+#
+# Needs root and perf.  Each recording must stay under 300 KB: the
+# workloads run short and cpu-clock samples at 100 Hz.  Also writes
+# pingpong-plain.perf.data with the README's plain perf command line (a seed
+# for the error-path tests and the fuzzer; it has no golden dump because a
+# plain perf.data stores no symbols).  Review the diff before committing.
+set -euo pipefail
+export PYTHONDONTWRITEBYTECODE=1
+
+src_root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+build_dir=${1:-build}
+case $build_dir in /*) ;; *) build_dir=$src_root/$build_dir ;; esac
+data_dir=$src_root/tests/data
+max_bytes=$((300 * 1024))
+
+die() { echo "regen-golden: $*" >&2; exit 1; }
+
+[ "$(id -u)" -eq 0 ] || die "needs root to record (run: sudo $0 $*)"
+command -v perf >/dev/null || die "perf is missing: apt-get install linux-perf"
+[ -d "$build_dir" ] || meson setup "$build_dir" "$src_root"
+ninja -C "$build_dir"
+rsp=$build_dir/src/rsp
+workloads=$build_dir/tests/workloads
+dio_dir=/var/tmp
+
+# Records NAME.rsp from the command line that follows, and its expected dump.
+golden() {
+  local name=$1
+  shift
+  echo "== $name: rsp record --freq 100 -- $*"
+  rm -f "$name.rsp"
+  "$rsp" record --freq 100 -o "$name.rsp" -- "$@"
+  local size
+  size=$(stat -c %s "$name.rsp")
+  [ "$size" -lt "$max_bytes" ] || die "$name.rsp is $size bytes (limit $max_bytes): shorten its run"
+  "$rsp" dump --offline "$name.rsp" >"$name.dump.expected"
+  # The dump must not depend on the run: a second one must be identical.
+  "$rsp" dump --offline "$name.rsp" | cmp -s - "$name.dump.expected" \
+    || die "two dumps of $name.rsp differ"
+  echo "   $name.rsp: $size bytes, $(wc -l <"$name.dump.expected") dump lines"
+}
+
+cd "$data_dir"
+golden pingpong "$workloads/pingpong" 100 20000
+golden forkexec "$workloads/forkexec" 3 300000
+golden tcp_loop "$workloads/tcp_loop" 25 20000
+golden dio_read "$workloads/dio_read" "$dio_dir" 65536 1
+
+echo "== pingpong-plain.perf.data: the README's perf record command line"
+# The command line comes from rsptest.py, where the tests take it from too.
+mapfile -t perf_cmd < <(cd "$src_root/tests/scripts" && python3 -c '
+import rsptest, sys
+print("\n".join(rsptest.perf_record_argv("perf", "pingpong-plain.perf.data", sys.argv[1:])))
+' "$workloads/pingpong" 50 10000)
+rm -f pingpong-plain.perf.data
+"${perf_cmd[@]}"
+size=$(stat -c %s pingpong-plain.perf.data)
+[ "$size" -lt "$max_bytes" ] || die "pingpong-plain.perf.data is $size bytes (limit $max_bytes)"
+
+chmod 0644 ./*.rsp ./*.perf.data ./*.dump.expected
+if [ -n "${SUDO_USER:-}" ]; then
+  chown "$SUDO_USER:" ./*.rsp ./*.perf.data ./*.dump.expected
+fi
+ls -l "$data_dir"
+echo "regen-golden: done; review 'git diff --stat tests/data' before committing"

@@ -1,0 +1,397 @@
+"""Shared helpers of RSP's recording, error-path and golden tests.
+
+The tests compare `rsp dump` against `perf script` on the same file.  Only
+the tests parse `perf script` text: the product never does (PERF-NOTES
+pitfall 7).  Exit codes follow meson: 0 pass, 77 skip, anything else fail.
+"""
+
+import collections
+import os
+import re
+import shutil
+import subprocess
+import sys
+
+SKIP = 77
+
+# The event set of the README's plain `perf record` command line.  Keep in
+# sync with README.md ("Recording with plain perf").
+TRACEPOINTS = [
+    "sched:sched_switch", "sched:sched_waking", "sched:sched_wakeup",
+    "sched:sched_wakeup_new", "sched:sched_process_fork",
+    "sched:sched_process_exec", "sched:sched_process_exit",
+    "block:block_rq_insert", "block:block_rq_issue", "block:block_rq_complete",
+    "irq:irq_handler_entry", "irq:irq_handler_exit",
+    "irq:softirq_entry", "irq:softirq_exit",
+    "sock:sock_send_length", "sock:sock_recv_length",
+    "sock:sk_data_ready", "sock:inet_sock_set_state",
+]
+SAMPLING_EVENT = "cpu-clock/freq=1000/"
+
+PERF_SCRIPT_FIELDS = "comm,pid,tid,cpu,time,period,event,trace,ip,sym,dso"
+
+# Kernel addresses on x86_64 (and the other 64-bit ports Debian ships) live
+# in the upper half.
+KERNEL_SPACE = 0xffff800000000000
+
+# Record types the kernel writes; `rsp dump` must print every one of them.
+# The user-space ones (FINISHED_ROUND, ID_INDEX...) are compared when dump
+# prints them.
+KERNEL_RECORD_TYPES = {
+    "MMAP", "LOST", "COMM", "EXIT", "THROTTLE", "UNTHROTTLE", "FORK", "READ",
+    "MMAP2", "AUX", "ITRACE_START", "LOST_SAMPLES", "SWITCH",
+    "SWITCH_CPU_WIDE", "NAMESPACES", "KSYMBOL", "BPF_EVENT", "CGROUP",
+    "TEXT_POKE", "AUX_OUTPUT_HW_ID",
+}
+
+
+def log(msg):
+    print(msg, flush=True)
+
+
+def fail(msg):
+    print("FAIL: " + msg, flush=True)
+    sys.exit(1)
+
+
+def skip(reason):
+    print("SKIP: " + reason, flush=True)
+    sys.exit(SKIP)
+
+
+def in_ci():
+    return os.environ.get("CI", "").lower() == "true"
+
+
+def skip_or_fail(reason):
+    """A missing prerequisite skips locally and fails in CI (CI=true)."""
+    if in_ci():
+        fail(reason + " (CI=true: a missing prerequisite is a failure)")
+    skip(reason)
+
+
+def rsp_path():
+    path = os.environ.get("RSP")
+    if not path:
+        fail("RSP is not set (run the tests through meson test)")
+    if not os.access(path, os.X_OK):
+        fail("RSP=%s is not executable" % path)
+    return path
+
+
+def perf_path():
+    return os.environ.get("RSP_TEST_PERF") or shutil.which("perf")
+
+
+def require_perf_and_root():
+    """Recording needs perf and root; skip (or fail in CI) without them."""
+    perf = perf_path()
+    if not perf:
+        skip_or_fail("perf is not installed (Debian package linux-perf)")
+    if os.geteuid() != 0:
+        skip_or_fail("recording tests need root (run: sudo scripts/test.sh)")
+    probe = subprocess.run([perf, "version"], capture_output=True, text=True)
+    if probe.returncode != 0:
+        skip_or_fail("perf does not run: " + (probe.stderr.strip() or probe.stdout.strip()))
+    return perf
+
+
+def run(argv, timeout=300, check=True, **kwargs):
+    """Runs ARGV, returns the CompletedProcess (text mode)."""
+    try:
+        proc = subprocess.run(argv, capture_output=True, text=True, errors="replace",
+                              timeout=timeout, **kwargs)
+    except subprocess.TimeoutExpired:
+        fail("timed out after %d s: %s" % (timeout, " ".join(argv)))
+    if check and proc.returncode != 0:
+        fail("%s exited with %d\nstdout: %s\nstderr: %s"
+             % (" ".join(argv), proc.returncode, proc.stdout[-4000:], proc.stderr[-4000:]))
+    return proc
+
+
+def perf_record_argv(perf, output, command):
+    """The README's plain perf command line.  The frequency is given to the
+    sampling event only: a global -F would put the tracepoints into
+    frequency mode too (PERF-NOTES pitfall 1)."""
+    return [perf, "record", "-a", "-g", "-k", "monotonic",
+            "-e", ",".join(TRACEPOINTS), "-e", SAMPLING_EVENT,
+            "-o", output, "--"] + list(command)
+
+
+# ---------------------------------------------------------------------------
+# Parsed events
+
+Frame = collections.namedtuple("Frame", "ip sym dso")
+
+
+class Event:
+    __slots__ = ("time_ns", "cpu", "pid", "tid", "comm", "event", "fields",
+                 "period", "frames", "line")
+
+    def __init__(self, time_ns, cpu, pid, tid, comm, event, fields, period, line):
+        self.time_ns = time_ns
+        self.cpu = cpu
+        self.pid = pid
+        self.tid = tid
+        self.comm = comm
+        self.event = event
+        self.fields = fields
+        self.period = period
+        self.frames = []
+        self.line = line
+
+    def key(self):
+        return (self.time_ns, self.cpu, self.tid, self.event)
+
+
+def to_ns(sec, nsec):
+    if len(nsec) != 9:
+        raise ValueError("time without 9 nanosecond digits: %s.%s" % (sec, nsec))
+    return int(sec) * 1000000000 + int(nsec)
+
+
+def event_base_name(name):
+    """"cpu-clock/freq=1000/" and "cpu-clock" name the same event."""
+    return re.sub(r"/[^/]*/$", "", name)
+
+
+def symbol_base_name(sym):
+    """perf prints versioned names (foo@@GLIBC_2.2.5) and, with offsets,
+    foo+0x12: both compare as foo.  [unknown] stays [unknown]."""
+    if sym.startswith("["):
+        return sym
+    sym = re.sub(r"\+0x[0-9a-fA-F]+$", "", sym)
+    at = sym.find("@")
+    if at > 0:
+        sym = sym[:at]
+    return sym
+
+
+# perf script -F comm,pid,tid,cpu,time,period,event,trace,ip,sym,dso --ns:
+#   "    comm  1234/1235  [001]   288.064812784:    1000000   sched:sched_waking: comm=..."
+PERF_HEADER = re.compile(
+    r"^\s*(?P<comm>.*?)\s+(?P<pid>-?\d+)/(?P<tid>-?\d+)\s+\[(?P<cpu>\d+)\]\s+"
+    r"(?P<sec>\d+)\.(?P<nsec>\d+):\s+(?:(?P<period>\d+)\s+)?(?P<event>\S+?):(?: (?P<trace>.*))?$")
+# A frame: "\t<ip> <symbol> (<dso>)"; a dso may hold parentheses itself
+# ("/memfd:x (deleted)"), so the symbol ends at the first " (".
+FRAME_LINE = re.compile(r"^\t\s*(?P<ip>[0-9a-fA-F]+) (?P<sym>.+?) \((?P<dso>.*)\)$")
+
+
+def parse_perf_script(text):
+    events = []
+    bad = []
+    current = None
+    for line in text.splitlines():
+        if not line.strip():
+            current = None
+            continue
+        if line.startswith("\t"):
+            m = FRAME_LINE.match(line)
+            if current is None or not m:
+                bad.append(line)
+                continue
+            current.frames.append(Frame(int(m.group("ip"), 16), m.group("sym"), m.group("dso")))
+            continue
+        m = PERF_HEADER.match(line)
+        if not m:
+            bad.append(line)
+            current = None
+            continue
+        current = Event(to_ns(m.group("sec"), m.group("nsec")), int(m.group("cpu")),
+                        int(m.group("pid")), int(m.group("tid")), m.group("comm"),
+                        event_base_name(m.group("event")), (m.group("trace") or "").rstrip(),
+                        int(m.group("period")) if m.group("period") else None, line)
+        events.append(current)
+    return events, bad
+
+
+# rsp dump:
+#   "288.064812784 [001] comm 1234/1235 sched:sched_waking: comm=... "
+#   "288.064812784 [001] comm 1234/1235 PERF_RECORD_COMM: ..."
+# comm may hold spaces, so it is matched lazily up to the first "pid/tid".
+RSP_HEADER = re.compile(
+    r"^(?P<sec>-?\d+)\.(?P<nsec>\d+) \[\s*(?P<cpu>-?\d+)\] (?P<comm>.*?) +(?P<pid>-?\d+)/(?P<tid>-?\d+) "
+    r"(?P<event>\S+?):(?: (?P<fields>.*))?$")
+# Other records may lack a time or a cpu; only their type is counted.
+RSP_RECORD = re.compile(r"^\S.*? PERF_RECORD_(?P<type>[A-Z0-9_]+):")
+
+
+def parse_rsp_dump(text):
+    """Returns (samples, records, unparsed lines); records maps
+    PERF_RECORD_<TYPE> to a count."""
+    samples = []
+    records = collections.Counter()
+    bad = []
+    current = None
+    for line in text.splitlines():
+        if not line.strip():
+            current = None
+            continue
+        if line.startswith("\t"):
+            m = FRAME_LINE.match(line)
+            if current is None or not m:
+                bad.append(line)
+                continue
+            current.frames.append(Frame(int(m.group("ip"), 16), m.group("sym"), m.group("dso")))
+            continue
+        current = None
+        m = RSP_HEADER.match(line)
+        record = RSP_RECORD.match(line)
+        if record and (not m or m.group("event").startswith("PERF_RECORD_")):
+            records[record.group("type")] += 1
+            continue
+        if not m or len(m.group("nsec")) != 9:
+            bad.append(line)
+            continue
+        name = m.group("event")
+        fields = (m.group("fields") or "").rstrip()
+        period = None
+        pm = re.fullmatch(r"period=(\d+)", fields)
+        if pm:
+            period = int(pm.group(1))
+        current = Event(to_ns(m.group("sec"), m.group("nsec")), int(m.group("cpu")),
+                        int(m.group("pid")), int(m.group("tid")), m.group("comm"),
+                        event_base_name(name), fields, period, line)
+        samples.append(current)
+    return samples, records, bad
+
+
+# perf report --stats: "            MMAP events:          1  ( 0.0%)"
+STATS_LINE = re.compile(r"^\s*(?P<type>[A-Z_0-9]+) events:\s+(?P<n>\d+)")
+
+
+def parse_perf_stats(text):
+    """Record counts per type from the 'Aggregated stats' block."""
+    counts = {}
+    in_aggregate = False
+    for line in text.splitlines():
+        if line.strip().startswith("Aggregated stats"):
+            in_aggregate = True
+            continue
+        if in_aggregate:
+            m = STATS_LINE.match(line)
+            if m:
+                if m.group("type") != "TOTAL":
+                    counts[m.group("type")] = int(m.group("n"))
+            elif line.strip().endswith("stats:"):
+                break
+    return counts
+
+
+# ---------------------------------------------------------------------------
+# Comparison
+
+def is_kernel_frame(frame):
+    return frame.ip >= KERNEL_SPACE
+
+
+def frame_summary(frames, workload):
+    """What must agree between the two tools for one sample: every kernel
+    frame (address and name) and the names of the frames in the workload
+    binary, in order.  User addresses differ on purpose: perf script prints
+    them relative to the binary."""
+    out = []
+    for f in frames:
+        if is_kernel_frame(f):
+            out.append(("k", "%x" % f.ip, symbol_base_name(f.sym)))
+        elif os.path.basename(f.dso) == workload:
+            out.append(("w", symbol_base_name(f.sym)))
+    return tuple(out)
+
+
+def is_tracepoint(name):
+    return ":" in name
+
+
+def payload(ev, workload):
+    """What must be equal for two events with the same key: tracepoints
+    compare their field text, the sampling event its period."""
+    tracepoint = is_tracepoint(ev.event)
+    return (ev.pid, ev.comm, ev.fields if tracepoint else "",
+            None if tracepoint else ev.period,
+            len(ev.frames), frame_summary(ev.frames, workload))
+
+
+def describe(ev):
+    lines = [ev.line] + ["\t%x %s (%s)" % (f.ip, f.sym, f.dso) for f in ev.frames[:40]]
+    return "\n".join(lines)
+
+
+def compare_samples(perf_events, rsp_events, workload, max_report=8):
+    """Compares the two event lists as multisets keyed by
+    (time ns, cpu, tid, event name).  Returns a list of problems."""
+    problems = []
+    perf_counts = collections.Counter(e.event for e in perf_events)
+    rsp_counts = collections.Counter(e.event for e in rsp_events)
+    for name in sorted(set(perf_counts) | set(rsp_counts)):
+        if perf_counts[name] != rsp_counts[name]:
+            problems.append("event %s: perf script has %d, rsp dump has %d"
+                            % (name, perf_counts[name], rsp_counts[name]))
+
+    by_key_perf = collections.defaultdict(list)
+    by_key_rsp = collections.defaultdict(list)
+    for e in perf_events:
+        by_key_perf[e.key()].append(e)
+    for e in rsp_events:
+        by_key_rsp[e.key()].append(e)
+
+    reported = 0
+    for key in sorted(set(by_key_perf) | set(by_key_rsp)):
+        p = by_key_perf.get(key, [])
+        r = by_key_rsp.get(key, [])
+        if len(p) != len(r):
+            problems.append("key %s: %d in perf script, %d in rsp dump\n  perf: %s\n  rsp:  %s"
+                            % (key, len(p), len(r), p[0].line if p else "-", r[0].line if r else "-"))
+            reported += 1
+        else:
+            pp = sorted(p, key=lambda e: repr(payload(e, workload)))
+            rr = sorted(r, key=lambda e: repr(payload(e, workload)))
+            for a, b in zip(pp, rr):
+                pa, pb = payload(a, workload), payload(b, workload)
+                if pa != pb:
+                    what = []
+                    if pa[0] != pb[0]:
+                        what.append("pid %d vs %d" % (pa[0], pb[0]))
+                    if pa[1] != pb[1]:
+                        what.append("comm %r vs %r" % (pa[1], pb[1]))
+                    if pa[2] != pb[2]:
+                        what.append("fields differ")
+                    if pa[3] != pb[3]:
+                        what.append("period %s vs %s" % (pa[3], pb[3]))
+                    if pa[4] != pb[4]:
+                        what.append("%d vs %d frames" % (pa[4], pb[4]))
+                    if pa[5] != pb[5]:
+                        what.append("kernel/workload frames differ")
+                    problems.append("sample %s: %s\n--- perf script:\n%s\n--- rsp dump:\n%s"
+                                    % (key, ", ".join(what), describe(a), describe(b)))
+                    reported += 1
+                    break
+        if reported >= max_report:
+            problems.append("(stopping after %d differing samples)" % reported)
+            break
+    return problems
+
+
+def compare_records(perf_stats, rsp_records):
+    problems = []
+    for rtype, n in sorted(perf_stats.items()):
+        if rtype == "SAMPLE":
+            continue
+        if rtype in KERNEL_RECORD_TYPES or rtype in rsp_records:
+            if rsp_records.get(rtype, 0) != n:
+                problems.append("PERF_RECORD_%s: perf has %d, rsp dump printed %d"
+                                % (rtype, n, rsp_records.get(rtype, 0)))
+    for rtype, n in sorted(rsp_records.items()):
+        if rtype != "SAMPLE" and rtype not in perf_stats:
+            problems.append("PERF_RECORD_%s: rsp dump printed %d, perf has none" % (rtype, n))
+    return problems
+
+
+def functions_on_stacks(events, workload):
+    """Names of the workload binary's functions seen on any stack."""
+    names = collections.Counter()
+    for e in events:
+        for f in e.frames:
+            if os.path.basename(f.dso) == workload:
+                names[symbol_base_name(f.sym)] += 1
+    return names
