@@ -52,7 +52,7 @@ EV=sched:sched_switch,sched:sched_waking,sched:sched_wakeup,sched:sched_wakeup_n
 sched:sched_process_fork,sched:sched_process_exec,sched:sched_process_exit,\
 block:block_rq_insert,block:block_rq_issue,block:block_rq_complete,\
 irq:irq_handler_entry,irq:irq_handler_exit,irq:softirq_entry,irq:softirq_exit,\
-sock:sock_send_length,sock:sock_recv_length,sock:sk_data_ready,sock:inet_sock_set_state
+sock:sock_send_length,sock:sock_recv_length,sock:sk_data_ready,sock:inet_sock_set_state,fib:fib_table_lookup
 
 mkdir -p "$DIR"
 work="$DIR/work"

@@ -40,7 +40,8 @@ static const RspEventSpec event_set[] = {
   { "sock:sock_send_length", "network waits will start at the sleep instead of the last send", FALSE },
   { "sock:sock_recv_length", "network receives will not be seen", FALSE },
   { "sock:sk_data_ready", "network waits will show as hardware waits", TRUE },
-  { "sock:inet_sock_set_state", "the remote host and port of network waits will be unknown", FALSE },
+  { "sock:inet_sock_set_state", "the remote host and port of TCP waits will be unknown", FALSE },
+  { "fib:fib_table_lookup", "the remote host and port of UDP waits will be unknown", FALSE },
 };
 
 const RspEventSpec *

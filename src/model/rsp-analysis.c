@@ -325,12 +325,26 @@ expand_children (RspAnalysis *a, RspIdx first, guint n)
 
 /* ------------------------------------------------------------------ accounting */
 
+/* The network peer a segment's sleep waited on (its own operation, or the
+ * loopback hop that linked it). */
+static const char *
+segment_endpoint (RspAnalysis *a, const RspSegment *s)
+{
+  if (s->kind != RSP_SEG_SLEEP)
+    return NULL;
+  const RspSleep *sl = sleep_at (a, s->item);
+  return sl->net_op != RSP_NONE ? g_array_index (a->m->net_ops, RspNetOp, sl->net_op).endpoint : NULL;
+}
+
 static void
 add_finding (RspAnalysis *a, RspCategory cat, RspIdx seg_idx, const char *frame, const char *endpoint, guint64 ns)
 {
   if (ns == 0)
     return;
   const RspSegment *seg = seg_at (a, seg_idx);
+  /* work reached over the network names the peer it answered */
+  for (RspIdx i = seg->parent; endpoint == NULL && i != RSP_NONE; i = seg_at (a, i)->parent)
+    endpoint = segment_endpoint (a, seg_at (a, i));
   FindingKey key = { cat, g_array_index (a->m->tasks, RspTask, seg->task).comm, frame, endpoint };
   gpointer found = g_hash_table_lookup (a->finding_index, &key);
   guint idx;
@@ -362,7 +376,8 @@ add_finding (RspAnalysis *a, RspCategory cat, RspIdx seg_idx, const char *frame,
       for (RspIdx i = seg_idx; i != RSP_NONE; i = seg_at (a, i)->parent)
         {
           const RspSegment *s = seg_at (a, i);
-          RspFindingStep step = { s->task, s->kind == RSP_SEG_SLEEP ? rsp_model_sleep_frame (a->m, s->item) : NULL };
+          RspFindingStep step = { s->task, s->kind == RSP_SEG_SLEEP ? rsp_model_sleep_frame (a->m, s->item) : NULL,
+                                  segment_endpoint (a, s) };
           if (i == seg_idx)
             step.frame = frame;
           g_array_prepend_val (f->path, step);
@@ -627,7 +642,9 @@ finding_summary (const RspAnalysis *a, const RspFinding *f)
   switch (f->category)
     {
     case RSP_CAT_CPU_SAMPLED:
-      return g_strdup_printf ("%s ran %.1f ms in %s%s", who, ms, f->frame != NULL ? f->frame : "?", parens);
+      return g_strdup_printf ("%s ran %.1f ms in %s%s%s%s", who, ms, f->frame != NULL ? f->frame : "?", parens,
+                              f->endpoint != NULL ? ", answering a request to " : "",
+                              f->endpoint != NULL ? f->endpoint : "");
     case RSP_CAT_CPU_UNSAMPLED:
       return g_strdup_printf ("%s ran %.1f ms in short runs that no sample caught", who, ms);
     case RSP_CAT_DISK_IO:

@@ -75,6 +75,7 @@ typedef struct {
 typedef struct {
   RspIdx task;
   const char *frame;
+  const char *endpoint; /* the network peer this step waited on, if any */
 } RspFindingStep;
 
 typedef struct {

@@ -43,6 +43,9 @@ typedef struct {
   guint64 last_send_time;
   guint64 last_send_sk;
   const char *exec_comm; /* name announced by an exec COMM record */
+  guint64 fib_time;      /* its last route lookup: the peer of its next send */
+  guint8 fib_proto;
+  const char *fib_peer;
 } TidState;
 
 typedef struct {
@@ -742,6 +745,37 @@ handle_disk (Assembler *a, const RspModelEvent *ev)
 
 /* ------------------------------------------------------------------ network */
 
+#define FIB_SEND_WINDOW_NS (200 * 1000) /* a route lookup this close before a send was for it */
+
+static const char *
+ipv4_endpoint (guint32 addr_in_memory, guint16 port)
+{
+  char text[64];
+  /* the address bytes are in network order: the first byte comes first */
+  g_snprintf (text, sizeof text, "%u.%u.%u.%u:%u", addr_in_memory & 0xff, (addr_in_memory >> 8) & 0xff,
+              (addr_in_memory >> 16) & 0xff, (addr_in_memory >> 24) & 0xff, port);
+  return g_intern_string (text);
+}
+
+/* A send right after a route lookup by the same thread went to that peer:
+ * the only place UDP peers show up without kprobes. */
+static void
+handle_send (Assembler *a, const RspModelEvent *ev)
+{
+  if (ev->tid <= 0)
+    return;
+  TidState *ts = tid_state (a, ev->tid, ev->time);
+  ts->last_send_sk = ev->u.sock.sk;
+  ts->last_send_time = ev->time;
+  if (ts->fib_peer != NULL && ev->time - MIN (ev->time, ts->fib_time) <= FIB_SEND_WINDOW_NS
+      && ts->fib_proto == ev->u.sock.protocol && !g_hash_table_contains (a->sock_endpoints, &ev->u.sock.sk))
+    {
+      guint64 *k = g_new (guint64, 1);
+      *k = ev->u.sock.sk;
+      g_hash_table_insert (a->sock_endpoints, k, (gpointer) ts->fib_peer);
+    }
+}
+
 static void
 handle_sock_state (Assembler *a, const RspModelEvent *ev)
 {
@@ -749,18 +783,17 @@ handle_sock_state (Assembler *a, const RspModelEvent *ev)
   guint64 family = ev->u.state.family;
   guint64 dport = ev->u.state.dport;
   char addr[64] = "";
+  const char *endpoint;
   if (family == 2)
-    {
-      /* daddr is __u8[4] in network order: the low byte comes first */
-      guint64 raw = ev->u.state.daddr;
-      g_snprintf (addr, sizeof addr, "%u.%u.%u.%u:%u", (guint) (raw & 0xff), (guint) ((raw >> 8) & 0xff),
-                  (guint) ((raw >> 16) & 0xff), (guint) ((raw >> 24) & 0xff), (guint) dport);
-    }
+    endpoint = ipv4_endpoint (ev->u.state.daddr, (guint16) dport);
   else
-    g_snprintf (addr, sizeof addr, "[ipv6]:%u", (guint) dport);
+    {
+      g_snprintf (addr, sizeof addr, "[ipv6]:%u", (guint) dport);
+      endpoint = g_intern_string (addr);
+    }
   guint64 *k = g_new (guint64, 1);
   *k = sk;
-  g_hash_table_insert (a->sock_endpoints, k, (gpointer) g_intern_string (addr));
+  g_hash_table_insert (a->sock_endpoints, k, (gpointer) endpoint);
 }
 
 /* ------------------------------------------------------------------ samples */
@@ -894,11 +927,15 @@ rsp_assembler_feed (RspAssembler *a, const RspModelEvent *ev)
         cs->softirq_depth--;
       break;
     case RSP_MEV_SEND:
-      if (ev->tid > 0)
+      handle_send (a, ev);
+      break;
+    case RSP_MEV_FIB:
+      if (ev->tid > 0 && (ev->u.fib.proto == 17 || ev->u.fib.proto == 6) && ev->u.fib.dport != 0)
         {
           TidState *ts = tid_state (a, ev->tid, ev->time);
-          ts->last_send_sk = ev->u.sock.sk;
-          ts->last_send_time = ev->time;
+          ts->fib_time = ev->time;
+          ts->fib_proto = ev->u.fib.proto;
+          ts->fib_peer = ipv4_endpoint (ev->u.fib.daddr, ev->u.fib.dport);
         }
       break;
     case RSP_MEV_DATA_READY:

@@ -20,12 +20,13 @@ enum {
   F_VEC,                                /* softirq */
   F_SK, F_SKADDR,                       /* sock */
   F_FAMILY, F_DADDR, F_DPORT,
+  F_PROTOCOL, F_PROTO, F_DST,           /* sock_send_length, fib_table_lookup */
   F_N
 };
 
 static const char *const field_names[F_N] = {
   "prev_pid", "prev_state", "next_pid", "pid", "parent_pid", "child_pid", "child_comm", "filename",
-  "dev", "sector", "nr_sector", "rwbs", "name", "vec", "sk", "skaddr", "family", "daddr", "dport",
+  "dev", "sector", "nr_sector", "rwbs", "name", "vec", "sk", "skaddr", "family", "daddr", "dport", "protocol", "proto", "dst",
 };
 
 static const struct {
@@ -47,6 +48,7 @@ static const struct {
   { "sock:sock_send_length", RSP_MEV_SEND },
   { "sock:sk_data_ready", RSP_MEV_DATA_READY },
   { "sock:inet_sock_set_state", RSP_MEV_SOCK_STATE },
+  { "fib:fib_table_lookup", RSP_MEV_FIB },
 };
 
 typedef struct {
@@ -175,6 +177,12 @@ decode (Decoder *d, const RspEvent *ev, RspModelEvent *out)
       break;
     case RSP_MEV_SEND:
       out->u.sock.sk = num (ev, info, F_SK);
+      out->u.sock.protocol = (guint16) num (ev, info, F_PROTOCOL);
+      break;
+    case RSP_MEV_FIB:
+      out->u.fib.proto = (guint8) num (ev, info, F_PROTO);
+      out->u.fib.daddr = (guint32) num (ev, info, F_DST);
+      out->u.fib.dport = (guint16) num (ev, info, F_DPORT);
       break;
     case RSP_MEV_DATA_READY:
       out->u.sock.sk = num (ev, info, F_SKADDR);

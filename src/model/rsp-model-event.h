@@ -26,6 +26,7 @@ typedef enum {
   RSP_MEV_SEND,          /* sock_send_length */
   RSP_MEV_DATA_READY,    /* sk_data_ready */
   RSP_MEV_SOCK_STATE,    /* inet_sock_set_state */
+  RSP_MEV_FIB,           /* fib_table_lookup: the peer of a send about to happen */
   RSP_MEV_SAMPLE,        /* cpu-clock */
   RSP_MEV_COMM,          /* PERF_RECORD_COMM */
   RSP_MEV_TASK,          /* PERF_RECORD_FORK: tells a thread's process */
@@ -48,7 +49,8 @@ typedef struct {
     struct { guint32 dev; guint64 sector; guint32 nr_sector; const char *rwbs; } rq;
     struct { const char *name; } irq;
     struct { guint32 vec; } softirq;
-    struct { guint64 sk; } sock;
+    struct { guint64 sk; guint16 protocol; } sock;
+    struct { guint8 proto; guint32 daddr; guint16 dport; } fib; /* daddr as in memory */
     struct { guint64 sk; guint16 family; guint32 daddr; guint16 dport; } state; /* daddr as in memory */
     struct { gint32 pid, tid; const char *comm; gboolean exec; } comm;
     struct { gint32 pid, tid; } task;

@@ -82,7 +82,8 @@ rsp_report_text (const RspAnalysis *a, const char *path)
               const RspFindingStep *step = &g_array_index (f->path, RspFindingStep, k);
               g_string_append_printf (out, "%s%s", k > 0 ? " → " : "", task_comm (rsp_model_task (m, step->task)));
               if (step->frame != NULL)
-                g_string_append_printf (out, " (%s)", step->frame);
+                g_string_append_printf (out, " (%s%s%s)", step->frame, step->endpoint != NULL ? ", " : "",
+                                        step->endpoint != NULL ? step->endpoint : "");
             }
           g_string_append_c (out, '\n');
         }
@@ -138,6 +139,12 @@ add_task (JsonBuilder *b, const RspTask *t, const char *frame, gboolean with_fra
   member_string (b, "comm", t->comm);
   if (with_frame)
     member_string (b, "frame", frame);
+}
+
+static const char *
+step_label (const RspFindingStep *step)
+{
+  return step->endpoint;
 }
 
 char *
@@ -244,6 +251,8 @@ rsp_report_json (const RspAnalysis *a, const char *path)
         {
           const RspFindingStep *step = &g_array_index (f->path, RspFindingStep, k);
           add_task (b, rsp_model_task (m, step->task), step->frame, TRUE);
+          if (step_label (step) != NULL)
+            member_string (b, "endpoint", step_label (step));
           json_builder_end_object (b);
         }
       json_builder_end_array (b);

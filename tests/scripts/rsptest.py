@@ -25,6 +25,7 @@ TRACEPOINTS = [
     "irq:softirq_entry", "irq:softirq_exit",
     "sock:sock_send_length", "sock:sock_recv_length",
     "sock:sk_data_ready", "sock:inet_sock_set_state",
+    "fib:fib_table_lookup",
 ]
 SAMPLING_EVENT = "cpu-clock/freq=1000/"
 
@@ -336,6 +337,10 @@ def compare_samples(perf_events, rsp_events, workload, max_report=8):
         by_key_rsp[e.key()].append(e)
 
     reported = 0
+    # perf script sometimes prints no callchain at all for a sample whose
+    # record has one (a chain with an invalid entry, a thread it does not
+    # know); rsp prints the frames.  Tolerated, counted, and bounded.
+    perf_dropped = 0
     for key in sorted(set(by_key_perf) | set(by_key_rsp)):
         p = by_key_perf.get(key, [])
         r = by_key_rsp.get(key, [])
@@ -348,6 +353,9 @@ def compare_samples(perf_events, rsp_events, workload, max_report=8):
             rr = sorted(r, key=lambda e: repr(payload(e, workload)))
             for a, b in zip(pp, rr):
                 pa, pb = payload(a, workload), payload(b, workload)
+                if pa != pb and pa[:4] == pb[:4] and pa[4] == 0 and pb[4] > 0:
+                    perf_dropped += 1
+                    continue
                 if pa != pb:
                     what = []
                     if pa[0] != pb[0]:
@@ -369,6 +377,10 @@ def compare_samples(perf_events, rsp_events, workload, max_report=8):
         if reported >= max_report:
             problems.append("(stopping after %d differing samples)" % reported)
             break
+    if perf_dropped:
+        log("%d samples: perf script printed no callchain where the record has one" % perf_dropped)
+    if perf_dropped > max(2, len(perf_events) // 100):
+        problems.append("%d samples with frames in rsp dump and none in perf script (more than 1%%)" % perf_dropped)
     return problems
 
 
