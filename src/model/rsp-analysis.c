@@ -276,13 +276,17 @@ expand_sleep (RspAnalysis *a, RspIdx seg_idx)
   if (wt->ignored || task_is_ancestor (a, seg_idx, waker_task))
     return;
 
-  gboolean fits = w->start + RSP_FIT_TOLERANCE_NS >= s->defacto_start && w->end <= s->end + RSP_FIT_TOLERANCE_NS;
+  /* the waker must have started inside the sleep (its de facto start, less
+   * the tolerance); how long it runs after waking the parent does not
+   * matter, since the child ends at the wake-up */
+  gboolean fits = w->start + RSP_FIT_TOLERANCE_NS >= s->defacto_start && w->start <= s->end + RSP_FIT_TOLERANCE_NS;
   if (fits && seg.depth + 1 < MAX_DEPTH)
     {
       /* the child works on the parent's behalf until it wakes the parent;
        * after that the parent waits for a CPU (a preemption's child runs
        * for the whole preemption) */
-      guint64 child_end = s->reason == RSP_WAKE_PREEMPTION ? seg.end : MIN (seg.end, MAX (s->runnable_at, seg.start));
+      guint64 child_end = s->reason == RSP_WAKE_PREEMPTION ? MIN (seg.end, MAX (w->end, seg.start))
+                                                           : MIN (seg.end, MAX (s->runnable_at, seg.start));
       guint first = a->segments->len;
       guint n = emit_timeline (a, waker_task, seg.start, child_end, seg.path, seg.depth + 1, seg_idx);
       RspSegment *p = seg_at (a, seg_idx);

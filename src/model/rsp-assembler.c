@@ -316,10 +316,63 @@ close_sleep (Assembler *a, TidState *ts, guint64 time, RspIdx next_run)
 
 /* ------------------------------------------------------------------ scheduler */
 
-/* An event in TID's context on CPU proves TID runs there now.  When the
- * model thinks otherwise, a switch was lost (PERF-NOTES §3–4): infer a run
- * since the CPU's last switch.  Samples arriving just after a switch-out
- * (RSP_SAMPLE_GRACE_NS) are not proof. */
+/* When a task whose switch-in was lost (PERF-NOTES §3–4) started running on
+ * CS: not before the CPU's last switch, nor before its own sleep began or
+ * it was woken.  Without a recorded wake-up there is no evidence it ran
+ * before T, so the run starts at T rather than swallowing the sleep. */
+static guint64
+inferred_start (Assembler *a, TidState *ts, const CpuState *cs, guint64 t)
+{
+  RspModel *m = a->m;
+  guint64 since = cs->last_switch > 0 ? cs->last_switch : m->start_time;
+  if (ts->open_sleep != RSP_NONE)
+    {
+      const RspSleep *s = model_sleep (m, ts->open_sleep);
+      since = MAX (since, s->start);
+      if (ts->pending.valid)
+        since = MAX (since, ts->pending.time);
+      else if (s->reason != RSP_WAKE_PREEMPTION && s->reason != RSP_WAKE_FORK)
+        since = t;
+    }
+  if (ts->open_run != RSP_NONE)
+    since = MAX (since, model_run (m, ts->open_run)->start);
+  return MIN (since, t);
+}
+
+/* TS runs on CPU at T although no switch-in said so: close what the CPU
+ * was running (its switch-out was lost too), end TS's sleep or its run on
+ * another CPU, and open an inferred run. */
+static RspIdx
+infer_run (Assembler *a, TidState *ts, gint32 tid, gint32 cpu, guint64 t)
+{
+  RspModel *m = a->m;
+  CpuState *cs = cpu_state (a, cpu);
+  if (cs->tid > 0 && cs->tid != tid)
+    {
+      TidState *other = tid_state (a, cs->tid, t);
+      if (other->open_run != RSP_NONE && model_run (m, other->open_run)->cpu == cpu)
+        {
+          close_run (a, other, t);
+          open_sleep (a, other, t, 0, 1);
+          m->anomalies[RSP_ANOMALY_MISSING_SWITCH_OUT]++;
+        }
+    }
+  gboolean at_start = cs->last_switch == 0 && ts->open_sleep == RSP_NONE && ts->open_run == RSP_NONE;
+  guint64 since = inferred_start (a, ts, cs, t);
+  if (ts->open_run != RSP_NONE)
+    close_run (a, ts, since);
+  RspIdx run = open_run (a, ts, cpu, since, at_start ? RSP_RUN_START_RECORDING : RSP_RUN_START_INFERRED);
+  close_sleep (a, ts, since, run);
+  cs->tid = tid;
+  cs->run = run;
+  cs->last_switch = since;
+  if (!at_start)
+    m->anomalies[RSP_ANOMALY_MISSING_SWITCH_IN]++;
+  return run;
+}
+
+/* An event in TID's context on CPU proves TID runs there now.  Samples
+ * arriving just after a switch-out (RSP_SAMPLE_GRACE_NS) are not proof. */
 static void
 ensure_running (Assembler *a, gint32 tid, gint32 cpu, guint64 t)
 {
@@ -336,27 +389,7 @@ ensure_running (Assembler *a, gint32 tid, gint32 cpu, guint64 t)
       if (last->cpu == cpu && t - MIN (t, last->end) <= RSP_SAMPLE_GRACE_NS)
         return;
     }
-  /* whatever this CPU was running is not running any more */
-  if (cs->tid > 0 && cs->tid != tid)
-    {
-      TidState *other = tid_state (a, cs->tid, t);
-      if (other->open_run != RSP_NONE && model_run (m, other->open_run)->cpu == cpu)
-        {
-          close_run (a, other, t);
-          open_sleep (a, other, t, 0, 1);
-          m->anomalies[RSP_ANOMALY_MISSING_SWITCH_OUT]++;
-        }
-    }
-  guint64 since = MAX (cs->last_switch, ts->open_sleep != RSP_NONE ? model_sleep (m, ts->open_sleep)->start : 0);
-  since = MIN (since, t);
-  if (ts->open_run != RSP_NONE)
-    close_run (a, ts, since);
-  RspIdx run = open_run (a, ts, cpu, since, RSP_RUN_START_INFERRED);
-  close_sleep (a, ts, since, run);
-  cs->tid = tid;
-  cs->run = run;
-  cs->last_switch = since;
-  m->anomalies[RSP_ANOMALY_MISSING_SWITCH_IN]++;
+  infer_run (a, ts, tid, cpu, t);
 }
 
 static void
@@ -387,20 +420,9 @@ handle_switch (Assembler *a, const RspModelEvent *ev)
   if (prev > 0)
     {
       TidState *ts = tid_state (a, prev, t);
+      /* it ran here without a recorded switch-in */
       if (ts->open_run == RSP_NONE || model_run (m, ts->open_run)->cpu != ev->cpu)
-        {
-          /* It ran here without a recorded switch-in: since the CPU's last switch. */
-          if (ts->open_run != RSP_NONE)
-            close_run (a, ts, cs->last_switch > 0 ? cs->last_switch : t);
-          guint64 since = cs->last_switch > 0 ? cs->last_switch : t;
-          gboolean at_start = cs->last_switch == 0;
-          if (ts->open_sleep != RSP_NONE)
-            close_sleep (a, ts, since, RSP_NONE);
-          open_run (a, ts, ev->cpu, since, at_start ? RSP_RUN_START_RECORDING : RSP_RUN_START_INFERRED);
-          if (!at_start)
-            m->anomalies[RSP_ANOMALY_MISSING_SWITCH_IN]++;
-
-        }
+        infer_run (a, ts, prev, ev->cpu, t);
       prev_closed_run = ts->open_run;
       close_run (a, ts, t);
       if (prev_state & TASK_DEAD_STATES)
@@ -429,6 +451,7 @@ handle_switch (Assembler *a, const RspModelEvent *ev)
       RspIdx woken_from = model_run (m, run)->prev_sleep;
       if (prev_sleep != RSP_NONE && prev_closed_run != RSP_NONE && woken_from != RSP_NONE
           && model_sleep (m, prev_sleep)->reason == RSP_WAKE_PREEMPTION
+          && (model_sleep (m, woken_from)->reason == RSP_WAKE_RUN || model_sleep (m, woken_from)->reason == RSP_WAKE_FORK)
           && model_sleep (m, woken_from)->waker_run == prev_closed_run)
         model_sleep (m, prev_sleep)->waker_run = run;
     }
@@ -495,7 +518,10 @@ handle_waking (Assembler *a, const RspModelEvent *ev, gboolean is_new)
   gint32 target_tid = ev->u.wake.tid;
   if (cs == NULL || target_tid <= 0)
     return;
+  gboolean first_seen = g_hash_table_lookup (a->tids, GINT_TO_POINTER (target_tid)) == NULL;
   TidState *target = tid_state (a, target_tid, ev->time);
+  if (first_seen && !is_new)
+    open_sleep (a, target, ev->time, 0, 1); /* it waits from here to its first run */
   if (target->pending.valid)
     return; /* the first wake-up is the one that made it runnable */
 
@@ -520,6 +546,7 @@ handle_waking (Assembler *a, const RspModelEvent *ev, gboolean is_new)
    * says which context woke the task. */
   RspKernelSig context = RSP_SIG_NONE;
   gboolean sender_below = FALSE;
+  gboolean interrupt_below = FALSE;
   for (guint i = 0; i < ev->n_frames; i++)
     {
       if (!ev->frames[i].kernel)
@@ -531,7 +558,13 @@ handle_waking (Assembler *a, const RspModelEvent *ev, gboolean is_new)
         context = sig;
       else if (context == RSP_SIG_NET_RX && sig == RSP_SIG_SEND)
         sender_below = TRUE;
+      else if (context == RSP_SIG_NET_RX && (sig == RSP_SIG_SOFTIRQ || sig == RSP_SIG_HARDIRQ))
+        interrupt_below = TRUE;
     }
+  /* receive processing straight from a syscall, with no interrupt: a
+   * local peer delivered it */
+  if (context == RSP_SIG_NET_RX && !interrupt_below && waker_run != RSP_NONE)
+    sender_below = TRUE;
   /* Without a stack, the interrupt brackets of the CPU tell. */
   if (context == RSP_SIG_NONE && ev->n_frames == 0)
     {
@@ -878,8 +911,7 @@ rsp_assembler_feed (RspAssembler *a, const RspModelEvent *ev)
         model_task (m, ts->task)->pid = ev->pid;
     }
 
-  if (ev->kind != RSP_MEV_SWITCH && ev->kind != RSP_MEV_OTHER && ev->kind != RSP_MEV_EXEC
-      && ev->kind != RSP_MEV_FORK)
+  if (ev->kind != RSP_MEV_SWITCH && ev->kind != RSP_MEV_OTHER && ev->kind != RSP_MEV_FORK)
     ensure_running (a, ev->tid, ev->cpu, ev->time);
 
   switch (ev->kind)

@@ -66,7 +66,6 @@ static const Signature signatures[] = {
   { "__udp4_lib_rcv", RSP_SIG_NET_RX, FALSE },
   { "udp_queue_rcv_skb", RSP_SIG_NET_RX, FALSE },
   { "udpv6_rcv", RSP_SIG_NET_RX, FALSE },
-  { "sock_def_readable", RSP_SIG_NET_RX, FALSE },
   /* hardware interrupts */
   { "common_interrupt", RSP_SIG_HARDIRQ, FALSE },
   { "asm_common_interrupt", RSP_SIG_HARDIRQ, FALSE },
@@ -101,6 +100,10 @@ static const Signature signatures[] = {
   { "__ip_queue_xmit", RSP_SIG_SEND, FALSE },
   { "ip_finish_output2", RSP_SIG_SEND, FALSE },
   { "__dev_queue_xmit", RSP_SIG_SEND, FALSE },
+  { "unix_stream_sendmsg", RSP_SIG_SEND, FALSE },
+  { "unix_dgram_sendmsg", RSP_SIG_SEND, FALSE },
+  { "sock_sendmsg", RSP_SIG_SEND, FALSE },
+  { "sock_write_iter", RSP_SIG_SEND, FALSE },
   /* scheduler plumbing: never the frame that describes a sleep */
   { "schedule", RSP_SIG_SCHED, FALSE },
   { "__schedule", RSP_SIG_SCHED, FALSE },

@@ -461,7 +461,12 @@ test_inferred_run (void)
   Stream s;
   stream_init (&s);
   sw (&s, T0, 0, 0, 0, 100, NULL);
+  sw (&s, T0, 1, 0, 0, 200, NULL);
+  sw (&s, T0 + 100 * US, 1, 200, 1, 0, user_read);
   sw (&s, T0 + 1 * MS, 0, 100, 1, 0, user_read);
+  irq (&s, T0 + 1500 * US, 1, TRUE, "eth0");
+  waking (&s, T0 + 1500 * US, 1, 0, 200, irq_wake);
+  irq (&s, T0 + 1501 * US, 1, FALSE, "eth0");
   /* 200's switch-in on cpu1 was lost; it wakes 100 from task context */
   waking (&s, T0 + 2 * MS, 1, 200, 100, user_write_wake);
   sw (&s, T0 + 2 * MS + 10 * US, 0, 0, 0, 100, NULL);
@@ -473,6 +478,13 @@ test_inferred_run (void)
     if (rsp_model_sleep (m, i)->reason == RSP_WAKE_RUN && rsp_model_sleep (m, i)->waker_run != RSP_NONE)
       woken_by_run = TRUE;
   g_assert_true (woken_by_run);
+  /* the inferred run starts when 200 was woken, not when cpu1 last switched */
+  for (guint i = 0; i < rsp_model_n_runs (m); i++)
+    {
+      const RspRun *run = rsp_model_run (m, i);
+      if (run->start_kind == RSP_RUN_START_INFERRED)
+        g_assert_cmpuint (run->start, ==, T0 + 1500 * US);
+    }
   g_autoptr (RspAnalysis) a = rsp_analysis_new (m, 100, 0, G_MAXUINT64, NULL);
   check_invariants (a);
 }

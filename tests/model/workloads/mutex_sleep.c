@@ -3,9 +3,10 @@
  *
  * Usage: mutex_sleep [ROUNDS [SLEEP_MS]]   (defaults: 3 rounds, 100 ms)
  * Each round starts a thread named "holder" that locks the mutex, tells the
- * main thread, sleeps SLEEP_MS with the mutex held (holder_sleeps, nanosleep)
- * and unlocks it; the main thread (waiter_blocks) blocks on the mutex
- * meanwhile (futex wait), then joins the holder.
+ * main thread, sleeps SLEEP_MS with the mutex held (holder_sleeps, nanosleep),
+ * unlocks it and carries on with 2 ms of its own work (holder_after), as
+ * threads do after they release a lock; the main thread (waiter_blocks)
+ * blocks on the mutex meanwhile (futex wait), then joins the holder.
  * Planted cause: the holder's deliberate sleep, on the main thread's
  * behalf: main thread (futex) → holder (nanosleep).
  */
@@ -26,6 +27,13 @@ holder_sleeps (long ms)
     ;
 }
 
+/* The holder's work after the unlock: not on the main thread's behalf. */
+NOINLINE unsigned long
+holder_after (unsigned long x)
+{
+  return burn_cpu (2 * NS_PER_MS, x);
+}
+
 static void *
 holder_thread (void *arg)
 {
@@ -35,6 +43,7 @@ holder_thread (void *arg)
   sem_post (&locked);
   holder_sleeps (sleep_ms);
   pthread_mutex_unlock (&lock);
+  workload_sink = holder_after (7);
   return NULL;
 }
 
