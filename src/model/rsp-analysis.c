@@ -23,6 +23,7 @@ struct _RspAnalysis {
   GArray **task_runs;
   /* per task: its disk operations (indexes) */
   GArray **task_disk_ops;
+  GHashTable *device_ops;  /* dev -> GArray of op indexes, in insert order */
 
   guint64 category_ns[RSP_CAT_N];
   GHashTable *path_task_ns;  /* (path << 32 | task) -> guint64* */
@@ -110,9 +111,18 @@ build_indexes (RspAnalysis *a)
         g_array_append_val (runs, r);
       a->task_runs[t] = runs;
     }
+  a->device_ops = g_hash_table_new_full (g_direct_hash, g_direct_equal, NULL, (GDestroyNotify) g_array_unref);
   for (guint i = 0; i < m->disk_ops->len; i++)
     {
       const RspDiskOp *op = &g_array_index (m->disk_ops, RspDiskOp, i);
+      GArray *on_dev = g_hash_table_lookup (a->device_ops, GUINT_TO_POINTER (op->dev));
+      if (on_dev == NULL)
+        {
+          on_dev = g_array_new (FALSE, FALSE, sizeof (RspIdx));
+          g_hash_table_insert (a->device_ops, GUINT_TO_POINTER (op->dev), on_dev);
+        }
+      RspIdx op_idx = i;
+      g_array_append_val (on_dev, op_idx);
       if (op->task == RSP_NONE)
         continue;
       if (a->task_disk_ops[op->task] == NULL)
@@ -329,6 +339,13 @@ expand_children (RspAnalysis *a, RspIdx first, guint n)
 
 /* ------------------------------------------------------------------ accounting */
 
+static gint
+compare_u64 (gconstpointer pa, gconstpointer pb)
+{
+  guint64 a = *(const guint64 *) pa, b = *(const guint64 *) pb;
+  return a < b ? -1 : a > b;
+}
+
 /* The network peer a segment's sleep waited on (its own operation, or the
  * loopback hop that linked it). */
 static const char *
@@ -421,77 +438,95 @@ stretch (StretchCtx *c, guint64 s0, guint64 s1, RspCategory cat, const char *fra
     }
 }
 
-/* Disk wait [S0, S1) of TASK: in service while any of its requests is being
- * served, queued while one is only queued, else a kernel block. */
+/* Requests that may explain a disk wait of TASK over [S0, S1): its own,
+ * the one whose completion woke it, and any other on that device (a
+ * writeback or journal request issued by a kernel thread on its behalf). */
+static void
+disk_candidates (RspAnalysis *a, RspIdx task, RspIdx main_op, guint64 s0, guint64 s1, GArray *out)
+{
+  const GArray *ops = a->m->disk_ops;
+  GArray *own = a->task_disk_ops[task];
+  for (guint i = 0; own != NULL && i < own->len; i++)
+    {
+      RspIdx idx = g_array_index (own, RspIdx, i);
+      const RspDiskOp *op = &g_array_index (ops, RspDiskOp, idx);
+      if (op->insert < s1 && (op->complete == 0 || op->complete > s0))
+        g_array_append_val (out, idx);
+    }
+  if (main_op == RSP_NONE)
+    return;
+  guint32 dev = g_array_index (ops, RspDiskOp, main_op).dev;
+  GArray *on_dev = g_hash_table_lookup (a->device_ops, GUINT_TO_POINTER (dev));
+  if (on_dev == NULL)
+    return;
+  /* on_dev is in insert order: skip to the requests queued before S1 */
+  guint lo = 0, hi = on_dev->len;
+  while (lo < hi)
+    {
+      guint mid = (lo + hi) / 2;
+      if (g_array_index (ops, RspDiskOp, g_array_index (on_dev, RspIdx, mid)).insert < s1)
+        lo = mid + 1;
+      else
+        hi = mid;
+    }
+  for (guint i = lo; i > 0 && lo - i < 4096; i--)
+    {
+      RspIdx idx = g_array_index (on_dev, RspIdx, i - 1);
+      const RspDiskOp *op = &g_array_index (ops, RspDiskOp, idx);
+      if ((op->complete == 0 || op->complete > s0) && (op->task != task))
+        g_array_append_val (out, idx);
+    }
+}
+
+/* Disk wait [S0, S1) of TASK: in service while one of the candidate
+ * requests is being served, queued while one is only queued, else a kernel
+ * block; after the request that woke it completed, its completion. */
 static void
 disk_stretches (StretchCtx *c, RspIdx task, guint64 s0, guint64 s1, const char *frame, RspIdx main_op)
 {
   RspAnalysis *a = c->a;
-  GArray *ops = a->task_disk_ops[task];
-  /* boundaries where the state can change */
+  const GArray *ops = a->m->disk_ops;
+  g_autoptr (GArray) cand = g_array_new (FALSE, FALSE, sizeof (RspIdx));
+  disk_candidates (a, task, main_op, s0, s1, cand);
+  if (cand->len == 0 && main_op == RSP_NONE)
+    {
+      /* a disk wait we could not match to a request is still a disk wait */
+      stretch (c, s0, s1, RSP_CAT_DISK_IO, frame, NULL);
+      return;
+    }
   g_autoptr (GArray) cuts = g_array_new (FALSE, FALSE, sizeof (guint64));
   g_array_append_val (cuts, s0);
   g_array_append_val (cuts, s1);
-  guint n_ops = ops != NULL ? ops->len : 0;
-  for (guint pass = 0; pass < 2; pass++)
-    for (guint i = 0; i < n_ops; i++)
-      {
-        const RspDiskOp *op = &g_array_index (a->m->disk_ops, RspDiskOp, g_array_index (ops, RspIdx, i));
-        guint64 end = op->complete != 0 ? op->complete : s1;
-        if (op->insert >= s1 || end <= s0)
-          continue;
-        guint64 pts[3] = { op->insert, op->issue, end };
-        for (guint k = 0; k < 3; k++)
-          if (pts[k] > s0 && pts[k] < s1)
-            g_array_append_val (cuts, pts[k]);
-      }
-  if (main_op != RSP_NONE && (ops == NULL || ops->len == 0))
+  for (guint i = 0; i < cand->len; i++)
     {
-      const RspDiskOp *op = &g_array_index (a->m->disk_ops, RspDiskOp, main_op);
+      const RspDiskOp *op = &g_array_index (ops, RspDiskOp, g_array_index (cand, RspIdx, i));
       guint64 pts[3] = { op->insert, op->issue, op->complete };
       for (guint k = 0; k < 3; k++)
         if (pts[k] > s0 && pts[k] < s1)
           g_array_append_val (cuts, pts[k]);
     }
-  /* insertion sort: few cuts */
-  guint64 *cv = (guint64 *) cuts->data;
-  for (guint i = 1; i < cuts->len; i++)
-    for (guint j = i; j > 0 && cv[j - 1] > cv[j]; j--)
-      {
-        guint64 tmp = cv[j];
-        cv[j] = cv[j - 1];
-        cv[j - 1] = tmp;
-      }
+  guint64 main_complete = main_op != RSP_NONE ? g_array_index (ops, RspDiskOp, main_op).complete : G_MAXUINT64;
+  if (main_complete > s0 && main_complete < s1)
+    g_array_append_val (cuts, main_complete);
+  g_array_sort (cuts, compare_u64);
+  const guint64 *cv = (const guint64 *) cuts->data;
   for (guint i = 0; i + 1 < cuts->len; i++)
     {
       guint64 p0 = cv[i], p1 = cv[i + 1];
       if (p1 <= p0)
         continue;
       guint64 mid = p0 + (p1 - p0) / 2;
-      gboolean served = FALSE, queued = FALSE;
-      for (guint k = 0; k < n_ops; k++)
+      gboolean served = mid >= main_complete, queued = FALSE;
+      for (guint k = 0; k < cand->len && !served; k++)
         {
-          const RspDiskOp *op = &g_array_index (a->m->disk_ops, RspDiskOp, g_array_index (ops, RspIdx, k));
+          const RspDiskOp *op = &g_array_index (ops, RspDiskOp, g_array_index (cand, RspIdx, k));
           guint64 end = op->complete != 0 ? op->complete : s1;
           if (mid >= op->issue && mid < end)
             served = TRUE;
           else if (mid >= op->insert && mid < op->issue)
             queued = TRUE;
         }
-      if (n_ops == 0 && main_op != RSP_NONE)
-        {
-          const RspDiskOp *op = &g_array_index (a->m->disk_ops, RspDiskOp, main_op);
-          served = mid >= op->issue && mid < op->complete;
-          queued = mid >= op->insert && mid < op->issue;
-        }
-      /* after the request that woke it completed: its completion being handled */
-      gboolean completing = main_op != RSP_NONE
-                            && mid >= g_array_index (a->m->disk_ops, RspDiskOp, main_op).complete;
-      RspCategory cat = served || completing ? RSP_CAT_DISK_IO : queued ? RSP_CAT_IO_QUEUE : RSP_CAT_KERNEL_MISC;
-      /* a disk wait we could not match to a request is still a disk wait */
-      if (n_ops == 0 && main_op == RSP_NONE)
-        cat = RSP_CAT_DISK_IO;
-      stretch (c, p0, p1, cat, frame, NULL);
+      stretch (c, p0, p1, served ? RSP_CAT_DISK_IO : queued ? RSP_CAT_IO_QUEUE : RSP_CAT_KERNEL_MISC, frame, NULL);
     }
 }
 
@@ -545,7 +580,10 @@ run_stretches (StretchCtx *c, const RspSegment *seg, guint64 u0, guint64 u1)
   const RspRun *run = run_at (a, seg->item);
   if (run->n_samples == 0)
     {
-      stretch (c, u0, u1, RSP_CAT_CPU_UNSAMPLED, NULL, NULL);
+      /* no sample: the stack it blocked with at the end of the run is the
+       * best evidence of what it was doing (paper §6: deduce the stacks) */
+      const char *ending = run->next_sleep != RSP_NONE ? rsp_model_sleep_frame (a->m, run->next_sleep) : NULL;
+      stretch (c, u0, u1, RSP_CAT_CPU_UNSAMPLED, ending, NULL);
       return;
     }
   /* a run's samples divide its width equally (paper §4.2) */
@@ -650,7 +688,9 @@ finding_summary (const RspAnalysis *a, const RspFinding *f)
                               f->endpoint != NULL ? ", answering a request to " : "",
                               f->endpoint != NULL ? f->endpoint : "");
     case RSP_CAT_CPU_UNSAMPLED:
-      return g_strdup_printf ("%s ran %.1f ms in short runs that no sample caught", who, ms);
+      return g_strdup_printf ("%s ran %.1f ms in short runs that no sample caught%s%s%s", who, ms,
+                              f->frame != NULL ? ", each ending in " : "", f->frame != NULL ? f->frame : "",
+                              f->frame != NULL ? parens : "");
     case RSP_CAT_DISK_IO:
       return g_strdup_printf ("%s waited %.1f ms for disk%s%s%s", who, ms, under,
                               f->file != NULL ? ", on " : "", f->file != NULL ? f->file : "");
@@ -802,6 +842,7 @@ rsp_analysis_free (RspAnalysis *a)
     }
   g_free (a->task_runs);
   g_free (a->task_disk_ops);
+  g_clear_pointer (&a->device_ops, g_hash_table_unref);
   for (guint i = 0; i < a->paths->len; i++)
     g_array_unref (g_array_index (a->paths, RspControlPath, i).task_time);
   for (guint i = 0; i < a->findings->len; i++)
