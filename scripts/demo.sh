@@ -1,8 +1,9 @@
 #!/bin/bash
 # The main job on a fresh Debian 12 machine: installs the dependencies,
 # builds RSP, records the built-in demo workload (the paper's `pass`: two
-# processes passing a token over pipes, tests/workloads/pingpong.c) with
-# `rsp record`, and shows `rsp dump --stats` of the recording.
+# processes passing work back and forth over pipes, tests/model/workloads/pass.c)
+# with `rsp record`, and shows `rsp report` (where the time went, and why)
+# and `rsp dump --stats` (what was recorded) of the recording.
 #
 # Usage: sudo scripts/demo.sh [OUTPUT.rsp]     (default: rsp-demo.rsp)
 #
@@ -40,10 +41,11 @@ fi
 as_owner ninja -C "$build_dir"
 rsp=$build_dir/src/rsp
 
-say "3. record the demo workload: $rsp record -o $output -- $build_dir/tests/workloads/pingpong"
+demo=$build_dir/tests/model/pass
+say "3. record the demo workload: $rsp record -o $output -- $demo"
 recording=""
 # rsp record itself checks perf and the privileges, and says what is missing.
-if "$rsp" record -o "$output" -- "$build_dir/tests/workloads/pingpong"; then
+if "$rsp" record -o "$output" -- "$demo"; then
   recording=$output
 elif [ "$(id -u)" -ne 0 ]; then
   echo "To record, run this script as root: sudo scripts/demo.sh"
@@ -53,9 +55,13 @@ if [ -z "$recording" ]; then
   recording=$bundled
 fi
 
-say "4. $rsp dump --stats $recording"
+say "4. $rsp report $recording"
+"$rsp" report "$recording"
+
+say "5. $rsp dump --stats $recording"
 "$rsp" dump --stats "$recording"
 
 say "next"
+echo "  $rsp report --json $recording        the same report for scripts"
 echo "  $rsp dump $recording | less      every event, with its stack"
 echo "  $rsp record -o my.rsp -- COMMAND...    record your own command"
