@@ -188,6 +188,8 @@ def main():
             problems.append("%s is on no stack in rsp dump (perf script: %d)"
                             % (fn, perf_on_stacks[fn]))
     problems += check(rsp_events, workload_args if name != "dio_read" else [])
+    # the model's contract on this recording too (a plain perf.data names the workload)
+    problems += t.check_report(rsp, out, [] if opts.mode == "rsp" else ["--comm", name])
 
     counts = collections.Counter(e.event for e in rsp_events)
     t.log("samples per event: %s" % dict(sorted(counts.items())))

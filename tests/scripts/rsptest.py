@@ -6,6 +6,8 @@ pitfall 7).  Exit codes follow meson: 0 pass, 77 skip, anything else fail.
 """
 
 import collections
+import json
+import math
 import os
 import re
 import shutil
@@ -407,3 +409,87 @@ def functions_on_stacks(events, workload):
             if os.path.basename(f.dso) == workload:
                 names[symbol_base_name(f.sym)] += 1
     return names
+
+
+# ---------------------------------------------------------------------------
+# The contract every `rsp report --json` keeps (DESIGN.md), checked on every
+# recording the suites make.
+
+CATEGORY_IDS = [
+    "cpu_sampled", "cpu_unsampled", "disk_io", "io_queue", "network", "scheduler",
+    "preempted", "hardware", "timeout", "sleep", "kernel_misc", "other_path", "unaccounted",
+]
+# Values in the JSON are rounded to 0.001 ms; allow 0.01 ms per summed value.
+ROUNDING_MS = 0.01
+
+
+def walk_numbers(value, where=""):
+    """Yields (where, number) for every number in a JSON value."""
+    if isinstance(value, bool):
+        return
+    if isinstance(value, (int, float)):
+        yield where, value
+    elif isinstance(value, dict):
+        for k, v in value.items():
+            yield from walk_numbers(v, "%s.%s" % (where, k) if where else k)
+    elif isinstance(value, list):
+        for i, v in enumerate(value):
+            yield from walk_numbers(v, "%s[%d]" % (where, i))
+
+
+
+def report_contract(report, min_accounted_percent=None):
+    """Problems with REPORT (parsed JSON), empty when it keeps the contract:
+    all 13 categories in order, adding up to total_ms exactly (to rounding),
+    nothing negative or non-finite, findings sorted, wall <= total."""
+    problems = []
+    acc = report["accounting"]
+    total = acc["total_ms"]
+    ids = [x["id"] for x in acc["categories"]]
+    if ids != CATEGORY_IDS:
+        problems.append("categories are %s, expected the 13 ids of DESIGN.md in order %s" % (ids, CATEGORY_IDS))
+    if min_accounted_percent is not None and acc["accounted_percent"] < min_accounted_percent:
+        problems.append("accounted_percent %.3f < %.0f" % (acc["accounted_percent"], min_accounted_percent))
+    cat_sum = sum(x["ms"] for x in acc["categories"])
+    if abs(cat_sum - total) > ROUNDING_MS * len(CATEGORY_IDS):
+        problems.append("categories add up to %.3f ms, total_ms is %.3f ms (difference %.3f ms)"
+                        % (cat_sum, total, cat_sum - total))
+    if abs(acc["accounted_ms"] + acc["unaccounted_ms"] - total) > ROUNDING_MS:
+        problems.append("accounted_ms %.3f + unaccounted_ms %.3f = %.3f, total_ms is %.3f"
+                        % (acc["accounted_ms"], acc["unaccounted_ms"], acc["accounted_ms"] + acc["unaccounted_ms"],
+                           total))
+    cats = {x["id"]: x["ms"] for x in acc["categories"]}
+    if "unaccounted" in cats and abs(cats["unaccounted"] - acc["unaccounted_ms"]) > ROUNDING_MS:
+        problems.append("category unaccounted is %.3f ms, unaccounted_ms is %.3f"
+                        % (cats["unaccounted"], acc["unaccounted_ms"]))
+    negatives = [(w, v) for w, v in walk_numbers(report) if v < 0]
+    if negatives:
+        problems.append("negative values: %s" % negatives[:10])
+    nonfinite = [(w, v) for w, v in walk_numbers(report) if isinstance(v, float) and not math.isfinite(v)]
+    if nonfinite:
+        problems.append("non-finite values: %s" % nonfinite[:10])
+    ms = [f["ms"] for f in report["findings"]]
+    if any(a < b for a, b in zip(ms, ms[1:])):
+        problems.append("findings are not sorted by ms, largest first: %s" % ms[:20])
+    if acc["wall_ms"] > total + 0.001:
+        problems.append("wall_ms %.3f > total_ms %.3f" % (acc["wall_ms"], total))
+    if total <= 0:
+        problems.append("total_ms is %.3f" % total)
+    if not report["findings"]:
+        problems.append("no findings")
+    return problems
+
+
+def check_report(rsp, recording, extra_args=()):
+    """Runs `rsp report --json` on RECORDING and returns contract problems."""
+    rep = run([rsp, "report", "--json", recording] + list(extra_args), timeout=300, check=False)
+    if rep.returncode != 0:
+        return ["rsp report exited %d: %s" % (rep.returncode, rep.stderr[-2000:])]
+    try:
+        report = json.loads(rep.stdout)
+    except ValueError as e:
+        return ["rsp report --json printed invalid JSON: %s" % e]
+    acc = report["accounting"]
+    log("rsp report: %.2f%% of %.3f ms total accounted (wall %.3f ms)"
+        % (acc["accounted_percent"], acc["total_ms"], acc["wall_ms"]))
+    return report_contract(report)
