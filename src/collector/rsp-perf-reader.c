@@ -875,6 +875,22 @@ bounded_string (const guint8 *p, const guint8 *end)
   return (const char *) p;
 }
 
+/* pid, tid, start, len, pgoff: the head MMAP and MMAP2 share. */
+static void
+decode_mmap_head (const guint8 *body, RspEvent *ev)
+{
+  ev->u.mmap.pid = (gint32) read_u32 (body);
+  ev->u.mmap.tid = (gint32) read_u32 (body + 4);
+  ev->u.mmap.start = read_u64 (body + 8);
+  ev->u.mmap.len = read_u64 (body + 16);
+  ev->u.mmap.pgoff = read_u64 (body + 24);
+  if (ev->pid < 0)
+    {
+      ev->pid = ev->u.mmap.pid;
+      ev->tid = ev->u.mmap.tid;
+    }
+}
+
 static gboolean
 decode_other (const RspEvsel *evsel, const guint8 *rec, gsize size, RspEvent *ev)
 {
@@ -893,26 +909,13 @@ decode_other (const RspEvsel *evsel, const guint8 *rec, gsize size, RspEvent *ev
     case PERF_RECORD_MMAP:
       if (len < 32)
         return FALSE;
-      ev->u.mmap.pid = (gint32) read_u32 (body);
-      ev->u.mmap.tid = (gint32) read_u32 (body + 4);
-      ev->u.mmap.start = read_u64 (body + 8);
-      ev->u.mmap.len = read_u64 (body + 16);
-      ev->u.mmap.pgoff = read_u64 (body + 24);
+      decode_mmap_head (body, ev);
       ev->u.mmap.filename = bounded_string (body + 32, end);
-      if (ev->pid < 0)
-        {
-          ev->pid = ev->u.mmap.pid;
-          ev->tid = ev->u.mmap.tid;
-        }
       return ev->u.mmap.filename != NULL;
     case PERF_RECORD_MMAP2:
       if (len < 64)
         return FALSE;
-      ev->u.mmap.pid = (gint32) read_u32 (body);
-      ev->u.mmap.tid = (gint32) read_u32 (body + 4);
-      ev->u.mmap.start = read_u64 (body + 8);
-      ev->u.mmap.len = read_u64 (body + 16);
-      ev->u.mmap.pgoff = read_u64 (body + 24);
+      decode_mmap_head (body, ev);
       if (ev->misc & PERF_RECORD_MISC_MMAP_BUILD_ID)
         {
           ev->u.mmap.build_id_size = MIN (body[32], 20);
@@ -928,11 +931,6 @@ decode_other (const RspEvsel *evsel, const guint8 *rec, gsize size, RspEvent *ev
       ev->u.mmap.prot = read_u32 (body + 56);
       ev->u.mmap.flags = read_u32 (body + 60);
       ev->u.mmap.filename = bounded_string (body + 64, end);
-      if (ev->pid < 0)
-        {
-          ev->pid = ev->u.mmap.pid;
-          ev->tid = ev->u.mmap.tid;
-        }
       return ev->u.mmap.filename != NULL;
     case PERF_RECORD_COMM:
       if (len < 8)
