@@ -7,7 +7,8 @@ libglib2.0-dev libgtk-4-dev libjson-glib-dev libtraceevent-dev
 libelf-dev libdw-dev linux-perf procps util-linux python3"
 # Tests: clang + libFuzzer (fuzz/), useradd (passwd) for the unprivileged
 # recording test, a display and screenshots for the GUI tests.
-test_packages="clang libclang-rt-14-dev passwd xvfb xdotool imagemagick"
+test_packages="clang libclang-rt-14-dev passwd xvfb xdotool imagemagick
+desktop-file-utils appstream libxml2-utils librsvg2-bin shared-mime-info libglib2.0-bin"
 want="$packages"
 [ "${1:-}" = "--test" ] && want="$packages $test_packages"
 
