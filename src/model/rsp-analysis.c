@@ -2,6 +2,8 @@
  * for one process of interest (see rsp-analysis.h for the procedure). */
 #include "rsp-analysis.h"
 
+#include <glib/gi18n-lib.h>
+
 #include <string.h>
 
 #include "rsp-model-private.h"
@@ -48,20 +50,22 @@ static const char *const category_ids[RSP_CAT_N] = {
   "hardware", "timeout", "sleep", "kernel_misc", "other_path", "unaccounted",
 };
 
+/* Translatable (the GUI shows them through gettext); the model itself
+ * prints them untranslated, as the JSON schema fixes them. */
 static const char *const category_labels[RSP_CAT_N] = {
-  "In understood functions",
-  "Running but not sampled",
-  "In blocking disk I/O",
-  "I/O queue overhead",
-  "Waiting for the network",
-  "Scheduler overhead",
-  "Involuntary sleeps",
-  "Waits \"for\" hardware",
-  "Waits that timed out",
-  "Deliberate sleeps",
-  "Miscellaneous kernel blocks",
-  "Waiting on other path",
-  "Unaccounted",
+  N_ ("In understood functions"),
+  N_ ("Running but not sampled"),
+  N_ ("In blocking disk I/O"),
+  N_ ("I/O queue overhead"),
+  N_ ("Waiting for the network"),
+  N_ ("Scheduler overhead"),
+  N_ ("Involuntary sleeps"),
+  N_ ("Waits \"for\" hardware"),
+  N_ ("Waits that timed out"),
+  N_ ("Deliberate sleeps"),
+  N_ ("Miscellaneous kernel blocks"),
+  N_ ("Waiting on other path"),
+  N_ ("Unaccounted"),
 };
 
 const char *
@@ -425,6 +429,7 @@ stretch (StretchCtx *c, guint64 s0, guint64 s1, RspCategory cat, const char *fra
       RspAnalysis *a = c->a;
       const RspSegment *seg = seg_at (a, c->seg);
       a->category_ns[cat] += s1 - s0;
+      g_array_index (a->paths, RspControlPath, seg->path).category_ns[cat] += s1 - s0;
       add_finding (a, cat, c->seg, frame, endpoint, s1 - s0);
       guint64 key = ((guint64) seg->path << 32) | seg->task;
       guint64 *slot = g_hash_table_lookup (a->path_task_ns, &key);
@@ -437,6 +442,9 @@ stretch (StretchCtx *c, guint64 s0, guint64 s1, RspCategory cat, const char *fra
       *slot += s1 - s0;
     }
 }
+
+static void add_device_candidates (RspAnalysis *a, GArray *on_dev, RspIdx task, guint64 s0, guint64 s1,
+                                   GArray *out);
 
 /* Requests that may explain a disk wait of TASK over [S0, S1): its own,
  * the one whose completion woke it, and any other on that device (a
@@ -454,11 +462,25 @@ disk_candidates (RspAnalysis *a, RspIdx task, RspIdx main_op, guint64 s0, guint6
         g_array_append_val (out, idx);
     }
   if (main_op == RSP_NONE)
-    return;
+    {
+      /* the completion that woke it is unknown: any device's requests */
+      GHashTableIter it;
+      gpointer dev, list;
+      g_hash_table_iter_init (&it, a->device_ops);
+      while (g_hash_table_iter_next (&it, &dev, &list))
+        add_device_candidates (a, list, task, s0, s1, out);
+      return;
+    }
   guint32 dev = g_array_index (ops, RspDiskOp, main_op).dev;
   GArray *on_dev = g_hash_table_lookup (a->device_ops, GUINT_TO_POINTER (dev));
-  if (on_dev == NULL)
-    return;
+  if (on_dev != NULL)
+    add_device_candidates (a, on_dev, task, s0, s1, out);
+}
+
+static void
+add_device_candidates (RspAnalysis *a, GArray *on_dev, RspIdx task, guint64 s0, guint64 s1, GArray *out)
+{
+  const GArray *ops = a->m->disk_ops;
   /* on_dev is in insert order: skip to the requests queued before S1 */
   guint lo = 0, hi = on_dev->len;
   while (lo < hi)
@@ -478,9 +500,11 @@ disk_candidates (RspAnalysis *a, RspIdx task, RspIdx main_op, guint64 s0, guint6
     }
 }
 
-/* Disk wait [S0, S1) of TASK: in service while one of the candidate
- * requests is being served, queued while one is only queued, else a kernel
- * block; after the request that woke it completed, its completion. */
+/* Disk wait [S0, S1) of TASK, ended by a disk completion: in service while
+ * one of the candidate requests is being served, queued while one is only
+ * queued; between requests and after the last one until the wake-up (a
+ * writeback worker waiting for a CPU to finish the I/O), still disk I/O as
+ * the task lives it; a kernel block only before the first request. */
 static void
 disk_stretches (StretchCtx *c, RspIdx task, guint64 s0, guint64 s1, const char *frame, RspIdx main_op)
 {
@@ -505,9 +529,13 @@ disk_stretches (StretchCtx *c, RspIdx task, guint64 s0, guint64 s1, const char *
         if (pts[k] > s0 && pts[k] < s1)
           g_array_append_val (cuts, pts[k]);
     }
-  guint64 main_complete = main_op != RSP_NONE ? g_array_index (ops, RspDiskOp, main_op).complete : G_MAXUINT64;
-  if (main_complete > s0 && main_complete < s1)
-    g_array_append_val (cuts, main_complete);
+  /* the first request's activity: before it, the task was blocked on
+   * something else in the kernel (a lock, a page) */
+  guint64 first_io = main_op != RSP_NONE ? g_array_index (ops, RspDiskOp, main_op).insert : G_MAXUINT64;
+  for (guint i = 0; i < cand->len; i++)
+    first_io = MIN (first_io, g_array_index (ops, RspDiskOp, g_array_index (cand, RspIdx, i)).insert);
+  if (first_io > s0 && first_io < s1)
+    g_array_append_val (cuts, first_io);
   g_array_sort (cuts, compare_u64);
   const guint64 *cv = (const guint64 *) cuts->data;
   for (guint i = 0; i + 1 < cuts->len; i++)
@@ -516,7 +544,7 @@ disk_stretches (StretchCtx *c, RspIdx task, guint64 s0, guint64 s1, const char *
       if (p1 <= p0)
         continue;
       guint64 mid = p0 + (p1 - p0) / 2;
-      gboolean served = mid >= main_complete, queued = FALSE;
+      gboolean served = FALSE, queued = FALSE;
       for (guint k = 0; k < cand->len && !served; k++)
         {
           const RspDiskOp *op = &g_array_index (ops, RspDiskOp, g_array_index (cand, RspIdx, k));
@@ -526,7 +554,9 @@ disk_stretches (StretchCtx *c, RspIdx task, guint64 s0, guint64 s1, const char *
           else if (mid >= op->insert && mid < op->issue)
             queued = TRUE;
         }
-      stretch (c, p0, p1, served ? RSP_CAT_DISK_IO : queued ? RSP_CAT_IO_QUEUE : RSP_CAT_KERNEL_MISC, frame, NULL);
+      RspCategory cat = served ? RSP_CAT_DISK_IO : queued ? RSP_CAT_IO_QUEUE
+                        : mid >= first_io ? RSP_CAT_DISK_IO : RSP_CAT_KERNEL_MISC;
+      stretch (c, p0, p1, cat, frame, NULL);
     }
 }
 

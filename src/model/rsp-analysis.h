@@ -61,6 +61,7 @@ typedef struct {
 typedef struct {
   guint32 id;
   guint64 start, end;  /* span of its lanes */
+  guint64 category_ns[RSP_CAT_N]; /* this path's accounting */
   guint64 total;       /* sum of its lanes' lengths */
   RspIdx first_root;   /* root segments (depth 0) of its lanes, in the segment array */
   guint32 n_roots;
@@ -108,7 +109,8 @@ const RspSegment *rsp_analysis_segment (const RspAnalysis *a, RspIdx i);
 guint rsp_analysis_n_paths (const RspAnalysis *a);
 const RspControlPath *rsp_analysis_path (const RspAnalysis *a, guint i);
 
-/* Accounting: ns per category, summed over every lane of every path. */
+/* Accounting: ns per category, summed over every lane of every path (each
+ * path's own: RspControlPath.category_ns). */
 guint64 rsp_analysis_category_ns (const RspAnalysis *a, RspCategory cat);
 guint64 rsp_analysis_wall_ns (const RspAnalysis *a);
 guint64 rsp_analysis_total_ns (const RspAnalysis *a);

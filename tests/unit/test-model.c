@@ -115,6 +115,22 @@ check_invariants (const RspAnalysis *a)
     sum += rsp_analysis_category_ns (a, c);
   g_assert_cmpuint (sum, ==, rsp_analysis_total_ns (a));
   g_assert_cmpuint (rsp_analysis_wall_ns (a), <=, rsp_analysis_total_ns (a));
+  /* each path's accounting adds up to its total, and the paths to the whole */
+  for (guint c = 0; c < RSP_CAT_N; c++)
+    {
+      guint64 by_paths = 0;
+      for (guint p = 0; p < rsp_analysis_n_paths (a); p++)
+        by_paths += rsp_analysis_path (a, p)->category_ns[c];
+      g_assert_cmpuint (by_paths, ==, rsp_analysis_category_ns (a, c));
+    }
+  for (guint p = 0; p < rsp_analysis_n_paths (a); p++)
+    {
+      const RspControlPath *path = rsp_analysis_path (a, p);
+      guint64 path_sum = 0;
+      for (guint c = 0; c < RSP_CAT_N; c++)
+        path_sum += path->category_ns[c];
+      g_assert_cmpuint (path_sum, ==, path->total);
+    }
   guint64 findings = 0;
   for (guint i = 0; i < rsp_analysis_n_findings (a); i++)
     {
