@@ -1,5 +1,6 @@
 /* main.c — the rsp command line: dispatches to the subcommands. */
 #include <glib.h>
+#include <glib/gi18n.h>
 #include <locale.h>
 #include <stdio.h>
 #include <string.h>
@@ -15,6 +16,8 @@ typedef struct {
 static const RspCommand commands[] = {
   { "record", rsp_cmd_record, "record the whole system while a command runs (perf record -a)" },
   { "report", rsp_cmd_report, "where the wall time of a process went, and why (--json)" },
+  { "view", rsp_cmd_view, "open recordings in the desktop application (also: rsp FILE)" },
+  { "render", rsp_cmd_render, "draw a view of a recording to PNG or SVG, headless" },
   { "dump", rsp_cmd_dump, "print the decoded events of a recording, or --stats" },
 };
 
@@ -33,6 +36,9 @@ int
 main (int argc, char **argv)
 {
   setlocale (LC_ALL, "");
+  bindtextdomain (GETTEXT_PACKAGE, LOCALEDIR);
+  bind_textdomain_codeset (GETTEXT_PACKAGE, "UTF-8");
+  textdomain (GETTEXT_PACKAGE);
 
   if (argc < 2)
     {
@@ -53,6 +59,12 @@ main (int argc, char **argv)
     if (strcmp (argv[1], commands[i].name) == 0)
       return commands[i].run (argc - 1, argv + 1);
 
+  /* `rsp FILE` opens FILE in the viewer */
+  if (argv[1][0] != '-' && g_file_test (argv[1], G_FILE_TEST_EXISTS))
+    {
+      char *view_argv[] = { (char *) "view", argv[1], NULL };
+      return rsp_cmd_view (2, view_argv);
+    }
   fprintf (stderr, "rsp: unknown command '%s'\n\n", argv[1]);
   print_usage (stderr);
   return 2;

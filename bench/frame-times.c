@@ -1,0 +1,276 @@
+/* frame-times.c — how long one frame of each view takes to draw, at several
+ * zoom levels, into a 1600x900 image surface (the GUI's budget is 16 ms).
+ *
+ *   frame-times [FILE] [--pid P | --comm NAME] [--frames N] [--sleeps] [--timeline-only]
+ *
+ * FILE defaults to /var/tmp/rsp-bench/bench.data (bench/make-recording.sh)
+ * with --comm make.  Prints a Markdown table: per view and zoom (whole range,
+ * 1/10, 1/100, 1/1000, centred), the median and worst frame in wall-clock
+ * time and the worst in CPU time.  The timeline's layout and the analysis
+ * are built once, outside the timing, as the GUI does; their build times are
+ * printed too.  Exits 77 (skip) when the recording is missing or unreadable. */
+#include <cairo.h>
+#include <glib.h>
+#include <glib/gstdio.h>
+#include <unistd.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+
+#include "rsp-analysis.h"
+#include "rsp-consolidated-view.h"
+#include "rsp-flame-view.h"
+#include "rsp-theme.h"
+#include "rsp-time-axis.h"
+#include "rsp-timeline-view.h"
+
+#define DEFAULT_FILE "/var/tmp/rsp-bench/bench.data"
+#define WIDTH 1600
+#define HEIGHT 900
+#define BUDGET_MS 16.0
+
+typedef enum {
+  VIEW_TIMELINE,
+  VIEW_FLAME,
+  VIEW_CONSOLIDATED,
+} View;
+
+typedef struct {
+  View view;
+  const RspTimelineLayout *timeline;
+  const RspAnalysis *analysis;
+  const RspTheme *theme;
+  guint64 t0, t1;
+  double scroll_y;
+} Job;
+
+static void
+draw_once (const Job *job, cairo_t *cr)
+{
+  switch (job->view)
+    {
+    case VIEW_TIMELINE:
+      {
+        RspTimelineViewport vp;
+        rsp_timeline_viewport_init (&vp, job->timeline, WIDTH, HEIGHT);
+        vp.t0 = job->t0;
+        vp.t1 = job->t1;
+        vp.scroll_y = job->scroll_y;
+        rsp_timeline_view_draw (job->timeline, &vp, job->theme, cr);
+        break;
+      }
+    case VIEW_FLAME:
+      {
+        RspFlameOptions options;
+        rsp_flame_options_init (&options);
+        options.t0 = job->t0;
+        options.t1 = job->t1;
+        rsp_flame_view_draw (job->analysis, &options, job->theme, cr, WIDTH, HEIGHT);
+        break;
+      }
+    case VIEW_CONSOLIDATED:
+      {
+        RspConsolidatedOptions options;
+        rsp_consolidated_options_init (&options);
+        rsp_consolidated_view_draw (job->analysis, &options, job->theme, cr, WIDTH, HEIGHT);
+        break;
+      }
+    }
+}
+
+static gint
+compare_double (gconstpointer a, gconstpointer b)
+{
+  double x = *(const double *) a, y = *(const double *) b;
+  return x < y ? -1 : x > y ? 1 : 0;
+}
+
+static double
+thread_cpu_ms (void)
+{
+  struct timespec ts;
+  clock_gettime (CLOCK_THREAD_CPUTIME_ID, &ts);
+  return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+/* Draws JOB FRAMES times (after one warm-up frame: fonts, glyph caches) and
+ * returns the median and worst frame in ms of wall-clock time, and the
+ * worst in CPU time of this thread: on a busy machine the wall-clock worst
+ * includes being preempted by other processes, which is not the view's. */
+static void
+time_job (const Job *job, guint frames, double *median, double *worst, double *worst_cpu)
+{
+  cairo_surface_t *surface = cairo_image_surface_create (CAIRO_FORMAT_ARGB32, WIDTH, HEIGHT);
+  cairo_t *cr = cairo_create (surface);
+  draw_once (job, cr);
+  g_autofree double *ms = g_new (double, frames);
+  *worst_cpu = 0;
+  for (guint i = 0; i < frames; i++)
+    {
+      double cpu = thread_cpu_ms ();
+      gint64 start = g_get_monotonic_time ();
+      draw_once (job, cr);
+      cairo_surface_flush (surface);
+      ms[i] = (g_get_monotonic_time () - start) / 1000.0;
+      *worst_cpu = MAX (*worst_cpu, thread_cpu_ms () - cpu);
+    }
+  qsort (ms, frames, sizeof *ms, compare_double);
+  *median = ms[frames / 2];
+  *worst = ms[frames - 1];
+  cairo_destroy (cr);
+  cairo_surface_destroy (surface);
+}
+
+int
+main (int argc, char **argv)
+{
+  gint pid = 0, frames = 20;
+  g_autofree char *comm = NULL;
+  gboolean sleeps = FALSE, timeline_only = FALSE;
+  g_auto (GStrv) files = NULL;
+  GOptionEntry entries[] = {
+    { "pid", 'p', 0, G_OPTION_ARG_INT, &pid, "The process of interest", "PID" },
+    { "comm", 'c', 0, G_OPTION_ARG_STRING, &comm, "The process of interest by name (default for the bench recording: make)", "NAME" },
+    { "frames", 'n', 0, G_OPTION_ARG_INT, &frames, "Frames per measurement (default 20)", "N" },
+    { "sleeps", 0, 0, G_OPTION_ARG_NONE, &sleeps, "Timeline: show sleeps too", NULL },
+    { "timeline-only", 0, 0, G_OPTION_ARG_NONE, &timeline_only, "Only the timeline", NULL },
+    { G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &files, NULL, "FILE" },
+    { NULL },
+  };
+  g_autoptr (GOptionContext) ctx = g_option_context_new ("[FILE] - time one frame of each view");
+  g_option_context_add_main_entries (ctx, entries, NULL);
+  g_autoptr (GError) error = NULL;
+  if (!g_option_context_parse (ctx, &argc, &argv, &error))
+    {
+      g_printerr ("frame-times: %s\n", error->message);
+      return 2;
+    }
+  const char *path = files != NULL && files[0] != NULL ? files[0] : DEFAULT_FILE;
+  if (files == NULL && pid <= 0 && comm == NULL)
+    comm = g_strdup ("make");
+  if (frames < 1)
+    frames = 1;
+  if (!g_file_test (path, G_FILE_TEST_IS_REGULAR) || g_access (path, R_OK) != 0)
+    {
+      g_printerr ("frame-times: %s is missing or unreadable (run bench/make-recording.sh as root); skipping\n",
+                  path);
+      return 77;
+    }
+
+  gint64 t = g_get_monotonic_time ();
+  g_autoptr (RspModel) model = rsp_model_load (path, NULL, NULL, NULL, NULL, &error);
+  if (model == NULL)
+    {
+      g_printerr ("frame-times: %s: %s\n", path, error->message);
+      return 1;
+    }
+  double load_ms = (g_get_monotonic_time () - t) / 1000.0;
+  if (pid <= 0 && comm != NULL)
+    {
+      RspIdx task = rsp_model_find_process (model, 0, comm);
+      if (task != RSP_NONE)
+        pid = rsp_model_task (model, task)->pid;
+    }
+  if (pid <= 0 && rsp_model_meta (model) != NULL && rsp_model_meta (model)->target_pid > 0)
+    pid = rsp_model_meta (model)->target_pid;
+
+  RspTheme theme;
+  rsp_theme_init (&theme, FALSE, 1.0);
+
+  /* The GUI's default: every task, scrolled to the top, and the summary. */
+  RspTimelineOptions options;
+  rsp_timeline_options_init (&options);
+  options.pid = pid;
+  options.show_sleeps = sleeps;
+  t = g_get_monotonic_time ();
+  g_autoptr (RspTimelineLayout) all = rsp_timeline_layout_new (model, &options);
+  double layout_ms = (g_get_monotonic_time () - t) / 1000.0;
+  options.summary = TRUE;
+  g_autoptr (RspTimelineLayout) summary = rsp_timeline_layout_new (model, &options);
+
+  g_autoptr (RspAnalysis) analysis = NULL;
+  double analysis_ms = 0;
+  if (pid > 0 && !timeline_only)
+    {
+      t = g_get_monotonic_time ();
+      analysis = rsp_analysis_new (model, pid, 0, G_MAXUINT64, &error);
+      analysis_ms = (g_get_monotonic_time () - t) / 1000.0;
+      if (analysis == NULL)
+        g_printerr ("frame-times: no analysis for pid %d: %s\n", pid, error->message);
+    }
+
+  printf ("# Frame times: %s\n\n", path);
+  printf ("%" G_GUINT64_FORMAT " events, %u tasks, %u runs, %u sleeps, %u links; process of interest: pid %d\n\n",
+          rsp_model_n_events (model), rsp_model_n_tasks (model), rsp_model_n_runs (model), rsp_model_n_sleeps (model),
+          rsp_model_n_links (model), pid);
+  printf ("load %.0f ms; timeline layout %.1f ms (%u rows, %u with --summary); analysis %.0f ms\n\n", load_ms, layout_ms,
+          rsp_timeline_layout_n_rows (all), rsp_timeline_layout_n_rows (summary), analysis_ms);
+  printf ("%dx%d image surface, %d frames each%s.\n\n", WIDTH, HEIGHT, frames, sleeps ? ", sleeps shown" : "");
+  printf ("| view | zoom | visible | median ms | max ms | max CPU ms | < %.0f ms |\n", BUDGET_MS);
+  printf ("|---|---|---|---:|---:|---:|---|\n");
+
+  static const guint zooms[] = { 1, 10, 100, 1000 };
+  struct {
+    const char *name;
+    View view;
+    const RspTimelineLayout *timeline;
+    double scroll_y;
+  } views[] = {
+    { "timeline", VIEW_TIMELINE, all, 0 },
+    { "timeline (scrolled to the middle)", VIEW_TIMELINE, all,
+      rsp_timeline_view_content_height (all, &theme) / 2 },
+    { "timeline --summary", VIEW_TIMELINE, summary, 0 },
+    { "flame", VIEW_FLAME, NULL, 0 },
+    { "consolidated", VIEW_CONSOLIDATED, NULL, 0 },
+  };
+  gboolean over = FALSE;
+  for (guint v = 0; v < G_N_ELEMENTS (views); v++)
+    {
+      if (views[v].view != VIEW_TIMELINE && analysis == NULL)
+        continue;
+      guint64 start, end;
+      if (views[v].view == VIEW_TIMELINE)
+        {
+          start = rsp_timeline_layout_start (views[v].timeline);
+          end = rsp_timeline_layout_end (views[v].timeline);
+        }
+      else
+        {
+          start = rsp_analysis_start (analysis);
+          end = rsp_analysis_end (analysis);
+        }
+      /* the consolidated view has no time axis: one row */
+      guint n_zooms = views[v].view == VIEW_CONSOLIDATED ? 1 : G_N_ELEMENTS (zooms);
+      for (guint z = 0; z < n_zooms; z++)
+        {
+          guint64 span = (end - start) / zooms[z];
+          guint64 mid = start + (end - start) / 2;
+          Job job = { views[v].view, views[v].timeline, analysis, &theme, mid - span / 2, mid - span / 2 + MAX (span, 1),
+                      views[v].scroll_y };
+          double median, worst, worst_cpu;
+          time_job (&job, (guint) frames, &median, &worst, &worst_cpu);
+          char zoom[32], visible[32];
+          if (views[v].view == VIEW_CONSOLIDATED)
+            g_snprintf (zoom, sizeof zoom, "—");
+          else
+            g_snprintf (zoom, sizeof zoom, zooms[z] == 1 ? "whole" : "1/%u", zooms[z]);
+          if (views[v].view == VIEW_CONSOLIDATED)
+            g_snprintf (visible, sizeof visible, "all");
+          else
+            {
+              g_autofree char *d = rsp_format_duration (span);
+              g_snprintf (visible, sizeof visible, "%s", d);
+            }
+          gboolean ok = median < BUDGET_MS && worst_cpu < BUDGET_MS;
+          over |= !ok;
+          printf ("| %s | %s | %s | %.2f | %.2f | %.2f | %s |\n", views[v].name, zoom, visible, median, worst,
+                  worst_cpu, ok ? "yes" : "**no**");
+          fflush (stdout);
+        }
+    }
+  printf ("\nA view meets the budget when its median frame and its worst frame in CPU time are under %.0f ms.\n",
+          BUDGET_MS);
+  if (over)
+    printf ("Some views do not.\n");
+  return 0;
+}

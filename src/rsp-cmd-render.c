@@ -1,0 +1,439 @@
+/* rsp-cmd-render.c — `rsp render FILE --view timeline|flame|consolidated
+ * [--pid P | --comm NAME] [--size WxH] [--dark] [--from MS --to MS]
+ * [--show-sleeps] [--all-tasks] -o OUT.png|OUT.svg`: draws a view headless
+ * through the same renderers the GUI uses (README screenshots, CI
+ * artefacts, bug reports). */
+#include <cairo-svg.h>
+#include <cairo.h>
+#include <errno.h>
+#include <math.h>
+#include <glib/gstdio.h>
+#include <pango/pangocairo.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "rsp-analysis.h"
+#include "rsp-commands.h"
+#include "rsp-consolidated-view.h"
+#include "rsp-flame-view.h"
+#include "rsp-theme.h"
+#include "rsp-time-axis.h"
+#include "rsp-timeline-view.h"
+
+#define DEFAULT_WIDTH 1600
+#define DEFAULT_HEIGHT 900
+#define MAX_SIDE 16384
+
+typedef enum {
+  VIEW_TIMELINE,
+  VIEW_FLAME,
+  VIEW_CONSOLIDATED,
+} View;
+
+static void
+print_candidates (const RspModel *m)
+{
+  g_autoptr (GArray) busiest = rsp_model_busiest_processes (m, 8);
+  g_printerr ("rsp: the busiest processes in this recording are:\n");
+  for (guint i = 0; i < busiest->len; i++)
+    {
+      const RspProcessSummary *p = &g_array_index (busiest, RspProcessSummary, i);
+      g_printerr ("    --pid %-8d %-16s %8.1f ms on CPU\n", p->pid, p->comm != NULL ? p->comm : "?", p->cpu_ns / 1e6);
+    }
+}
+
+static gboolean
+parse_size (const char *text, int *width, int *height)
+{
+  char *end = NULL;
+  errno = 0;
+  gint64 w = g_ascii_strtoll (text, &end, 10);
+  if (errno != 0 || end == text || (*end != 'x' && *end != 'X'))
+    return FALSE;
+  const char *h_text = end + 1;
+  gint64 h = g_ascii_strtoll (h_text, &end, 10);
+  if (errno != 0 || end == h_text || *end != '\0')
+    return FALSE;
+  if (w < 200 || h < 100 || w > MAX_SIDE || h > MAX_SIDE)
+    return FALSE;
+  *width = (int) w;
+  *height = (int) h;
+  return TRUE;
+}
+
+static const char *
+basename_of (const char *path)
+{
+  const char *slash = strrchr (path, '/');
+  return slash != NULL ? slash + 1 : path;
+}
+
+typedef struct {
+  const char *label;
+  RspColor color;
+  gboolean line; /* a link, drawn as a short vertical line */
+} LegendItem;
+
+/* Right-aligned swatches on the title line; returns the width they took. */
+static double
+draw_legend (cairo_t *cr, PangoLayout *pl, const RspTheme *theme, double width, double height,
+             const LegendItem *items, guint n)
+{
+  double x = width - 8;
+  for (guint i = n; i > 0; i--)
+    {
+      const LegendItem *item = &items[i - 1];
+      pango_layout_set_text (pl, item->label, -1);
+      int w, h;
+      pango_layout_get_pixel_size (pl, &w, &h);
+      x -= w;
+      cairo_set_source_rgb (cr, theme->muted.r, theme->muted.g, theme->muted.b);
+      cairo_move_to (cr, x, (height - h) / 2.0);
+      pango_cairo_show_layout (cr, pl);
+      x -= 5 + 12;
+      cairo_set_source_rgb (cr, item->color.r, item->color.g, item->color.b);
+      if (item->line)
+        {
+          cairo_set_line_width (cr, 1.0);
+          cairo_move_to (cr, x + 6.5, height / 2.0 - 6);
+          cairo_line_to (cr, x + 6.5, height / 2.0 + 6);
+          cairo_stroke (cr);
+        }
+      else
+        {
+          cairo_rectangle (cr, x, height / 2.0 - 6, 12, 12);
+          cairo_fill (cr);
+        }
+      x -= 14;
+    }
+  return width - x;
+}
+
+/* One line above the view: what is drawn, for whom, and how well the time
+ * is explained; for the timeline, what its colours mean. */
+static double
+draw_title (cairo_t *cr, const RspTheme *theme, double width, const char *text, const RspTimelineLayout *timeline)
+{
+  double height = ceil (theme->font_size * 2.6);
+  cairo_set_source_rgb (cr, theme->background.r, theme->background.g, theme->background.b);
+  cairo_rectangle (cr, 0, 0, width, height);
+  cairo_fill (cr);
+  PangoLayout *pl = pango_cairo_create_layout (cr);
+  PangoFontDescription *font = pango_font_description_from_string (theme->font);
+  pango_font_description_set_absolute_size (font, (theme->font_size + 1) * PANGO_SCALE);
+  pango_layout_set_font_description (pl, font);
+  pango_font_description_free (font);
+  double legend_width = 0;
+  if (timeline != NULL && width >= 1000)
+    {
+      /* only what the picture can contain */
+      const RspTimelineOptions *options = rsp_timeline_layout_options (timeline);
+      gboolean disk = FALSE, network = FALSE;
+      for (guint r = rsp_timeline_layout_n_task_rows (timeline); r < rsp_timeline_layout_n_rows (timeline); r++)
+        {
+          disk |= rsp_timeline_layout_row (timeline, r)->kind == RSP_TIMELINE_ROW_DISK;
+          network |= rsp_timeline_layout_row (timeline, r)->kind == RSP_TIMELINE_ROW_NETWORK;
+        }
+      LegendItem items[6];
+      guint n = 0;
+      items[n++] = (LegendItem) { "running", theme->run, FALSE };
+      if (options->show_sleeps)
+        {
+          items[n++] = (LegendItem) { "blocked", theme->sleep, FALSE };
+          items[n++] = (LegendItem) { "waiting for a CPU", theme->waiting, FALSE };
+        }
+      if (disk)
+        items[n++] = (LegendItem) { "disk I/O", theme->disk, FALSE };
+      if (network)
+        items[n++] = (LegendItem) { "network wait", theme->network, FALSE };
+      if (options->show_links)
+        items[n++] = (LegendItem) { "wake-up", theme->link, TRUE };
+      legend_width = draw_legend (cr, pl, theme, width, height, items, n) + 24;
+    }
+  pango_layout_set_markup (pl, text, -1);
+  pango_layout_set_width (pl, (int) (MAX (40.0, width - 16 - legend_width) * PANGO_SCALE));
+  pango_layout_set_ellipsize (pl, PANGO_ELLIPSIZE_END);
+  int w, h;
+  pango_layout_get_pixel_size (pl, &w, &h);
+  cairo_set_source_rgb (cr, theme->foreground.r, theme->foreground.g, theme->foreground.b);
+  cairo_move_to (cr, 8, (height - h) / 2.0);
+  pango_cairo_show_layout (cr, pl);
+  g_object_unref (pl);
+  cairo_set_source_rgb (cr, theme->grid.r, theme->grid.g, theme->grid.b);
+  cairo_set_line_width (cr, 1.0);
+  cairo_move_to (cr, 0, height - 0.5);
+  cairo_line_to (cr, width, height - 0.5);
+  cairo_stroke (cr);
+  return height;
+}
+
+static char *
+title_text (const char *path, const RspModel *model, const RspAnalysis *analysis, View view, guint64 from,
+            guint64 to, const RspTimelineLayout *timeline)
+{
+  GString *s = g_string_new (NULL);
+  g_autofree char *file = g_markup_escape_text (basename_of (path), -1);
+  static const char *const names[] = { "Process running view", "Flame view", "Consolidated flame view" };
+  g_string_append_printf (s, "<b>%s</b>  ·  %s", names[view], file);
+  if (analysis != NULL)
+    {
+      RspIdx target = rsp_analysis_target_task (analysis);
+      const char *comm = target != RSP_NONE ? rsp_model_task (model, target)->comm : NULL;
+      g_autofree char *comm_text = g_markup_escape_text (comm != NULL ? comm : "?", -1);
+      g_autofree char *wall = rsp_format_duration (rsp_analysis_wall_ns (analysis));
+      g_string_append_printf (s, "  ·  %s (pid %d)  ·  wall %s  ·  %.1f%% accounted", comm_text,
+                              rsp_analysis_pid (analysis), wall, rsp_analysis_accounted_percent (analysis));
+    }
+  guint64 origin = rsp_model_start_time (model);
+  guint64 end = rsp_model_end_time (model);
+  if (from != 0 || to != 0)
+    {
+      guint64 a = from != 0 ? from : origin, b = to != 0 ? to : end;
+      g_autofree char *len = rsp_format_duration (b > a ? b - a : 0);
+      g_string_append_printf (s, "  ·  %.1f–%.1f ms (%s)", (a - origin) / 1e6, (b - origin) / 1e6, len);
+    }
+  else
+    {
+      g_autofree char *len = rsp_format_duration (end > origin ? end - origin : 0);
+      g_string_append_printf (s, "  ·  %s recorded", len);
+    }
+  if (timeline != NULL && rsp_timeline_layout_n_hidden (timeline) > 0)
+    g_string_append_printf (s, "  ·  %u tasks with little CPU hidden", rsp_timeline_layout_n_hidden (timeline));
+  return g_string_free (s, FALSE);
+}
+
+/* Under sudo the picture belongs to the user who asked for it. */
+static void
+give_to_invoking_user (const char *path)
+{
+  const char *uid_text = g_getenv ("SUDO_UID"), *gid_text = g_getenv ("SUDO_GID");
+  if (geteuid () != 0 || uid_text == NULL || gid_text == NULL)
+    return;
+  guint64 uid, gid;
+  if (!g_ascii_string_to_unsigned (uid_text, 10, 0, G_MAXUINT32, &uid, NULL)
+      || !g_ascii_string_to_unsigned (gid_text, 10, 0, G_MAXUINT32, &gid, NULL))
+    return;
+  if (chown (path, (uid_t) uid, (gid_t) gid) != 0)
+    g_printerr ("rsp render: warning: cannot give %s to uid %s: %s\n", path, uid_text, g_strerror (errno));
+}
+
+int
+rsp_cmd_render (int argc, char **argv)
+{
+  g_autofree char *view_name = NULL, *comm = NULL, *size = NULL, *output = NULL;
+  gint pid = 0;
+  gboolean dark = FALSE, show_sleeps = FALSE, all_tasks = FALSE;
+  gdouble from_ms = -1, to_ms = -1;
+  g_auto (GStrv) files = NULL;
+  GOptionEntry entries[] = {
+    { "view", 'v', 0, G_OPTION_ARG_STRING, &view_name, "timeline, flame or consolidated (default: timeline)", "VIEW" },
+    { "pid", 'p', 0, G_OPTION_ARG_INT, &pid, "The process of interest (default: the command rsp record ran)", "PID" },
+    { "comm", 'c', 0, G_OPTION_ARG_STRING, &comm, "The process of interest by name (the busiest one of that name)", "NAME" },
+    { "size", 's', 0, G_OPTION_ARG_STRING, &size, "Image size in pixels (default 1600x900)", "WxH" },
+    { "dark", 0, 0, G_OPTION_ARG_NONE, &dark, "Dark theme", NULL },
+    { "from", 0, 0, G_OPTION_ARG_DOUBLE, &from_ms, "Start of the range, ms from the recording's start", "MS" },
+    { "to", 0, 0, G_OPTION_ARG_DOUBLE, &to_ms, "End of the range, ms from the recording's start", "MS" },
+    { "show-sleeps", 0, 0, G_OPTION_ARG_NONE, &show_sleeps, "Timeline: draw sleeps, labelled with their frame", NULL },
+    { "all-tasks", 0, 0, G_OPTION_ARG_NONE, &all_tasks, "Timeline: keep tasks with negligible CPU time", NULL },
+    { "output", 'o', 0, G_OPTION_ARG_FILENAME, &output, "The image to write: .png or .svg", "OUT" },
+    { G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &files, NULL, "FILE" },
+    { NULL },
+  };
+  g_autoptr (GOptionContext) ctx = g_option_context_new ("-o OUT.png|OUT.svg - draw a view of a recording");
+  g_option_context_add_main_entries (ctx, entries, NULL);
+  g_autoptr (GError) error = NULL;
+  if (!g_option_context_parse (ctx, &argc, &argv, &error))
+    {
+      g_printerr ("rsp render: %s\n", error->message);
+      return 2;
+    }
+  if (files == NULL || files[0] == NULL || files[1] != NULL)
+    {
+      g_printerr ("rsp render: give exactly one recording (rsp render FILE -o OUT.png)\n");
+      return 2;
+    }
+  const char *path = files[0];
+
+  View view = VIEW_TIMELINE;
+  if (view_name == NULL || g_str_equal (view_name, "timeline"))
+    view = VIEW_TIMELINE;
+  else if (g_str_equal (view_name, "flame"))
+    view = VIEW_FLAME;
+  else if (g_str_equal (view_name, "consolidated"))
+    view = VIEW_CONSOLIDATED;
+  else
+    {
+      g_printerr ("rsp render: unknown view '%s' (timeline, flame or consolidated)\n", view_name);
+      return 2;
+    }
+  int width = DEFAULT_WIDTH, height = DEFAULT_HEIGHT;
+  if (size != NULL && !parse_size (size, &width, &height))
+    {
+      g_printerr ("rsp render: bad size '%s': give WIDTHxHEIGHT in pixels, from 200x100 to %dx%d\n", size, MAX_SIDE,
+                  MAX_SIDE);
+      return 2;
+    }
+  if (output == NULL)
+    {
+      g_printerr ("rsp render: name the image to write with -o OUT.png or -o OUT.svg\n");
+      return 2;
+    }
+  gboolean svg;
+  if (g_str_has_suffix (output, ".png") || g_str_has_suffix (output, ".PNG"))
+    svg = FALSE;
+  else if (g_str_has_suffix (output, ".svg") || g_str_has_suffix (output, ".SVG"))
+    svg = TRUE;
+  else
+    {
+      g_printerr ("rsp render: %s: the output must end in .png or .svg\n", output);
+      return 2;
+    }
+  if (from_ms >= 0 && to_ms >= 0 && to_ms <= from_ms)
+    {
+      g_printerr ("rsp render: --to (%.3f ms) must be after --from (%.3f ms)\n", to_ms, from_ms);
+      return 2;
+    }
+
+  /* Fail on an unwritable output before the (possibly long) load. */
+  gboolean existed = g_file_test (output, G_FILE_TEST_EXISTS);
+  FILE *probe = fopen (output, "ab");
+  if (probe == NULL)
+    {
+      g_printerr ("rsp render: cannot write %s: %s\n", output, g_strerror (errno));
+      return 1;
+    }
+  fclose (probe);
+  if (!existed)
+    g_unlink (output);
+
+  g_autoptr (GPtrArray) warnings = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr (RspModel) model = rsp_model_load (path, NULL, NULL, NULL, warnings, &error);
+  for (guint i = 0; i < warnings->len; i++)
+    g_printerr ("rsp: warning: %s: %s\n", path, (const char *) g_ptr_array_index (warnings, i));
+  if (model == NULL)
+    {
+      g_printerr ("rsp: %s: %s\n", path, error->message);
+      return 1;
+    }
+
+  /* The target, as rsp report picks it; the timeline can do without one. */
+  const RspRecordingMeta *meta = rsp_model_meta (model);
+  if (pid <= 0 && comm != NULL)
+    {
+      RspIdx t = rsp_model_find_process (model, 0, comm);
+      if (t == RSP_NONE)
+        {
+          g_printerr ("rsp: no process named '%s' ran in %s\n", comm, path);
+          print_candidates (model);
+          return 1;
+        }
+      pid = rsp_model_task (model, t)->pid;
+    }
+  if (pid <= 0 && meta != NULL && meta->target_pid > 0)
+    pid = meta->target_pid;
+  if (pid <= 0 && view != VIEW_TIMELINE)
+    {
+      g_printerr ("rsp: %s has no target command (a plain perf.data or a whole-system recording): "
+                  "name the process of interest with --pid or --comm\n",
+                  path);
+      print_candidates (model);
+      return 1;
+    }
+
+  guint64 origin = rsp_model_start_time (model);
+  guint64 from = from_ms >= 0 ? origin + (guint64) (from_ms * 1e6) : 0;
+  guint64 to = to_ms >= 0 ? origin + (guint64) (to_ms * 1e6) : 0;
+  g_autoptr (RspAnalysis) analysis = NULL;
+  if (pid > 0)
+    {
+      analysis = rsp_analysis_new (model, pid, from, to != 0 ? to : G_MAXUINT64, &error);
+      if (analysis == NULL && view != VIEW_TIMELINE)
+        {
+          g_printerr ("rsp: %s: %s\n", path, error->message);
+          print_candidates (model);
+          return 1;
+        }
+      g_clear_error (&error);
+    }
+
+  RspTheme theme;
+  rsp_theme_init (&theme, dark, 1.0);
+  cairo_surface_t *surface = svg ? cairo_svg_surface_create (output, width, height)
+                                 : cairo_image_surface_create (CAIRO_FORMAT_ARGB32, width, height);
+  if (cairo_surface_status (surface) != CAIRO_STATUS_SUCCESS)
+    {
+      g_printerr ("rsp render: cannot write %s: %s\n", output, cairo_status_to_string (cairo_surface_status (surface)));
+      cairo_surface_destroy (surface);
+      return 1;
+    }
+  cairo_t *cr = cairo_create (surface);
+
+  g_autoptr (RspTimelineLayout) timeline = NULL;
+  if (view == VIEW_TIMELINE)
+    {
+      RspTimelineOptions options;
+      rsp_timeline_options_init (&options);
+      options.pid = pid > 0 ? pid : 0;
+      options.from = from;
+      options.to = to;
+      options.show_sleeps = show_sleeps;
+      /* a picture cannot scroll: keep the tasks that matter on it */
+      options.summary = !all_tasks;
+      timeline = rsp_timeline_layout_new (model, &options);
+    }
+
+  g_autofree char *title = title_text (path, model, analysis, view, from, to, timeline);
+  double top = draw_title (cr, &theme, width, title, timeline);
+  cairo_translate (cr, 0, top);
+  double view_height = height - top;
+  switch (view)
+    {
+    case VIEW_TIMELINE:
+      {
+        RspTimelineViewport vp;
+        rsp_timeline_viewport_init (&vp, timeline, width, view_height);
+        vp.row_height = rsp_timeline_view_fit_row_height (timeline, &theme, view_height);
+        rsp_timeline_view_draw (timeline, &vp, &theme, cr);
+        break;
+      }
+    case VIEW_FLAME:
+      {
+        RspFlameOptions options;
+        rsp_flame_options_init (&options);
+        options.t0 = from;
+        options.t1 = to;
+        if (from != 0 && to == 0)
+          options.t1 = rsp_analysis_end (analysis);
+        if (to != 0 && from == 0)
+          options.t0 = rsp_analysis_start (analysis);
+        rsp_flame_view_draw (analysis, &options, &theme, cr, width, view_height);
+        break;
+      }
+    case VIEW_CONSOLIDATED:
+      {
+        RspConsolidatedOptions options;
+        rsp_consolidated_options_init (&options);
+        rsp_consolidated_view_draw (analysis, &options, &theme, cr, width, view_height);
+        break;
+      }
+    }
+  cairo_destroy (cr);
+
+  cairo_status_t status;
+  if (svg)
+    {
+      cairo_surface_finish (surface);
+      status = cairo_surface_status (surface);
+    }
+  else
+    status = cairo_surface_write_to_png (surface, output);
+  cairo_surface_destroy (surface);
+  if (status != CAIRO_STATUS_SUCCESS)
+    {
+      g_printerr ("rsp render: cannot write %s: %s\n", output, cairo_status_to_string (status));
+      return 1;
+    }
+  give_to_invoking_user (output);
+  return 0;
+}

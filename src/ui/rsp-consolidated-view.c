@@ -1,0 +1,647 @@
+/* rsp-consolidated-view.c — the consolidated flame view (paper §4.2
+ * "Consolidated Flame View").
+ *
+ * Every moment of every lane of every control path has a pseudo-stack:
+ * the task of each layer and its frames, bottom-up, and a disk or network
+ * box on top when the accounting says it waited for one.  Pseudo-stacks
+ * that match — the same sequence of (task comm, frame) from the bottom —
+ * are merged into a tree; "the bottommost stack frames are sorted by
+ * duration, then for each of those the next frames up are sorted and so
+ * on".  A node's width is its total time, so x is a share of the total,
+ * and the widest child is leftmost.  The tree is laid out once; zooming
+ * into a subtree only changes which node spans the width.
+ */
+#include "rsp-consolidated-view.h"
+
+#include <math.h>
+#include <string.h>
+
+#define ROOT 0u
+#define CRUMB_SEP " › "
+/* a frame is purple when running and sleeping each take 1/10 of its time or more */
+#define BOTH_SHARE_DENOMINATOR 10
+
+typedef enum {
+  NODE_TASK,
+  NODE_FRAME,
+  NODE_DISK,
+  NODE_NETWORK,
+} NodeClass;
+
+typedef struct {
+  const char *name;
+  guint32 parent;
+  guint32 first_kid, n_kids; /* into Tree.kids, widest first */
+  guint64 total, run_ns, sleep_ns;
+  guint64 offset;            /* left edge on the axis, ns of total time */
+  guint32 box;               /* its box in the layout; RSP_FLAME_NO_BOX for the root */
+  guint16 cats;
+  guint16 depth;             /* the root is 0; its children stand on row 0 */
+  guint8 cls;                /* NodeClass */
+} Node;
+
+typedef struct {
+  guint32 parent;
+  guint32 cls;
+  const char *name;
+} NodeKey;
+
+typedef struct {
+  const RspAnalysis *a;
+  RspFlameStacks *stacks;
+  gboolean full_stacks;
+  GArray *nodes;     /* Node; 0 is the root */
+  guint32 *kids;     /* children of every node, each node's slice sorted */
+  GHashTable *index; /* NodeKey -> node + 1, while building */
+  GHashTable *crumb_widths; /* name -> width (px x 64 + 1) */
+  double row_height;
+} Tree;
+
+static guint
+node_key_hash (gconstpointer p)
+{
+  const NodeKey *k = p;
+  return k->parent * 2654435761u + k->cls * 31u + g_str_hash (k->name);
+}
+
+static gboolean
+node_key_equal (gconstpointer pa, gconstpointer pb)
+{
+  const NodeKey *a = pa, *b = pb;
+  return a->parent == b->parent && a->cls == b->cls && (a->name == b->name || strcmp (a->name, b->name) == 0);
+}
+
+static void
+tree_free (gpointer p)
+{
+  Tree *t = p;
+  rsp_flame_stacks_free (t->stacks);
+  g_array_unref (t->nodes);
+  g_free (t->kids);
+  g_clear_pointer (&t->index, g_hash_table_unref);
+  g_hash_table_unref (t->crumb_widths);
+  g_free (t);
+}
+
+void
+rsp_consolidated_options_init (RspConsolidatedOptions *o)
+{
+  memset (o, 0, sizeof *o);
+  o->highlight_category = -1;
+}
+
+static Node *
+node_at (const Tree *t, guint32 i)
+{
+  return &g_array_index (t->nodes, Node, i);
+}
+
+/* The child of PARENT for (CLS, NAME), made on first use. */
+static guint32
+child (Tree *t, guint32 parent, NodeClass cls, const char *name)
+{
+  NodeKey key = { parent, cls, name != NULL ? name : "?" };
+  gpointer found = g_hash_table_lookup (t->index, &key);
+  if (found != NULL)
+    return GPOINTER_TO_UINT (found) - 1;
+  Node n = { 0 };
+  n.name = key.name;
+  n.parent = parent;
+  n.cls = cls;
+  n.box = RSP_FLAME_NO_BOX;
+  n.depth = node_at (t, parent)->depth + 1;
+  g_array_append_val (t->nodes, n);
+  guint32 idx = t->nodes->len - 1;
+  g_hash_table_insert (t->index, g_memdup2 (&key, sizeof key), GUINT_TO_POINTER (idx + 1));
+  return idx;
+}
+
+static void
+add_time (Tree *t, guint32 node, guint64 ns, gboolean run, gboolean sleep, guint16 cats)
+{
+  Node *n = node_at (t, node);
+  n->total += ns;
+  if (run)
+    n->run_ns += ns;
+  if (sleep)
+    n->sleep_ns += ns;
+  n->cats |= cats;
+}
+
+/* Frames of STACK (its user-space part if USER_ONLY) bottom-up on top of
+ * NODE, each getting NS. Returns the top node. */
+static guint32
+add_stack (Tree *t, guint32 node, RspStackId stack, gboolean user_only, guint64 ns, gboolean run, guint16 cats)
+{
+  guint n, n_user;
+  const char *const *names = rsp_flame_stacks_get (t->stacks, stack, &n, &n_user);
+  if (user_only)
+    n = n_user;
+  for (guint k = 0; k < n; k++)
+    {
+      node = child (t, node, NODE_FRAME, names[k]);
+      add_time (t, node, ns, run, !run, cats);
+    }
+  return node;
+}
+
+typedef struct {
+  Tree *t;
+  guint32 top;
+  const RspSegment *seg;
+  guint16 cats;
+} SleepCtx;
+
+static void
+add_stretch (guint64 start, guint64 end, RspCategory cat, gpointer data)
+{
+  SleepCtx *c = data;
+  c->cats |= 1u << cat;
+  if (c->top == G_MAXUINT32)
+    return; /* first pass: only the categories */
+  RspFlameBoxKind kind;
+  const char *name = rsp_flame_stretch_box (c->t->a, c->seg, cat, &kind);
+  if (name == NULL)
+    return;
+  guint32 node = child (c->t, c->top, kind == RSP_FLAME_BOX_NETWORK ? NODE_NETWORK : NODE_DISK, name);
+  add_time (c->t, node, end - start, FALSE, FALSE, 1u << cat);
+}
+
+static void
+add_segment (Tree *t, RspIdx i, guint32 parent)
+{
+  const RspAnalysis *a = t->a;
+  const RspModel *m = rsp_analysis_model (a);
+  const RspSegment *s = rsp_analysis_segment (a, i);
+  guint32 task = child (t, parent, NODE_TASK, rsp_model_task (m, s->task)->comm);
+  if (s->kind == RSP_SEG_RUN)
+    {
+      const RspRun *run = rsp_model_run (m, s->item);
+      RspCategory cat = run->n_samples > 0 ? RSP_CAT_CPU_SAMPLED : RSP_CAT_CPU_UNSAMPLED;
+      add_time (t, task, s->end - s->start, FALSE, FALSE, 1u << cat);
+      if (run->n_samples == 0)
+        {
+          add_stack (t, task, rsp_flame_unsampled_stack (m, run), TRUE, s->end - s->start, TRUE, 1u << cat);
+          return;
+        }
+      /* the samples divide the run's width, as in the chronological view */
+      guint64 len = MAX (run->end - run->start, 1);
+      for (guint k = 0; k < run->n_samples; k++)
+        {
+          guint64 k0 = MAX (run->start + len * k / run->n_samples, s->start);
+          guint64 k1 = MIN (run->start + len * (k + 1) / run->n_samples, s->end);
+          if (k1 > k0)
+            add_stack (t, task, rsp_model_sample (m, run->first_sample + k)->stack, FALSE, k1 - k0, TRUE,
+                       1u << RSP_CAT_CPU_SAMPLED);
+        }
+      return;
+    }
+  /* a sleep's frames span it all; what no child covers may end in a disk
+   * or network box; the children stand on its top frame */
+  SleepCtx c = { t, G_MAXUINT32, s, 0 };
+  rsp_analysis_segment_stretches (a, i, add_stretch, &c);
+  add_time (t, task, s->end - s->start, FALSE, FALSE, c.cats);
+  c.top = add_stack (t, task, rsp_model_sleep (m, s->item)->stack, FALSE, s->end - s->start, FALSE, c.cats);
+  rsp_analysis_segment_stretches (a, i, add_stretch, &c);
+  for (guint k = 0; k < s->n_children; k++)
+    add_segment (t, s->first_child + k, c.top);
+}
+
+static gint
+compare_kids (gconstpointer pa, gconstpointer pb, gpointer data)
+{
+  const Tree *t = data;
+  const Node *a = node_at (t, *(const guint32 *) pa), *b = node_at (t, *(const guint32 *) pb);
+  if (a->total != b->total)
+    return a->total > b->total ? -1 : 1;
+  gint c = strcmp (a->name, b->name);
+  return c != 0 ? c : (gint) a->cls - (gint) b->cls;
+}
+
+/* Children lists, widest first, and every node's left edge. */
+static void
+sort_tree (Tree *t)
+{
+  guint n = t->nodes->len;
+  t->kids = g_new0 (guint32, MAX (n, 1));
+  for (guint i = 1; i < n; i++)
+    node_at (t, node_at (t, i)->parent)->n_kids++;
+  guint32 next = 0;
+  for (guint i = 0; i < n; i++)
+    {
+      Node *node = node_at (t, i);
+      node->first_kid = next;
+      next += node->n_kids;
+      node->n_kids = 0;
+    }
+  for (guint i = 1; i < n; i++)
+    {
+      Node *p = node_at (t, node_at (t, i)->parent);
+      t->kids[p->first_kid + p->n_kids++] = i;
+    }
+  /* parents are made before their children: offsets in index order */
+  for (guint i = 0; i < n; i++)
+    {
+      Node *node = node_at (t, i);
+      g_qsort_with_data (t->kids + node->first_kid, node->n_kids, sizeof (guint32), compare_kids, t);
+      guint64 x = node->offset;
+      for (guint k = 0; k < node->n_kids; k++)
+        {
+          Node *kid = node_at (t, t->kids[node->first_kid + k]);
+          kid->offset = x;
+          x += kid->total;
+        }
+    }
+}
+
+static RspFlameBoxKind
+node_kind (const Node *n)
+{
+  switch ((NodeClass) n->cls)
+    {
+    case NODE_TASK:
+      return RSP_FLAME_BOX_TASK;
+    case NODE_DISK:
+      return RSP_FLAME_BOX_DISK;
+    case NODE_NETWORK:
+      return RSP_FLAME_BOX_NETWORK;
+    case NODE_FRAME:
+      break;
+    }
+  /* summed over a whole recording nearly every frame both ran and slept
+   * somewhere (a sample taken just after a wake-up has the sleep's stack):
+   * purple is for frames where both are a real part of their time */
+  guint64 both = n->run_ns + n->sleep_ns;
+  if (n->run_ns * BOTH_SHARE_DENOMINATOR < both)
+    return RSP_FLAME_BOX_SLEEP;
+  if (n->sleep_ns * BOTH_SHARE_DENOMINATOR < both)
+    return RSP_FLAME_BOX_RUN;
+  return RSP_FLAME_BOX_BOTH;
+}
+
+/* One row per depth; walking the tree depth-first with the children
+ * widest first puts every row in start order. */
+static void
+lay_out (Tree *t, RspFlameLayout *l)
+{
+  guint depth = 0;
+  for (guint i = 0; i < t->nodes->len; i++)
+    depth = MAX (depth, node_at (t, i)->depth);
+  if (depth == 0)
+    return;
+  GArray **rows = g_new (GArray *, depth);
+  for (guint r = 0; r < depth; r++)
+    rows[r] = g_array_new (FALSE, FALSE, sizeof (RspFlameBox));
+  g_autoptr (GArray) stack = g_array_new (FALSE, FALSE, sizeof (guint32));
+  for (guint k = node_at (t, ROOT)->n_kids; k > 0; k--)
+    g_array_append_val (stack, t->kids[node_at (t, ROOT)->first_kid + k - 1]);
+  while (stack->len > 0)
+    {
+      guint32 i = g_array_index (stack, guint32, stack->len - 1);
+      g_array_set_size (stack, stack->len - 1);
+      Node *n = node_at (t, i);
+      guint row = n->depth - 1;
+      const Node *p = node_at (t, n->parent);
+      RspFlameBox box = { n->offset, n->offset + n->total, n->name, p->box, i, 0, n->cats, node_kind (n),
+                          rsp_flame_name_shade (n->name) };
+      /* for now the local index in its row; made global below */
+      n->box = rows[row]->len;
+      if (n->total > 0)
+        g_array_append_val (rows[row], box);
+      else
+        n->box = RSP_FLAME_NO_BOX;
+      for (guint k = n->n_kids; k > 0; k--)
+        g_array_append_val (stack, t->kids[n->first_kid + k - 1]);
+    }
+  for (guint r = 0; r < depth; r++)
+    {
+      guint32 first = l->boxes->len;
+      rsp_flame_layout_add_row (l, r * l->row_height, (const RspFlameBox *) rows[r]->data, rows[r]->len);
+      for (guint k = 0; k < rows[r]->len; k++)
+        node_at (t, g_array_index (rows[r], RspFlameBox, k).ref)->box = first + k;
+      g_array_unref (rows[r]);
+    }
+  g_free (rows);
+}
+
+RspFlameLayout *
+rsp_consolidated_view_layout (const RspAnalysis *analysis, const RspConsolidatedOptions *options,
+                              const RspTheme *theme)
+{
+  g_return_val_if_fail (analysis != NULL && options != NULL && theme != NULL, NULL);
+  RspFlameLayout *l = rsp_flame_layout_new (theme);
+  Tree *t = g_new0 (Tree, 1);
+  t->a = analysis;
+  t->full_stacks = options->full_stacks;
+  t->stacks = rsp_flame_stacks_new (rsp_analysis_model (analysis), options->full_stacks);
+  t->row_height = l->row_height;
+  t->nodes = g_array_new (FALSE, TRUE, sizeof (Node));
+  t->index = g_hash_table_new_full (node_key_hash, node_key_equal, g_free, NULL);
+  t->crumb_widths = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  l->view_data = t;
+  l->view_data_free = tree_free;
+  Node root = { 0 };
+  root.name = "All";
+  root.box = RSP_FLAME_NO_BOX;
+  g_array_append_val (t->nodes, root);
+  for (guint p = 0; p < rsp_analysis_n_paths (analysis); p++)
+    {
+      const RspControlPath *path = rsp_analysis_path (analysis, p);
+      for (guint k = 0; k < path->n_roots; k++)
+        {
+          add_segment (t, path->first_root + k, ROOT);
+          const RspSegment *s = rsp_analysis_segment (analysis, path->first_root + k);
+          node_at (t, ROOT)->total += s->end - s->start;
+        }
+    }
+  g_clear_pointer (&t->index, g_hash_table_unref);
+  sort_tree (t);
+  lay_out (t, l);
+  return l;
+}
+
+gboolean
+rsp_consolidated_view_layout_fits (const RspFlameLayout *l, const RspAnalysis *analysis,
+                                   const RspConsolidatedOptions *options, const RspTheme *theme)
+{
+  return l != NULL && l->view_data_free == tree_free && ((const Tree *) l->view_data)->a == analysis
+         && ((const Tree *) l->view_data)->full_stacks == options->full_stacks && l->scale == theme->scale && l->row_height == theme->row_height;
+}
+
+/* ------------------------------------------------------------------ zoom */
+
+guint32
+rsp_consolidated_view_find (const RspFlameLayout *l, const char *const *zoom_path)
+{
+  const Tree *t = l->view_data;
+  guint32 node = ROOT;
+  for (guint d = 0; zoom_path != NULL && zoom_path[d] != NULL; d++)
+    {
+      const Node *n = node_at (t, node);
+      guint32 next = G_MAXUINT32;
+      for (guint k = 0; k < n->n_kids && next == G_MAXUINT32; k++)
+        if (strcmp (node_at (t, t->kids[n->first_kid + k])->name, zoom_path[d]) == 0)
+          next = t->kids[n->first_kid + k];
+      if (next == G_MAXUINT32 || node_at (t, next)->total == 0)
+        break;
+      node = next;
+    }
+  return node;
+}
+
+char **
+rsp_consolidated_view_node_path (const RspFlameLayout *l, guint32 node)
+{
+  const Tree *t = l->view_data;
+  g_return_val_if_fail (node < t->nodes->len, NULL);
+  guint depth = node_at (t, node)->depth;
+  char **path = g_new0 (char *, depth + 1);
+  for (guint32 i = node; i != ROOT; i = node_at (t, i)->parent)
+    path[node_at (t, i)->depth - 1] = g_strdup (node_at (t, i)->name);
+  return path;
+}
+
+guint64
+rsp_consolidated_view_node_ns (const RspFlameLayout *l, guint32 node)
+{
+  const Tree *t = l->view_data;
+  g_return_val_if_fail (node < t->nodes->len, 0);
+  return node_at (t, node)->total;
+}
+
+guint64
+rsp_consolidated_view_total_ns (const RspFlameLayout *l)
+{
+  return node_at (l->view_data, ROOT)->total;
+}
+
+static double
+crumb_height (const RspFlameLayout *l)
+{
+  return l->row_height + 8;
+}
+
+void
+rsp_consolidated_view_viewport (const RspFlameLayout *l, const RspConsolidatedOptions *o, double width, double height,
+                                RspFlameViewport *vp)
+{
+  const Tree *t = l->view_data;
+  const Node *zoom = node_at (t, rsp_consolidated_view_find (l, o->zoom_path));
+  memset (vp, 0, sizeof *vp);
+  vp->t0 = zoom->offset;
+  vp->ns_per_px = MAX (zoom->total, 1) / MAX (width, 1.0);
+  vp->left = 0;
+  vp->width = width;
+  vp->top = crumb_height (l);
+  vp->bottom = MAX (height, vp->top);
+  /* the zoomed node stands at the bottom: the rows under it are its
+   * ancestors, named in the breadcrumb instead */
+  vp->scroll_y = o->scroll_y + (zoom->depth > 0 ? (zoom->depth - 1) * l->row_height : 0);
+  vp->search = o->search;
+  vp->highlight_category = o->highlight_category;
+}
+
+double
+rsp_consolidated_view_content_height (const RspFlameLayout *l)
+{
+  return l->content_height + crumb_height (l);
+}
+
+/* ------------------------------------------------------------------ breadcrumb */
+
+typedef struct {
+  guint32 node;
+  double x, width;
+} Crumb;
+
+static double
+crumb_text_width (const RspFlameLayout *l, const char *text)
+{
+  Tree *t = l->view_data;
+  gpointer cached = g_hash_table_lookup (t->crumb_widths, text);
+  if (cached != NULL)
+    return (GPOINTER_TO_UINT (cached) - 1) / 64.0;
+  double w = rsp_flame_layout_text_width (l, text);
+  g_hash_table_insert (t->crumb_widths, g_strdup (text), GUINT_TO_POINTER ((guint) (w * 64) + 1));
+  return w;
+}
+
+static char *
+zoom_summary (const Tree *t, guint32 zoom)
+{
+  const Node *z = node_at (t, zoom), *root = node_at (t, ROOT);
+  g_autofree char *ns = rsp_flame_format_ns (z->total);
+  g_autofree char *all = rsp_flame_format_ns (root->total);
+  if (zoom == ROOT)
+    return g_strdup_printf ("%s total time", all);
+  return g_strdup_printf ("%s, %.1f%% of %s", ns, root->total > 0 ? 100.0 * z->total / root->total : 0.0, all);
+}
+
+/* The breadcrumb's elements that fit in front of the summary: "All", then
+ * the path to ZOOM, its start elided when too long.  *ELIDED_X is where the
+ * "…" goes, or < 0. */
+static GArray *
+crumbs (const RspFlameLayout *l, guint32 zoom, double width, double *summary_x, double *elided_x)
+{
+  const Tree *t = l->view_data;
+  GArray *out = g_array_new (FALSE, FALSE, sizeof (Crumb));
+  g_autofree char *summary = zoom_summary (t, zoom);
+  double sep = crumb_text_width (l, CRUMB_SEP);
+  double ell = crumb_text_width (l, "…");
+  double avail = width - 16 - crumb_text_width (l, summary) - 24;
+  *summary_x = width - 8 - crumb_text_width (l, summary);
+  *elided_x = -1;
+  guint depth = node_at (t, zoom)->depth;
+  g_autofree guint32 *chain = g_new (guint32, depth + 1);
+  for (guint32 i = zoom, d = depth;; i = node_at (t, i)->parent, d--)
+    {
+      chain[d] = i;
+      if (i == ROOT)
+        break;
+    }
+  /* keep "All" and as many of the innermost as fit */
+  double used = crumb_text_width (l, "All");
+  guint first = 1;
+  for (guint d = depth; d >= 1; d--)
+    {
+      double w = sep + crumb_text_width (l, node_at (t, chain[d])->name);
+      double extra = d > 1 ? sep + ell : 0;
+      if (used + w + extra > avail && d < depth)
+        {
+          first = d + 1;
+          break;
+        }
+      used += w;
+    }
+  double x = 8;
+  Crumb c = { ROOT, x, crumb_text_width (l, "All") };
+  g_array_append_val (out, c);
+  x += c.width;
+  if (first > 1)
+    {
+      *elided_x = x + sep;
+      x += sep + ell;
+    }
+  for (guint d = first; d <= depth; d++)
+    {
+      x += sep;
+      Crumb k = { chain[d], x, crumb_text_width (l, node_at (t, chain[d])->name) };
+      k.width = MIN (k.width, MAX (avail - (x - 8), 0));
+      g_array_append_val (out, k);
+      x += k.width;
+    }
+  return out;
+}
+
+static void
+draw_breadcrumb (RspFlameLayout *l, const RspTheme *theme, cairo_t *cr, guint32 zoom, double width)
+{
+  const Tree *t = l->view_data;
+  double h = crumb_height (l), s = l->scale;
+  rsp_flame_set_color (cr, theme->grid, 1.0);
+  cairo_rectangle (cr, 0, h - 1.0 / s, width, 1.0 / s);
+  cairo_fill (cr);
+  double summary_x, elided_x;
+  g_autoptr (GArray) items = crumbs (l, zoom, width, &summary_x, &elided_x);
+  double y = 4;
+  for (guint k = 0; k < items->len; k++)
+    {
+      const Crumb *c = &g_array_index (items, Crumb, k);
+      if (k > 0)
+        {
+          rsp_flame_set_color (cr, theme->muted, 1.0);
+          rsp_flame_layout_text (l, cr, CRUMB_SEP, c->x - crumb_text_width (l, CRUMB_SEP), y, -1,
+                                 PANGO_ELLIPSIZE_NONE);
+        }
+      /* the zoomed node in the text colour, the way back muted like links */
+      rsp_flame_set_color (cr, k + 1 == items->len ? theme->foreground : theme->sleep, 1.0);
+      rsp_flame_layout_text (l, cr, node_at (t, c->node)->name, c->x, y, c->width + 0.5, PANGO_ELLIPSIZE_END);
+    }
+  if (elided_x >= 0)
+    {
+      rsp_flame_set_color (cr, theme->muted, 1.0);
+      rsp_flame_layout_text (l, cr, "…", elided_x, y, -1, PANGO_ELLIPSIZE_NONE);
+    }
+  g_autofree char *summary = zoom_summary (t, zoom);
+  rsp_flame_set_color (cr, theme->muted, 1.0);
+  rsp_flame_layout_text (l, cr, summary, summary_x, y, -1, PANGO_ELLIPSIZE_NONE);
+}
+
+void
+rsp_consolidated_view_draw_layout (RspFlameLayout *l, const RspConsolidatedOptions *options, const RspTheme *theme,
+                                   cairo_t *cr, double width, double height)
+{
+  g_return_if_fail (l != NULL && options != NULL && theme != NULL && cr != NULL);
+  RspFlameViewport vp;
+  rsp_consolidated_view_viewport (l, options, width, height, &vp);
+  cairo_save (cr);
+  rsp_flame_set_color (cr, theme->background, 1.0);
+  cairo_rectangle (cr, 0, 0, width, height);
+  cairo_fill (cr);
+  rsp_flame_layout_draw (l, &vp, theme, cr);
+  draw_breadcrumb (l, theme, cr, rsp_consolidated_view_find (l, options->zoom_path), width);
+  cairo_restore (cr);
+}
+
+void
+rsp_consolidated_view_draw (const RspAnalysis *analysis, const RspConsolidatedOptions *options,
+                            const RspTheme *theme, cairo_t *cr, double width, double height)
+{
+  g_return_if_fail (analysis != NULL && options != NULL && theme != NULL && cr != NULL);
+  g_autoptr (RspFlameLayout) l = rsp_consolidated_view_layout (analysis, options, theme);
+  rsp_consolidated_view_draw_layout (l, options, theme, cr, width, height);
+}
+
+gboolean
+rsp_consolidated_view_hit_test (const RspFlameLayout *l, const RspConsolidatedOptions *options, double width,
+                                double height, double x, double y, RspFlameHit *hit)
+{
+  g_return_val_if_fail (l != NULL && options != NULL && hit != NULL, FALSE);
+  const Tree *t = l->view_data;
+  RspFlameViewport vp;
+  rsp_consolidated_view_viewport (l, options, width, height, &vp);
+  memset (hit, 0, sizeof *hit);
+  hit->box = RSP_FLAME_NO_BOX;
+  hit->task = RSP_NONE;
+  hit->segment = RSP_NONE;
+  hit->node = G_MAXUINT32;
+  hit->category = RSP_CAT_UNACCOUNTED;
+  guint64 all = node_at (t, ROOT)->total;
+  if (y >= 0 && y < vp.top)
+    {
+      double summary_x, elided_x;
+      g_autoptr (GArray) items = crumbs (l, rsp_consolidated_view_find (l, options->zoom_path), width, &summary_x,
+                                         &elided_x);
+      for (guint k = 0; k < items->len; k++)
+        {
+          const Crumb *c = &g_array_index (items, Crumb, k);
+          if (x >= c->x && x < c->x + c->width)
+            {
+              const Node *n = node_at (t, c->node);
+              hit->what = RSP_FLAME_HIT_BREADCRUMB;
+              hit->node = c->node;
+              hit->name = n->name;
+              hit->depth = n->depth;
+              hit->ns = n->total;
+              hit->percent = all > 0 ? 100.0 * n->total / all : 0;
+              hit->x = c->x;
+              hit->y = 0;
+              hit->width = c->width;
+              hit->height = vp.top;
+              return TRUE;
+            }
+        }
+      return FALSE;
+    }
+  if (!rsp_flame_layout_hit (l, &vp, x, y, hit))
+    return FALSE;
+  const RspFlameBox *box = rsp_flame_layout_box (l, hit->box);
+  const Node *n = node_at (t, box->ref);
+  hit->node = box->ref;
+  hit->depth = n->depth - 1;
+  hit->ns = n->total;
+  hit->percent = all > 0 ? 100.0 * n->total / all : 0;
+  /* the consolidated axis is not time */
+  hit->start = hit->end = 0;
+  return TRUE;
+}

@@ -1,0 +1,60 @@
+/* rsp-consolidated-view.h — the consolidated flame view (paper §4.2): the
+ * pseudo-stacks of an analysis merged where they match and sorted by
+ * duration, widest first; zoomable into a subtree.  Cairo only.
+ *
+ * x is a share of the total time (every lane of every control path), not
+ * time.  Drawing is in logical px (see rsp-flame-layout.h).  The layout
+ * does not depend on the size or the zoom: make it once per analysis with
+ * rsp_consolidated_view_layout and draw every frame from it. */
+#pragma once
+
+#include <cairo.h>
+
+#include "rsp-analysis.h"
+#include "rsp-flame-layout.h"
+#include "rsp-theme.h"
+
+G_BEGIN_DECLS
+
+typedef struct {
+  const char *search;      /* highlight frames whose name contains this, or NULL */
+  gint highlight_category; /* an RspCategory to highlight, or -1 */
+  const char *const *zoom_path; /* frames from the root to the zoomed subtree, NULL-terminated; NULL = root */
+  double scroll_y;         /* logical px the stacks are scrolled up from the bottom */
+  gboolean full_stacks;    /* also draw scheduler plumbing frames (see rsp_flame_stacks_new) */
+} RspConsolidatedOptions;
+
+void rsp_consolidated_options_init (RspConsolidatedOptions *options);
+
+void rsp_consolidated_view_draw (const RspAnalysis *analysis, const RspConsolidatedOptions *options,
+                                 const RspTheme *theme, cairo_t *cr, double width, double height);
+
+/* The merged tree, laid out once (only OPTIONS->full_stacks matters). */
+RspFlameLayout *rsp_consolidated_view_layout (const RspAnalysis *analysis, const RspConsolidatedOptions *options,
+                                              const RspTheme *theme);
+gboolean rsp_consolidated_view_layout_fits (const RspFlameLayout *layout, const RspAnalysis *analysis,
+                                            const RspConsolidatedOptions *options, const RspTheme *theme);
+void rsp_consolidated_view_draw_layout (RspFlameLayout *layout, const RspConsolidatedOptions *options,
+                                        const RspTheme *theme, cairo_t *cr, double width, double height);
+
+/* What is under (X, Y): a node (name, total ns, percent of the total time,
+ * node id) or an element of the breadcrumb row (the node it names; the
+ * root for "All").  FALSE if nothing. */
+gboolean rsp_consolidated_view_hit_test (const RspFlameLayout *layout, const RspConsolidatedOptions *options,
+                                         double width, double height, double x, double y, RspFlameHit *hit);
+
+/* The zoom path that shows NODE's subtree (names from the root, NULL for
+ * the root itself): set it as options->zoom_path on a click.  Free with
+ * g_strfreev. */
+char **rsp_consolidated_view_node_path (const RspFlameLayout *layout, guint32 node);
+/* A node's total time and the total of everything (the root). */
+guint64 rsp_consolidated_view_node_ns (const RspFlameLayout *layout, guint32 node);
+guint64 rsp_consolidated_view_total_ns (const RspFlameLayout *layout);
+/* The node ZOOM_PATH resolves to (as deep as it matches; 0 = the root). */
+guint32 rsp_consolidated_view_find (const RspFlameLayout *layout, const char *const *zoom_path);
+/* The mapping the view draws with, for tests and widgets. */
+void rsp_consolidated_view_viewport (const RspFlameLayout *layout, const RspConsolidatedOptions *options,
+                                     double width, double height, RspFlameViewport *viewport);
+double rsp_consolidated_view_content_height (const RspFlameLayout *layout);
+
+G_END_DECLS

@@ -1,0 +1,407 @@
+/* rsp-flame-widget.c — input and layout caching for the flame views. */
+#include "rsp-flame-widget.h"
+
+#include <cairo-svg.h>
+#include <glib/gi18n.h>
+#include <math.h>
+
+#include "rsp-consolidated-view.h"
+#include "rsp-flame-view.h"
+#include "rsp-widget-util.h"
+
+#define ZOOM_STEP 1.25
+
+struct _RspFlameWidget {
+  GtkWidget parent_instance;
+
+  const RspAnalysis *analysis;
+  RspFlameWidgetMode mode;
+  RspFlameLayout *layout; /* rebuilt when the zoom, the stacks or the scale change */
+  RspTimeNav nav;
+  double scroll_y;
+  char *search;
+  gint highlight_category;
+  char **zoom_path;       /* consolidated */
+  double pointer_x;
+  guint64 drag_t0;
+  double drag_scroll;
+  double pinch_scale;
+};
+
+G_DEFINE_FINAL_TYPE (RspFlameWidget, rsp_flame_widget, GTK_TYPE_WIDGET)
+
+static void
+chrono_options (RspFlameWidget *self, RspFlameOptions *o)
+{
+  rsp_flame_options_init (o);
+  o->t0 = self->nav.t0;
+  o->t1 = self->nav.t1;
+  o->search = self->search;
+  o->highlight_category = self->highlight_category;
+  o->scroll_y = self->scroll_y;
+}
+
+static void
+consolidated_options (RspFlameWidget *self, RspConsolidatedOptions *o)
+{
+  rsp_consolidated_options_init (o);
+  o->search = self->search;
+  o->highlight_category = self->highlight_category;
+  o->zoom_path = (const char *const *) self->zoom_path;
+  o->scroll_y = self->scroll_y;
+}
+
+/* The layout for the current zoom and size, made when it no longer fits. */
+static RspFlameLayout *
+current_layout (RspFlameWidget *self, const RspTheme *theme, double width)
+{
+  if (self->mode == RSP_FLAME_WIDGET_CHRONOLOGICAL)
+    {
+      RspFlameOptions o;
+      chrono_options (self, &o);
+      if (self->layout == NULL || !rsp_flame_view_layout_fits (self->layout, self->analysis, &o, theme, width))
+        {
+          g_clear_pointer (&self->layout, rsp_flame_layout_free);
+          self->layout = rsp_flame_view_layout (self->analysis, &o, theme, width);
+        }
+    }
+  else
+    {
+      RspConsolidatedOptions o;
+      consolidated_options (self, &o);
+      if (self->layout == NULL || !rsp_consolidated_view_layout_fits (self->layout, self->analysis, &o, theme))
+        {
+          g_clear_pointer (&self->layout, rsp_flame_layout_free);
+          self->layout = rsp_consolidated_view_layout (self->analysis, &o, theme);
+        }
+    }
+  return self->layout;
+}
+
+static void
+draw (RspFlameWidget *self, cairo_t *cr, const RspTheme *theme, double w, double h)
+{
+  RspFlameLayout *layout = current_layout (self, theme, w);
+  if (self->mode == RSP_FLAME_WIDGET_CHRONOLOGICAL)
+    {
+      RspFlameOptions o;
+      chrono_options (self, &o);
+      rsp_flame_view_draw_layout (layout, &o, theme, cr, w, h);
+    }
+  else
+    {
+      RspConsolidatedOptions o;
+      consolidated_options (self, &o);
+      rsp_consolidated_view_draw_layout (layout, &o, theme, cr, w, h);
+    }
+}
+
+static void
+rsp_flame_widget_snapshot (GtkWidget *widget, GtkSnapshot *snapshot)
+{
+  RspFlameWidget *self = RSP_FLAME_WIDGET (widget);
+  double w = gtk_widget_get_width (widget), h = gtk_widget_get_height (widget);
+  if (w < 1 || h < 1)
+    return;
+  RspTheme theme;
+  rsp_widget_theme (widget, &theme);
+  cairo_t *cr = gtk_snapshot_append_cairo (snapshot, &GRAPHENE_RECT_INIT (0, 0, w, h));
+  draw (self, cr, &theme, w, h);
+  cairo_destroy (cr);
+}
+
+static gboolean
+hit_test (RspFlameWidget *self, double x, double y, RspFlameHit *hit)
+{
+  RspTheme theme;
+  rsp_widget_theme (GTK_WIDGET (self), &theme);
+  double w = gtk_widget_get_width (GTK_WIDGET (self)), h = gtk_widget_get_height (GTK_WIDGET (self));
+  RspFlameLayout *layout = current_layout (self, &theme, w);
+  if (self->mode == RSP_FLAME_WIDGET_CHRONOLOGICAL)
+    {
+      RspFlameOptions o;
+      chrono_options (self, &o);
+      return rsp_flame_view_hit_test (layout, &o, w, h, x, y, hit);
+    }
+  RspConsolidatedOptions o;
+  consolidated_options (self, &o);
+  return rsp_consolidated_view_hit_test (layout, &o, w, h, x, y, hit);
+}
+
+static double
+content_height (RspFlameWidget *self)
+{
+  RspTheme theme;
+  rsp_widget_theme (GTK_WIDGET (self), &theme);
+  RspFlameLayout *layout = current_layout (self, &theme, gtk_widget_get_width (GTK_WIDGET (self)));
+  return self->mode == RSP_FLAME_WIDGET_CHRONOLOGICAL ? rsp_flame_view_content_height (layout)
+                                                      : rsp_consolidated_view_content_height (layout);
+}
+
+static void
+clamp_scroll (RspFlameWidget *self)
+{
+  double max = content_height (self) - gtk_widget_get_height (GTK_WIDGET (self));
+  self->scroll_y = CLAMP (self->scroll_y, 0.0, MAX (0.0, max));
+}
+
+static double
+fraction_at (RspFlameWidget *self, double x)
+{
+  double w = gtk_widget_get_width (GTK_WIDGET (self));
+  return w > 0 ? x / w : 0.5;
+}
+
+/* ------------------------------------------------------------------ input */
+
+static gboolean
+on_scroll (GtkEventControllerScroll *controller, double dx, double dy, RspFlameWidget *self)
+{
+  GdkModifierType state = gtk_event_controller_get_current_event_state (GTK_EVENT_CONTROLLER (controller));
+  gboolean chrono = self->mode == RSP_FLAME_WIDGET_CHRONOLOGICAL;
+  if (chrono && (state & GDK_CONTROL_MASK))
+    rsp_time_nav_zoom (&self->nav, dy < 0 ? ZOOM_STEP : 1 / ZOOM_STEP, fraction_at (self, self->pointer_x));
+  else if (chrono && ((state & GDK_SHIFT_MASK) || dx != 0))
+    rsp_time_nav_pan (&self->nav, 0.05 * (dx != 0 ? dx : dy));
+  else
+    {
+      /* flames grow upwards: the wheel moves the content like a page */
+      self->scroll_y -= dy * 40;
+      clamp_scroll (self);
+    }
+  gtk_widget_queue_draw (GTK_WIDGET (self));
+  return TRUE;
+}
+
+static void
+on_motion (GtkEventControllerMotion *controller, double x, double y, RspFlameWidget *self)
+{
+  self->pointer_x = x;
+}
+
+static void
+on_drag_begin (GtkGestureDrag *gesture, double x, double y, RspFlameWidget *self)
+{
+  self->drag_t0 = self->nav.t0;
+  self->drag_scroll = self->scroll_y;
+}
+
+static void
+on_drag_update (GtkGestureDrag *gesture, double dx, double dy, RspFlameWidget *self)
+{
+  if (self->mode == RSP_FLAME_WIDGET_CHRONOLOGICAL)
+    {
+      double w = gtk_widget_get_width (GTK_WIDGET (self));
+      double ns_per_px = w > 0 ? (double) (self->nav.t1 - self->nav.t0) / w : 0;
+      double t0 = MAX ((double) self->drag_t0 - dx * ns_per_px, (double) self->nav.min);
+      rsp_time_nav_show (&self->nav, (guint64) t0, (guint64) t0 + (self->nav.t1 - self->nav.t0));
+    }
+  self->scroll_y = self->drag_scroll + dy;
+  clamp_scroll (self);
+  gtk_widget_queue_draw (GTK_WIDGET (self));
+}
+
+static void
+zoom_to_node (RspFlameWidget *self, guint32 node)
+{
+  g_strfreev (self->zoom_path);
+  self->zoom_path = rsp_consolidated_view_node_path (self->layout, node);
+  self->scroll_y = 0;
+  gtk_widget_queue_draw (GTK_WIDGET (self));
+}
+
+static void
+on_click (GtkGestureClick *gesture, int n_press, double x, double y, RspFlameWidget *self)
+{
+  gtk_widget_grab_focus (GTK_WIDGET (self));
+  RspFlameHit hit;
+  if (!hit_test (self, x, y, &hit))
+    return;
+  if (self->mode == RSP_FLAME_WIDGET_CHRONOLOGICAL && hit.what == RSP_FLAME_HIT_BOX)
+    rsp_flame_widget_show_range (self, hit.start, hit.end);
+  else if (self->mode == RSP_FLAME_WIDGET_CONSOLIDATED
+           && (hit.what == RSP_FLAME_HIT_BOX || hit.what == RSP_FLAME_HIT_BREADCRUMB))
+    zoom_to_node (self, hit.node);
+}
+
+static gboolean
+on_key (GtkEventControllerKey *controller, guint keyval, guint keycode, GdkModifierType state, RspFlameWidget *self)
+{
+  if (self->mode == RSP_FLAME_WIDGET_CONSOLIDATED)
+    {
+      if (keyval == GDK_KEY_Escape || keyval == GDK_KEY_0)
+        {
+          g_clear_pointer (&self->zoom_path, g_strfreev);
+          gtk_widget_queue_draw (GTK_WIDGET (self));
+          return TRUE;
+        }
+      return FALSE;
+    }
+  int lines;
+  if (!rsp_time_nav_key (&self->nav, keyval, state, &lines))
+    return FALSE;
+  self->scroll_y -= lines * 40;
+  clamp_scroll (self);
+  gtk_widget_queue_draw (GTK_WIDGET (self));
+  return TRUE;
+}
+
+static void
+on_pinch_begin (GtkGesture *gesture, GdkEventSequence *sequence, RspFlameWidget *self)
+{
+  self->pinch_scale = 1.0;
+}
+
+static void
+on_pinch (GtkGestureZoom *gesture, double scale, RspFlameWidget *self)
+{
+  double bx, by;
+  gtk_gesture_get_bounding_box_center (GTK_GESTURE (gesture), &bx, &by);
+  if (self->mode == RSP_FLAME_WIDGET_CHRONOLOGICAL && self->pinch_scale > 0)
+    rsp_time_nav_zoom (&self->nav, scale / self->pinch_scale, fraction_at (self, bx));
+  self->pinch_scale = scale;
+  gtk_widget_queue_draw (GTK_WIDGET (self));
+}
+
+static gboolean
+on_query_tooltip (GtkWidget *widget, int x, int y, gboolean keyboard, GtkTooltip *tooltip, gpointer data)
+{
+  RspFlameWidget *self = RSP_FLAME_WIDGET (widget);
+  RspFlameHit hit;
+  if (!hit_test (self, x, y, &hit) || hit.what == RSP_FLAME_HIT_NONE)
+    return FALSE;
+  g_autofree char *dur = rsp_format_duration (hit.ns);
+  g_autofree char *name = g_markup_escape_text (hit.name != NULL ? hit.name : "?", -1);
+  g_autoptr (GString) text = g_string_new (NULL);
+  g_string_append_printf (text, "<b>%s</b>\n%s (%.1f%%)", name, dur, hit.percent);
+  if (self->mode == RSP_FLAME_WIDGET_CHRONOLOGICAL && hit.what == RSP_FLAME_HIT_BOX)
+    {
+      const RspModel *m = rsp_analysis_model (self->analysis);
+      if (hit.task != RSP_NONE)
+        {
+          const RspTask *t = rsp_model_task (m, hit.task);
+          g_autofree char *comm = g_markup_escape_text (t->comm != NULL ? t->comm : "?", -1);
+          g_string_append_printf (text, _("\nin %s (pid %d, tid %d), control path #%u"), comm, t->pid, t->tid,
+                                  hit.path);
+        }
+      g_string_append_printf (text, "\n%s", _(rsp_category_label (hit.category)));
+    }
+  if (self->mode == RSP_FLAME_WIDGET_CONSOLIDATED && hit.what == RSP_FLAME_HIT_BOX)
+    g_string_append (text, _("\nClick to zoom into it"));
+  gtk_tooltip_set_markup (tooltip, text->str);
+  return TRUE;
+}
+
+/* ------------------------------------------------------------------ API */
+
+void
+rsp_flame_widget_set_search (RspFlameWidget *self, const char *text)
+{
+  g_free (self->search);
+  self->search = text != NULL && *text != '\0' ? g_strdup (text) : NULL;
+  gtk_widget_queue_draw (GTK_WIDGET (self));
+}
+
+void
+rsp_flame_widget_set_highlight_category (RspFlameWidget *self, gint category)
+{
+  self->highlight_category = category;
+  gtk_widget_queue_draw (GTK_WIDGET (self));
+}
+
+void
+rsp_flame_widget_show_range (RspFlameWidget *self, guint64 t0, guint64 t1)
+{
+  guint64 pad = MAX ((t1 - MIN (t0, t1)) / 20, (guint64) 1000);
+  rsp_time_nav_show (&self->nav, t0 > pad ? t0 - pad : 0, t1 + pad);
+  gtk_widget_queue_draw (GTK_WIDGET (self));
+}
+
+gboolean
+rsp_flame_widget_export (RspFlameWidget *self, const char *path, GError **error)
+{
+  double w = MAX (gtk_widget_get_width (GTK_WIDGET (self)), 200);
+  double h = MAX (gtk_widget_get_height (GTK_WIDGET (self)), 150);
+  RspTheme theme;
+  rsp_widget_theme (GTK_WIDGET (self), &theme);
+  theme.scale = 1;
+  gboolean svg = g_str_has_suffix (path, ".svg");
+  cairo_surface_t *surface = svg ? cairo_svg_surface_create (path, w, h)
+                                 : cairo_image_surface_create (CAIRO_FORMAT_ARGB32, (int) w, (int) h);
+  cairo_t *cr = cairo_create (surface);
+  g_clear_pointer (&self->layout, rsp_flame_layout_free); /* laid out for scale 1 */
+  draw (self, cr, &theme, w, h);
+  cairo_destroy (cr);
+  g_clear_pointer (&self->layout, rsp_flame_layout_free);
+  cairo_status_t status = svg ? CAIRO_STATUS_SUCCESS : cairo_surface_write_to_png (surface, path);
+  cairo_surface_finish (surface);
+  if (status == CAIRO_STATUS_SUCCESS)
+    status = cairo_surface_status (surface);
+  cairo_surface_destroy (surface);
+  if (status != CAIRO_STATUS_SUCCESS)
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_FAILED, _("Could not write %s: %s"), path,
+                   cairo_status_to_string (status));
+      return FALSE;
+    }
+  return TRUE;
+}
+
+static void
+rsp_flame_widget_finalize (GObject *object)
+{
+  RspFlameWidget *self = RSP_FLAME_WIDGET (object);
+  g_clear_pointer (&self->layout, rsp_flame_layout_free);
+  g_clear_pointer (&self->zoom_path, g_strfreev);
+  g_free (self->search);
+  G_OBJECT_CLASS (rsp_flame_widget_parent_class)->finalize (object);
+}
+
+static void
+rsp_flame_widget_class_init (RspFlameWidgetClass *klass)
+{
+  G_OBJECT_CLASS (klass)->finalize = rsp_flame_widget_finalize;
+  GTK_WIDGET_CLASS (klass)->snapshot = rsp_flame_widget_snapshot;
+  gtk_widget_class_set_accessible_role (GTK_WIDGET_CLASS (klass), GTK_ACCESSIBLE_ROLE_IMG);
+}
+
+static void
+rsp_flame_widget_init (RspFlameWidget *self)
+{
+  self->highlight_category = -1;
+  gtk_widget_set_focusable (GTK_WIDGET (self), TRUE);
+  gtk_widget_set_hexpand (GTK_WIDGET (self), TRUE);
+  gtk_widget_set_vexpand (GTK_WIDGET (self), TRUE);
+  gtk_widget_set_has_tooltip (GTK_WIDGET (self), TRUE);
+  g_signal_connect (self, "query-tooltip", G_CALLBACK (on_query_tooltip), NULL);
+  GtkEventController *scroll = gtk_event_controller_scroll_new (GTK_EVENT_CONTROLLER_SCROLL_BOTH_AXES);
+  g_signal_connect (scroll, "scroll", G_CALLBACK (on_scroll), self);
+  gtk_widget_add_controller (GTK_WIDGET (self), scroll);
+  GtkEventController *motion = gtk_event_controller_motion_new ();
+  g_signal_connect (motion, "motion", G_CALLBACK (on_motion), self);
+  gtk_widget_add_controller (GTK_WIDGET (self), motion);
+  GtkGesture *drag = gtk_gesture_drag_new ();
+  g_signal_connect (drag, "drag-begin", G_CALLBACK (on_drag_begin), self);
+  g_signal_connect (drag, "drag-update", G_CALLBACK (on_drag_update), self);
+  gtk_widget_add_controller (GTK_WIDGET (self), GTK_EVENT_CONTROLLER (drag));
+  GtkGesture *click = gtk_gesture_click_new ();
+  g_signal_connect (click, "released", G_CALLBACK (on_click), self);
+  gtk_widget_add_controller (GTK_WIDGET (self), GTK_EVENT_CONTROLLER (click));
+  GtkEventController *key = gtk_event_controller_key_new ();
+  g_signal_connect (key, "key-pressed", G_CALLBACK (on_key), self);
+  gtk_widget_add_controller (GTK_WIDGET (self), key);
+  GtkGesture *pinch = gtk_gesture_zoom_new ();
+  g_signal_connect (pinch, "begin", G_CALLBACK (on_pinch_begin), self);
+  g_signal_connect (pinch, "scale-changed", G_CALLBACK (on_pinch), self);
+  gtk_widget_add_controller (GTK_WIDGET (self), GTK_EVENT_CONTROLLER (pinch));
+}
+
+GtkWidget *
+rsp_flame_widget_new (const RspAnalysis *analysis, RspFlameWidgetMode mode)
+{
+  RspFlameWidget *self = g_object_new (RSP_TYPE_FLAME_WIDGET, NULL);
+  self->analysis = analysis;
+  self->mode = mode;
+  rsp_time_nav_init (&self->nav, rsp_analysis_start (analysis), rsp_analysis_end (analysis));
+  return GTK_WIDGET (self);
+}

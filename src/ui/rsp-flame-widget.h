@@ -1,0 +1,34 @@
+/* rsp-flame-widget.h — the chronological and consolidated flame views of
+ * one analysis as GTK widgets: input and layout caching only; drawing is
+ * rsp-flame-view.c and rsp-consolidated-view.c.
+ *
+ * Chronological: Ctrl+wheel / + / − / 0 / pinch zoom, drag / wheel / arrows
+ * pan, a click on a box zooms to it.  Consolidated: a click zooms into a
+ * subtree, the breadcrumb (or Escape) back out. */
+#pragma once
+
+#include <gtk/gtk.h>
+
+#include "rsp-analysis.h"
+
+G_BEGIN_DECLS
+
+typedef enum {
+  RSP_FLAME_WIDGET_CHRONOLOGICAL,
+  RSP_FLAME_WIDGET_CONSOLIDATED,
+} RspFlameWidgetMode;
+
+#define RSP_TYPE_FLAME_WIDGET (rsp_flame_widget_get_type ())
+G_DECLARE_FINAL_TYPE (RspFlameWidget, rsp_flame_widget, RSP, FLAME_WIDGET, GtkWidget)
+
+/* ANALYSIS must outlive the widget. */
+GtkWidget *rsp_flame_widget_new (const RspAnalysis *analysis, RspFlameWidgetMode mode);
+void rsp_flame_widget_set_search (RspFlameWidget *self, const char *text);
+/* Highlights the boxes of CATEGORY (-1: none) and shows the first of them. */
+void rsp_flame_widget_set_highlight_category (RspFlameWidget *self, gint category);
+/* Shows the time range [T0, T1] (chronological). */
+void rsp_flame_widget_show_range (RspFlameWidget *self, guint64 t0, guint64 t1);
+/* Draws what is shown to a PNG or SVG file (by its suffix), at the widget's size. */
+gboolean rsp_flame_widget_export (RspFlameWidget *self, const char *path, GError **error);
+
+G_END_DECLS

@@ -1,0 +1,525 @@
+/* rsp-timeline-widget.c — input and layout for the process running view. */
+#include "rsp-timeline-widget.h"
+
+#include <cairo-svg.h>
+#include <glib/gi18n.h>
+#include <math.h>
+#include <string.h>
+
+#include "rsp-timeline-view.h"
+#include "rsp-widget-util.h"
+
+#define ZOOM_STEP 1.25
+#define CLICK_SLOP 4.0 /* px a click may move and still be a click */
+
+struct _RspTimelineWidget {
+  GtkWidget parent_instance;
+
+  const RspModel *model;
+  RspTimelineOptions options;
+  RspTimelineLayout *layout;
+  RspTimeNav nav;
+  double scroll_y;
+  gint hover_row;
+  double pointer_x, pointer_y;
+  guint64 select_t0, select_t1;
+
+  /* a drag in progress */
+  gboolean selecting;
+  guint64 drag_t0;
+  double drag_scroll;
+  double drag_x, drag_y;
+  double pinch_scale;
+};
+
+enum {
+  SIGNAL_TASK_ACTIVATED,
+  SIGNAL_RANGE_SELECTED,
+  N_SIGNALS
+};
+static guint signals[N_SIGNALS];
+
+G_DEFINE_FINAL_TYPE (RspTimelineWidget, rsp_timeline_widget, GTK_TYPE_WIDGET)
+
+static void
+viewport_for (RspTimelineWidget *self, RspTimelineViewport *vp, const RspTheme *theme)
+{
+  double w = gtk_widget_get_width (GTK_WIDGET (self)), h = gtk_widget_get_height (GTK_WIDGET (self));
+  rsp_timeline_viewport_init (vp, self->layout, w, h);
+  vp->t0 = self->nav.t0;
+  vp->t1 = self->nav.t1;
+  vp->scroll_y = self->scroll_y;
+  vp->highlight_row = self->hover_row;
+  vp->select_t0 = self->select_t0;
+  vp->select_t1 = self->select_t1;
+  vp->row_height = rsp_timeline_view_fit_row_height (self->layout, theme, h);
+}
+
+static void
+geometry_for (RspTimelineWidget *self, RspTimelineViewport *vp, RspTheme *theme, RspTimelineGeometry *geo)
+{
+  rsp_widget_theme (GTK_WIDGET (self), theme);
+  viewport_for (self, vp, theme);
+  rsp_timeline_view_geometry (self->layout, vp, theme, geo);
+}
+
+/* The fraction of the time area under x (for zooming around the pointer). */
+static double
+time_fraction (RspTimelineWidget *self, double x)
+{
+  RspTheme theme;
+  RspTimelineViewport vp;
+  RspTimelineGeometry geo;
+  geometry_for (self, &vp, &theme, &geo);
+  return geo.plot_width > 0 ? (x - geo.plot_x) / geo.plot_width : 0.5;
+}
+
+static guint64
+time_at (RspTimelineWidget *self, double x)
+{
+  double f = CLAMP (time_fraction (self, x), 0.0, 1.0);
+  return self->nav.t0 + (guint64) (f * (double) (self->nav.t1 - self->nav.t0));
+}
+
+static void
+clamp_scroll (RspTimelineWidget *self)
+{
+  RspTheme theme;
+  RspTimelineViewport vp;
+  RspTimelineGeometry geo;
+  geometry_for (self, &vp, &theme, &geo);
+  double content = rsp_timeline_layout_n_task_rows (self->layout) * geo.row_height;
+  double visible = geo.rows_bottom - geo.rows_top;
+  self->scroll_y = CLAMP (self->scroll_y, 0.0, MAX (0.0, content - visible));
+}
+
+static void
+rebuild_layout (RspTimelineWidget *self)
+{
+  g_clear_pointer (&self->layout, rsp_timeline_layout_free);
+  self->layout = rsp_timeline_layout_new (self->model, &self->options);
+  self->hover_row = -1;
+  clamp_scroll (self);
+  gtk_widget_queue_draw (GTK_WIDGET (self));
+}
+
+static void
+rsp_timeline_widget_snapshot (GtkWidget *widget, GtkSnapshot *snapshot)
+{
+  RspTimelineWidget *self = RSP_TIMELINE_WIDGET (widget);
+  double w = gtk_widget_get_width (widget), h = gtk_widget_get_height (widget);
+  if (self->layout == NULL || w < 1 || h < 1)
+    return;
+  RspTheme theme;
+  rsp_widget_theme (widget, &theme);
+  RspTimelineViewport vp;
+  viewport_for (self, &vp, &theme);
+  cairo_t *cr = gtk_snapshot_append_cairo (snapshot, &GRAPHENE_RECT_INIT (0, 0, w, h));
+  rsp_timeline_view_draw (self->layout, &vp, &theme, cr);
+  cairo_destroy (cr);
+}
+
+/* ------------------------------------------------------------------ input */
+
+static gboolean
+on_scroll (GtkEventControllerScroll *controller, double dx, double dy, RspTimelineWidget *self)
+{
+  GdkModifierType state = gtk_event_controller_get_current_event_state (GTK_EVENT_CONTROLLER (controller));
+  if (state & GDK_CONTROL_MASK)
+    rsp_time_nav_zoom (&self->nav, dy < 0 ? ZOOM_STEP : 1 / ZOOM_STEP, time_fraction (self, self->pointer_x));
+  else if ((state & GDK_SHIFT_MASK) || dx != 0)
+    rsp_time_nav_pan (&self->nav, 0.05 * (dx != 0 ? dx : dy));
+  else
+    {
+      RspTheme theme;
+      rsp_widget_theme (GTK_WIDGET (self), &theme);
+      self->scroll_y += dy * 3 * theme.row_height;
+      clamp_scroll (self);
+    }
+  gtk_widget_queue_draw (GTK_WIDGET (self));
+  return TRUE;
+}
+
+static void
+on_motion (GtkEventControllerMotion *controller, double x, double y, RspTimelineWidget *self)
+{
+  self->pointer_x = x;
+  self->pointer_y = y;
+  RspTheme theme;
+  RspTimelineViewport vp;
+  rsp_widget_theme (GTK_WIDGET (self), &theme);
+  viewport_for (self, &vp, &theme);
+  RspTimelineHit hit;
+  gint row = rsp_timeline_view_hit_test (self->layout, &vp, &theme, x, y, &hit) ? hit.row : -1;
+  if (row != self->hover_row)
+    {
+      self->hover_row = row;
+      gtk_widget_queue_draw (GTK_WIDGET (self));
+    }
+}
+
+static void
+on_leave (GtkEventControllerMotion *controller, RspTimelineWidget *self)
+{
+  self->hover_row = -1;
+  gtk_widget_queue_draw (GTK_WIDGET (self));
+}
+
+static void
+on_drag_begin (GtkGestureDrag *gesture, double x, double y, RspTimelineWidget *self)
+{
+  RspTheme theme;
+  RspTimelineViewport vp;
+  RspTimelineGeometry geo;
+  geometry_for (self, &vp, &theme, &geo);
+  GdkModifierType state = gtk_event_controller_get_current_event_state (GTK_EVENT_CONTROLLER (gesture));
+  /* a drag on the ruler, or with Shift, selects a range; else it pans */
+  self->selecting = (state & GDK_SHIFT_MASK) || y < geo.ruler_height;
+  self->drag_t0 = self->nav.t0;
+  self->drag_scroll = self->scroll_y;
+  self->drag_x = x;
+  self->drag_y = y;
+  if (self->selecting)
+    self->select_t0 = self->select_t1 = time_at (self, x);
+}
+
+static void
+on_drag_update (GtkGestureDrag *gesture, double dx, double dy, RspTimelineWidget *self)
+{
+  if (self->selecting)
+    {
+      guint64 a = time_at (self, self->drag_x), b = time_at (self, self->drag_x + dx);
+      self->select_t0 = MIN (a, b);
+      self->select_t1 = MAX (a, b);
+    }
+  else
+    {
+      RspTheme theme;
+      RspTimelineViewport vp;
+      RspTimelineGeometry geo;
+      geometry_for (self, &vp, &theme, &geo);
+      double ns_per_px = geo.plot_width > 0 ? (double) (self->nav.t1 - self->nav.t0) / geo.plot_width : 0;
+      double t0 = (double) self->drag_t0 - dx * ns_per_px;
+      t0 = MAX (t0, (double) self->nav.min);
+      rsp_time_nav_show (&self->nav, (guint64) t0, (guint64) t0 + (self->nav.t1 - self->nav.t0));
+      self->scroll_y = self->drag_scroll - dy;
+      clamp_scroll (self);
+    }
+  gtk_widget_queue_draw (GTK_WIDGET (self));
+}
+
+static void
+on_drag_end (GtkGestureDrag *gesture, double dx, double dy, RspTimelineWidget *self)
+{
+  if (self->selecting && self->select_t1 > self->select_t0 && fabs (dx) > CLICK_SLOP)
+    g_signal_emit (self, signals[SIGNAL_RANGE_SELECTED], 0, self->select_t0, self->select_t1);
+  else if (self->selecting)
+    self->select_t0 = self->select_t1 = 0;
+  self->selecting = FALSE;
+  gtk_widget_queue_draw (GTK_WIDGET (self));
+}
+
+static void
+on_click (GtkGestureClick *gesture, int n_press, double x, double y, RspTimelineWidget *self)
+{
+  RspTheme theme;
+  RspTimelineViewport vp;
+  rsp_widget_theme (GTK_WIDGET (self), &theme);
+  viewport_for (self, &vp, &theme);
+  RspTimelineHit hit;
+  if (!rsp_timeline_view_hit_test (self->layout, &vp, &theme, x, y, &hit))
+    return;
+  gtk_widget_grab_focus (GTK_WIDGET (self));
+  if (hit.kind == RSP_TIMELINE_HIT_NAME && hit.task != RSP_NONE)
+    g_signal_emit (self, signals[SIGNAL_TASK_ACTIVATED], 0, hit.task);
+  else if (n_press == 2 && hit.kind == RSP_TIMELINE_HIT_RUN)
+    {
+      const RspRun *run = rsp_model_run (self->model, hit.item);
+      guint64 pad = MAX ((run->end - run->start) / 4, (guint64) 1000);
+      rsp_time_nav_show (&self->nav, run->start > pad ? run->start - pad : 0, run->end + pad);
+      gtk_widget_queue_draw (GTK_WIDGET (self));
+    }
+}
+
+static gboolean
+on_key (GtkEventControllerKey *controller, guint keyval, guint keycode, GdkModifierType state,
+        RspTimelineWidget *self)
+{
+  int lines;
+  if (!rsp_time_nav_key (&self->nav, keyval, state, &lines))
+    return FALSE;
+  if (lines != 0)
+    {
+      RspTheme theme;
+      rsp_widget_theme (GTK_WIDGET (self), &theme);
+      self->scroll_y += lines * theme.row_height;
+      clamp_scroll (self);
+    }
+  gtk_widget_queue_draw (GTK_WIDGET (self));
+  return TRUE;
+}
+
+static void
+on_pinch_begin (GtkGesture *gesture, GdkEventSequence *sequence, RspTimelineWidget *self)
+{
+  self->pinch_scale = 1.0;
+}
+
+static void
+on_pinch (GtkGestureZoom *gesture, double scale, RspTimelineWidget *self)
+{
+  double bx, by;
+  gtk_gesture_get_bounding_box_center (GTK_GESTURE (gesture), &bx, &by);
+  if (self->pinch_scale > 0)
+    rsp_time_nav_zoom (&self->nav, scale / self->pinch_scale, time_fraction (self, bx));
+  self->pinch_scale = scale;
+  gtk_widget_queue_draw (GTK_WIDGET (self));
+}
+
+static const char *
+task_label (const RspModel *m, RspIdx task)
+{
+  const RspTask *t = rsp_model_task (m, task);
+  return t->comm != NULL ? t->comm : "?";
+}
+
+static gboolean
+on_query_tooltip (GtkWidget *widget, int x, int y, gboolean keyboard, GtkTooltip *tooltip, gpointer data)
+{
+  RspTimelineWidget *self = RSP_TIMELINE_WIDGET (widget);
+  RspTheme theme;
+  RspTimelineViewport vp;
+  rsp_widget_theme (widget, &theme);
+  viewport_for (self, &vp, &theme);
+  RspTimelineHit hit;
+  if (!rsp_timeline_view_hit_test (self->layout, &vp, &theme, x, y, &hit))
+    return FALSE;
+  const RspModel *m = self->model;
+  g_autoptr (GString) text = g_string_new (NULL);
+  guint64 origin = rsp_model_start_time (m);
+  switch (hit.kind)
+    {
+    case RSP_TIMELINE_HIT_NAME:
+      if (hit.task == RSP_NONE)
+        return FALSE;
+      {
+        const RspTask *t = rsp_model_task (m, hit.task);
+        g_autofree char *cpu = rsp_format_duration (rsp_timeline_layout_row (self->layout, hit.row)->cpu_ns);
+        g_string_append_printf (text, _("<b>%s</b> pid %d, tid %d\nCPU time: %s\nClick to open its flame view"),
+                                task_label (m, hit.task), t->pid, t->tid, cpu);
+      }
+      break;
+    case RSP_TIMELINE_HIT_RUN:
+      {
+        const RspRun *run = rsp_model_run (m, hit.item);
+        g_autofree char *dur = rsp_format_duration (run->end - run->start);
+        g_string_append_printf (text, _("<b>%s</b> ran %s on CPU %d\nfrom %.3f ms to %.3f ms"),
+                                task_label (m, run->task), dur, run->cpu, (run->start - origin) / 1e6,
+                                (run->end - origin) / 1e6);
+        for (guint k = 0; k < run->n_samples && k < 3; k++)
+          {
+            const char *frame = rsp_model_sample_frame (m, run->first_sample + k);
+            if (frame != NULL)
+              g_string_append_printf (text, "\n  %s", frame);
+          }
+        if (run->wake_link != RSP_NONE)
+          {
+            const RspLink *link = rsp_model_link (m, run->wake_link);
+            if (link->from_run != RSP_NONE)
+              g_string_append_printf (text, _("\nwoken by %s"), task_label (m, rsp_model_run (m, link->from_run)->task));
+          }
+      }
+      break;
+    case RSP_TIMELINE_HIT_SLEEP:
+      {
+        const RspSleep *s = rsp_model_sleep (m, hit.item);
+        g_autofree char *dur = rsp_format_duration (s->end - s->start);
+        const char *frame = rsp_model_sleep_frame (m, hit.item);
+        g_string_append_printf (text, _("<b>%s</b> slept %s in %s"), task_label (m, s->task), dur,
+                                frame != NULL ? frame : "?");
+        if (s->waker_run != RSP_NONE)
+          g_string_append_printf (text, _("\nwoken by %s"), task_label (m, rsp_model_run (m, s->waker_run)->task));
+      }
+      break;
+    case RSP_TIMELINE_HIT_DISK_OP:
+      {
+        const RspDiskOp *op = rsp_model_disk_op (m, hit.item);
+        g_autofree char *queue = rsp_format_duration (op->issue > op->insert ? op->issue - op->insert : 0);
+        g_autofree char *service = rsp_format_duration (op->complete > op->issue ? op->complete - op->issue : 0);
+        g_string_append_printf (text, _("<b>disk %s</b> sector %llu + %u\nqueued %s, served %s"), op->rwbs,
+                                (unsigned long long) op->sector, op->nr_sector, queue, service);
+        if (op->task != RSP_NONE)
+          g_string_append_printf (text, _("\nfor %s"), task_label (m, op->task));
+      }
+      break;
+    case RSP_TIMELINE_HIT_NET_OP:
+      {
+        const RspNetOp *op = rsp_model_net_op (m, hit.item);
+        g_string_append_printf (text, _("<b>network</b> %s\nfor %s"), op->endpoint != NULL ? op->endpoint : "?",
+                                task_label (m, op->task));
+      }
+      break;
+    case RSP_TIMELINE_HIT_LINK:
+      {
+        const RspLink *link = rsp_model_link (m, hit.item);
+        g_string_append_printf (text, _("wake-up of %s at %.3f ms"), task_label (m, rsp_model_run (m, link->to_run)->task),
+                                (link->time - origin) / 1e6);
+      }
+      break;
+    default:
+      return FALSE;
+    }
+  gtk_tooltip_set_markup (tooltip, text->str);
+  return TRUE;
+}
+
+/* ------------------------------------------------------------------ API */
+
+void
+rsp_timeline_widget_set_show_sleeps (RspTimelineWidget *self, gboolean show)
+{
+  self->options.show_sleeps = show;
+  rebuild_layout (self);
+}
+
+void
+rsp_timeline_widget_set_summary (RspTimelineWidget *self, gboolean summary)
+{
+  self->options.summary = summary;
+  rebuild_layout (self);
+}
+
+void
+rsp_timeline_widget_set_search (RspTimelineWidget *self, const char *text)
+{
+  self->hover_row = -1;
+  if (text != NULL && *text != '\0')
+    {
+      g_autofree char *needle = g_utf8_casefold (text, -1);
+      for (guint r = 0; r < rsp_timeline_layout_n_task_rows (self->layout); r++)
+        {
+          const RspTimelineRow *row = rsp_timeline_layout_row (self->layout, r);
+          g_autofree char *name = g_utf8_casefold (task_label (self->model, row->task), -1);
+          if (strstr (name, needle) != NULL)
+            {
+              RspTheme theme;
+              RspTimelineViewport vp;
+              RspTimelineGeometry geo;
+              geometry_for (self, &vp, &theme, &geo);
+              self->hover_row = (gint) r;
+              self->scroll_y = r * geo.row_height;
+              clamp_scroll (self);
+              break;
+            }
+        }
+    }
+  gtk_widget_queue_draw (GTK_WIDGET (self));
+}
+
+void
+rsp_timeline_widget_zoom_fit (RspTimelineWidget *self)
+{
+  rsp_time_nav_fit (&self->nav);
+  gtk_widget_queue_draw (GTK_WIDGET (self));
+}
+
+gboolean
+rsp_timeline_widget_export (RspTimelineWidget *self, const char *path, GError **error)
+{
+  double w = MAX (gtk_widget_get_width (GTK_WIDGET (self)), 200);
+  double h = MAX (gtk_widget_get_height (GTK_WIDGET (self)), 150);
+  RspTheme theme;
+  rsp_widget_theme (GTK_WIDGET (self), &theme);
+  theme.scale = 1;
+  RspTimelineViewport vp;
+  viewport_for (self, &vp, &theme);
+  vp.width = w;
+  vp.height = h;
+  gboolean svg = g_str_has_suffix (path, ".svg");
+  cairo_surface_t *surface = svg ? cairo_svg_surface_create (path, w, h)
+                                 : cairo_image_surface_create (CAIRO_FORMAT_ARGB32, (int) w, (int) h);
+  cairo_t *cr = cairo_create (surface);
+  rsp_timeline_view_draw (self->layout, &vp, &theme, cr);
+  cairo_destroy (cr);
+  cairo_status_t status = svg ? CAIRO_STATUS_SUCCESS : cairo_surface_write_to_png (surface, path);
+  cairo_surface_finish (surface);
+  if (status == CAIRO_STATUS_SUCCESS)
+    status = cairo_surface_status (surface);
+  cairo_surface_destroy (surface);
+  if (status != CAIRO_STATUS_SUCCESS)
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_FAILED, _("Could not write %s: %s"), path,
+                   cairo_status_to_string (status));
+      return FALSE;
+    }
+  return TRUE;
+}
+
+static void
+rsp_timeline_widget_finalize (GObject *object)
+{
+  RspTimelineWidget *self = RSP_TIMELINE_WIDGET (object);
+  g_clear_pointer (&self->layout, rsp_timeline_layout_free);
+  G_OBJECT_CLASS (rsp_timeline_widget_parent_class)->finalize (object);
+}
+
+static void
+rsp_timeline_widget_class_init (RspTimelineWidgetClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+  GtkWidgetClass *widget_class = GTK_WIDGET_CLASS (klass);
+  object_class->finalize = rsp_timeline_widget_finalize;
+  widget_class->snapshot = rsp_timeline_widget_snapshot;
+  signals[SIGNAL_TASK_ACTIVATED] = g_signal_new ("task-activated", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0,
+                                                 NULL, NULL, NULL, G_TYPE_NONE, 1, G_TYPE_UINT);
+  signals[SIGNAL_RANGE_SELECTED] = g_signal_new ("range-selected", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0,
+                                                 NULL, NULL, NULL, G_TYPE_NONE, 2, G_TYPE_UINT64, G_TYPE_UINT64);
+  gtk_widget_class_set_accessible_role (widget_class, GTK_ACCESSIBLE_ROLE_IMG);
+}
+
+static void
+rsp_timeline_widget_init (RspTimelineWidget *self)
+{
+  self->hover_row = -1;
+  gtk_widget_set_focusable (GTK_WIDGET (self), TRUE);
+  gtk_widget_set_hexpand (GTK_WIDGET (self), TRUE);
+  gtk_widget_set_vexpand (GTK_WIDGET (self), TRUE);
+  gtk_widget_set_has_tooltip (GTK_WIDGET (self), TRUE);
+  g_signal_connect (self, "query-tooltip", G_CALLBACK (on_query_tooltip), NULL);
+
+  GtkEventController *scroll = gtk_event_controller_scroll_new (GTK_EVENT_CONTROLLER_SCROLL_BOTH_AXES);
+  g_signal_connect (scroll, "scroll", G_CALLBACK (on_scroll), self);
+  gtk_widget_add_controller (GTK_WIDGET (self), scroll);
+  GtkEventController *motion = gtk_event_controller_motion_new ();
+  g_signal_connect (motion, "motion", G_CALLBACK (on_motion), self);
+  g_signal_connect (motion, "leave", G_CALLBACK (on_leave), self);
+  gtk_widget_add_controller (GTK_WIDGET (self), motion);
+  GtkGesture *drag = gtk_gesture_drag_new ();
+  g_signal_connect (drag, "drag-begin", G_CALLBACK (on_drag_begin), self);
+  g_signal_connect (drag, "drag-update", G_CALLBACK (on_drag_update), self);
+  g_signal_connect (drag, "drag-end", G_CALLBACK (on_drag_end), self);
+  gtk_widget_add_controller (GTK_WIDGET (self), GTK_EVENT_CONTROLLER (drag));
+  GtkGesture *click = gtk_gesture_click_new ();
+  g_signal_connect (click, "released", G_CALLBACK (on_click), self);
+  gtk_widget_add_controller (GTK_WIDGET (self), GTK_EVENT_CONTROLLER (click));
+  GtkEventController *key = gtk_event_controller_key_new ();
+  g_signal_connect (key, "key-pressed", G_CALLBACK (on_key), self);
+  gtk_widget_add_controller (GTK_WIDGET (self), key);
+  GtkGesture *pinch = gtk_gesture_zoom_new ();
+  g_signal_connect (pinch, "begin", G_CALLBACK (on_pinch_begin), self);
+  g_signal_connect (pinch, "scale-changed", G_CALLBACK (on_pinch), self);
+  gtk_widget_add_controller (GTK_WIDGET (self), GTK_EVENT_CONTROLLER (pinch));
+}
+
+GtkWidget *
+rsp_timeline_widget_new (const RspModel *model, gint32 pid)
+{
+  RspTimelineWidget *self = g_object_new (RSP_TYPE_TIMELINE_WIDGET, NULL);
+  self->model = model;
+  rsp_timeline_options_init (&self->options);
+  self->options.pid = pid;
+  self->options.show_links = TRUE;
+  self->layout = rsp_timeline_layout_new (model, &self->options);
+  rsp_time_nav_init (&self->nav, rsp_timeline_layout_start (self->layout), rsp_timeline_layout_end (self->layout));
+  return GTK_WIDGET (self);
+}

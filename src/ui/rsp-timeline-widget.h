@@ -1,0 +1,29 @@
+/* rsp-timeline-widget.h — the process running view as a GTK widget: input
+ * (zoom, pan, select, hover, click) and layout only; drawing is
+ * rsp-timeline-view.c.
+ *
+ * Signals: "task-activated" (guint task index): a task name was clicked;
+ * "range-selected" (guint64 t0, guint64 t1): a time range was selected
+ * (shift-drag, or a drag on the ruler). */
+#pragma once
+
+#include <gtk/gtk.h>
+
+#include "rsp-model.h"
+
+G_BEGIN_DECLS
+
+#define RSP_TYPE_TIMELINE_WIDGET (rsp_timeline_widget_get_type ())
+G_DECLARE_FINAL_TYPE (RspTimelineWidget, rsp_timeline_widget, RSP, TIMELINE_WIDGET, GtkWidget)
+
+/* MODEL must outlive the widget. */
+GtkWidget *rsp_timeline_widget_new (const RspModel *model, gint32 pid);
+void rsp_timeline_widget_set_show_sleeps (RspTimelineWidget *self, gboolean show);
+void rsp_timeline_widget_set_summary (RspTimelineWidget *self, gboolean summary);
+/* Highlights and scrolls to the first task whose name contains TEXT. */
+void rsp_timeline_widget_set_search (RspTimelineWidget *self, const char *text);
+void rsp_timeline_widget_zoom_fit (RspTimelineWidget *self);
+/* Draws what is shown to a PNG or SVG file (by its suffix), at the widget's size. */
+gboolean rsp_timeline_widget_export (RspTimelineWidget *self, const char *path, GError **error);
+
+G_END_DECLS

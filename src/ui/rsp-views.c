@@ -1,0 +1,294 @@
+/* rsp-views.c — the tabs of one recording: timeline, then flame views. */
+#include "rsp-views.h"
+
+#include <glib/gi18n.h>
+
+#include "rsp-accounting-panel.h"
+#include "rsp-analysis.h"
+#include "rsp-flame-widget.h"
+#include "rsp-timeline-widget.h"
+
+struct _RspViews {
+  GtkBox parent_instance;
+  const RspModel *model;
+  GtkWidget *notebook;
+  GtkWidget *timeline;
+  GtkWidget *range_label;
+  GHashTable *process_pages; /* pid -> page widget */
+};
+
+G_DEFINE_FINAL_TYPE (RspViews, rsp_views, GTK_TYPE_BOX)
+
+/* A process page: its analysis, its two flame views and the panel. */
+typedef struct {
+  RspAnalysis *analysis;
+  GtkWidget *chronological;
+  GtkWidget *consolidated;
+  GtkWidget *stack;
+} ProcessPage;
+
+static void
+process_page_free (gpointer data)
+{
+  ProcessPage *page = data;
+  rsp_analysis_free (page->analysis);
+  g_free (page);
+}
+
+static void
+on_category_selected (RspAccountingPanel *panel, gint category, ProcessPage *page)
+{
+  rsp_flame_widget_set_highlight_category (RSP_FLAME_WIDGET (page->chronological), category);
+  rsp_flame_widget_set_highlight_category (RSP_FLAME_WIDGET (page->consolidated), category);
+}
+
+static void
+on_finding_selected (RspAccountingPanel *panel, guint index, ProcessPage *page)
+{
+  const RspFinding *f = rsp_analysis_finding (page->analysis, index);
+  on_category_selected (panel, f->category, page);
+}
+
+static void
+on_flame_search (GtkSearchEntry *entry, ProcessPage *page)
+{
+  const char *text = gtk_editable_get_text (GTK_EDITABLE (entry));
+  rsp_flame_widget_set_search (RSP_FLAME_WIDGET (page->chronological), text);
+  rsp_flame_widget_set_search (RSP_FLAME_WIDGET (page->consolidated), text);
+}
+
+static void
+on_close_page (GtkButton *button, GtkWidget *page_widget)
+{
+  RspViews *self = RSP_VIEWS (gtk_widget_get_ancestor (page_widget, RSP_TYPE_VIEWS));
+  gint32 pid = GPOINTER_TO_INT (g_object_get_data (G_OBJECT (page_widget), "pid"));
+  g_hash_table_remove (self->process_pages, GINT_TO_POINTER (pid));
+  gtk_notebook_remove_page (GTK_NOTEBOOK (self->notebook),
+                            gtk_notebook_page_num (GTK_NOTEBOOK (self->notebook), page_widget));
+}
+
+static GtkWidget *
+tab_label (const char *text, GtkWidget *page_widget)
+{
+  GtkWidget *box = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 4);
+  gtk_box_append (GTK_BOX (box), gtk_label_new (text));
+  if (page_widget != NULL)
+    {
+      GtkWidget *close = gtk_button_new_from_icon_name ("window-close-symbolic");
+      gtk_widget_add_css_class (close, "flat");
+      gtk_widget_set_tooltip_text (close, _("Close"));
+      g_signal_connect (close, "clicked", G_CALLBACK (on_close_page), page_widget);
+      gtk_box_append (GTK_BOX (box), close);
+    }
+  return box;
+}
+
+gboolean
+rsp_views_open_process (RspViews *self, gint32 pid, GError **error)
+{
+  GtkWidget *existing = g_hash_table_lookup (self->process_pages, GINT_TO_POINTER (pid));
+  if (existing != NULL)
+    {
+      gtk_notebook_set_current_page (GTK_NOTEBOOK (self->notebook),
+                                     gtk_notebook_page_num (GTK_NOTEBOOK (self->notebook), existing));
+      return TRUE;
+    }
+  RspAnalysis *analysis = rsp_analysis_new (self->model, pid, 0, G_MAXUINT64, error);
+  if (analysis == NULL)
+    return FALSE;
+  ProcessPage *page = g_new0 (ProcessPage, 1);
+  page->analysis = analysis;
+  page->chronological = rsp_flame_widget_new (analysis, RSP_FLAME_WIDGET_CHRONOLOGICAL);
+  page->consolidated = rsp_flame_widget_new (analysis, RSP_FLAME_WIDGET_CONSOLIDATED);
+
+  page->stack = gtk_stack_new ();
+  gtk_stack_add_titled (GTK_STACK (page->stack), page->chronological, "chronological", _("Chronological"));
+  gtk_stack_add_titled (GTK_STACK (page->stack), page->consolidated, "consolidated", _("Consolidated"));
+  GtkWidget *switcher = gtk_stack_switcher_new ();
+  gtk_stack_switcher_set_stack (GTK_STACK_SWITCHER (switcher), GTK_STACK (page->stack));
+  GtkWidget *search = gtk_search_entry_new ();
+  gtk_widget_set_tooltip_text (search, _("Highlight frames by name"));
+  g_signal_connect (search, "search-changed", G_CALLBACK (on_flame_search), page);
+  GtkWidget *toolbar = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 6);
+  gtk_widget_set_margin_start (toolbar, 6);
+  gtk_widget_set_margin_top (toolbar, 6);
+  gtk_widget_set_margin_bottom (toolbar, 6);
+  gtk_box_append (GTK_BOX (toolbar), switcher);
+  gtk_box_append (GTK_BOX (toolbar), search);
+  GtkWidget *left = gtk_box_new (GTK_ORIENTATION_VERTICAL, 0);
+  gtk_box_append (GTK_BOX (left), toolbar);
+  gtk_box_append (GTK_BOX (left), page->stack);
+
+  GtkWidget *panel = rsp_accounting_panel_new (analysis);
+  g_signal_connect (panel, "category-selected", G_CALLBACK (on_category_selected), page);
+  g_signal_connect (panel, "finding-selected", G_CALLBACK (on_finding_selected), page);
+  GtkWidget *scroll = gtk_scrolled_window_new ();
+  gtk_scrolled_window_set_policy (GTK_SCROLLED_WINDOW (scroll), GTK_POLICY_NEVER, GTK_POLICY_AUTOMATIC);
+  gtk_scrolled_window_set_child (GTK_SCROLLED_WINDOW (scroll), panel);
+  gtk_widget_set_size_request (scroll, 420, -1);
+
+  GtkWidget *paned = gtk_paned_new (GTK_ORIENTATION_HORIZONTAL);
+  gtk_paned_set_start_child (GTK_PANED (paned), left);
+  gtk_paned_set_end_child (GTK_PANED (paned), scroll);
+  gtk_paned_set_resize_end_child (GTK_PANED (paned), FALSE);
+  g_object_set_data_full (G_OBJECT (paned), "page", page, process_page_free);
+  g_object_set_data (G_OBJECT (paned), "pid", GINT_TO_POINTER (pid));
+
+  const RspTask *target = rsp_model_task (self->model, rsp_analysis_target_task (analysis));
+  g_autofree char *title = g_strdup_printf ("%s (%d)", target->comm != NULL ? target->comm : "?", pid);
+  gint n = gtk_notebook_append_page (GTK_NOTEBOOK (self->notebook), paned, tab_label (title, paned));
+  gtk_notebook_set_tab_reorderable (GTK_NOTEBOOK (self->notebook), paned, TRUE);
+  g_hash_table_insert (self->process_pages, GINT_TO_POINTER (pid), paned);
+  gtk_notebook_set_current_page (GTK_NOTEBOOK (self->notebook), n);
+  return TRUE;
+}
+
+static void
+on_task_activated (RspTimelineWidget *timeline, guint task, RspViews *self)
+{
+  g_autoptr (GError) error = NULL;
+  gint32 pid = rsp_model_task (self->model, task)->pid;
+  if (!rsp_views_open_process (self, pid, &error))
+    g_message ("flame view of %d: %s", pid, error->message);
+}
+
+static void
+on_range_selected (RspTimelineWidget *timeline, guint64 t0, guint64 t1, RspViews *self)
+{
+  const RspRecordingMeta *meta = rsp_model_meta (self->model);
+  gint32 pid = meta != NULL ? meta->target_pid : 0;
+  g_autofree char *span = g_strdup_printf ("%.3f–%.3f ms", (t0 - rsp_model_start_time (self->model)) / 1e6,
+                                           (t1 - rsp_model_start_time (self->model)) / 1e6);
+  g_autoptr (RspAnalysis) a = pid > 0 ? rsp_analysis_new (self->model, pid, t0, t1, NULL) : NULL;
+  if (a == NULL)
+    {
+      g_autofree char *text = g_strdup_printf (_("Selected %s"), span);
+      gtk_label_set_text (GTK_LABEL (self->range_label), text);
+      return;
+    }
+  /* the accounting of the selection, in one line: the largest categories */
+  g_autoptr (GString) text = g_string_new (NULL);
+  g_string_append_printf (text, _("%s: %.1f%% accounted"), span, rsp_analysis_accounted_percent (a));
+  guint64 total = rsp_analysis_total_ns (a);
+  for (guint shown = 0, c = 0; c < RSP_CAT_N && shown < 4; c++)
+    {
+      guint64 ns = rsp_analysis_category_ns (a, c);
+      if (total == 0 || ns * 20 < total)
+        continue;
+      g_string_append_printf (text, " · %s %.1f%%", _(rsp_category_label (c)), 100.0 * ns / total);
+      shown++;
+    }
+  gtk_label_set_text (GTK_LABEL (self->range_label), text->str);
+}
+
+static void
+on_show_sleeps (GtkCheckButton *button, RspViews *self)
+{
+  rsp_timeline_widget_set_show_sleeps (RSP_TIMELINE_WIDGET (self->timeline), gtk_check_button_get_active (button));
+}
+
+static void
+on_summary (GtkCheckButton *button, RspViews *self)
+{
+  rsp_timeline_widget_set_summary (RSP_TIMELINE_WIDGET (self->timeline), gtk_check_button_get_active (button));
+}
+
+static void
+on_timeline_search (GtkSearchEntry *entry, RspViews *self)
+{
+  rsp_timeline_widget_set_search (RSP_TIMELINE_WIDGET (self->timeline), gtk_editable_get_text (GTK_EDITABLE (entry)));
+}
+
+static void
+on_fit (GtkButton *button, RspViews *self)
+{
+  rsp_timeline_widget_zoom_fit (RSP_TIMELINE_WIDGET (self->timeline));
+}
+
+void
+rsp_views_set_model (RspViews *self, const RspModel *model, const char *title)
+{
+  while (gtk_notebook_get_n_pages (GTK_NOTEBOOK (self->notebook)) > 0)
+    gtk_notebook_remove_page (GTK_NOTEBOOK (self->notebook), -1);
+  g_hash_table_remove_all (self->process_pages);
+  self->model = model;
+
+  const RspRecordingMeta *meta = rsp_model_meta (model);
+  gint32 pid = meta != NULL ? meta->target_pid : 0;
+  self->timeline = rsp_timeline_widget_new (model, pid);
+  g_signal_connect (self->timeline, "task-activated", G_CALLBACK (on_task_activated), self);
+  g_signal_connect (self->timeline, "range-selected", G_CALLBACK (on_range_selected), self);
+
+  GtkWidget *toolbar = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 12);
+  gtk_widget_set_margin_start (toolbar, 6);
+  gtk_widget_set_margin_end (toolbar, 6);
+  gtk_widget_set_margin_top (toolbar, 6);
+  gtk_widget_set_margin_bottom (toolbar, 6);
+  GtkWidget *sleeps = gtk_check_button_new_with_mnemonic (_("Show _sleeps"));
+  g_signal_connect (sleeps, "toggled", G_CALLBACK (on_show_sleeps), self);
+  GtkWidget *summary = gtk_check_button_new_with_mnemonic (_("_Summary (hide idle tasks)"));
+  g_signal_connect (summary, "toggled", G_CALLBACK (on_summary), self);
+  GtkWidget *search = gtk_search_entry_new ();
+  gtk_widget_set_tooltip_text (search, _("Find a task by name"));
+  g_signal_connect (search, "search-changed", G_CALLBACK (on_timeline_search), self);
+  GtkWidget *fit = gtk_button_new_from_icon_name ("zoom-fit-best-symbolic");
+  gtk_widget_set_tooltip_text (fit, _("Show everything (0)"));
+  g_signal_connect (fit, "clicked", G_CALLBACK (on_fit), self);
+  self->range_label = gtk_label_new (_("Click a task name to open its flame view; Shift+drag selects a range."));
+  gtk_label_set_ellipsize (GTK_LABEL (self->range_label), PANGO_ELLIPSIZE_END);
+  gtk_widget_set_hexpand (self->range_label, TRUE);
+  gtk_label_set_xalign (GTK_LABEL (self->range_label), 0);
+  gtk_widget_add_css_class (self->range_label, "dim-label");
+  gtk_box_append (GTK_BOX (toolbar), search);
+  gtk_box_append (GTK_BOX (toolbar), sleeps);
+  gtk_box_append (GTK_BOX (toolbar), summary);
+  gtk_box_append (GTK_BOX (toolbar), fit);
+  gtk_box_append (GTK_BOX (toolbar), self->range_label);
+  GtkWidget *page = gtk_box_new (GTK_ORIENTATION_VERTICAL, 0);
+  gtk_box_append (GTK_BOX (page), toolbar);
+  gtk_box_append (GTK_BOX (page), self->timeline);
+  gtk_notebook_append_page (GTK_NOTEBOOK (self->notebook), page, tab_label (_("Timeline"), NULL));
+  (void) title;
+}
+
+gboolean
+rsp_views_export (RspViews *self, const char *path, GError **error)
+{
+  GtkWidget *page = gtk_notebook_get_nth_page (GTK_NOTEBOOK (self->notebook),
+                                               gtk_notebook_get_current_page (GTK_NOTEBOOK (self->notebook)));
+  ProcessPage *pp = page != NULL ? g_object_get_data (G_OBJECT (page), "page") : NULL;
+  if (pp == NULL)
+    return rsp_timeline_widget_export (RSP_TIMELINE_WIDGET (self->timeline), path, error);
+  return rsp_flame_widget_export (RSP_FLAME_WIDGET (gtk_stack_get_visible_child (GTK_STACK (pp->stack))), path, error);
+}
+
+static void
+rsp_views_finalize (GObject *object)
+{
+  RspViews *self = RSP_VIEWS (object);
+  g_hash_table_unref (self->process_pages);
+  G_OBJECT_CLASS (rsp_views_parent_class)->finalize (object);
+}
+
+static void
+rsp_views_class_init (RspViewsClass *klass)
+{
+  G_OBJECT_CLASS (klass)->finalize = rsp_views_finalize;
+}
+
+static void
+rsp_views_init (RspViews *self)
+{
+  gtk_orientable_set_orientation (GTK_ORIENTABLE (self), GTK_ORIENTATION_VERTICAL);
+  self->process_pages = g_hash_table_new (g_direct_hash, g_direct_equal);
+  self->notebook = gtk_notebook_new ();
+  gtk_notebook_set_scrollable (GTK_NOTEBOOK (self->notebook), TRUE);
+  gtk_widget_set_vexpand (self->notebook, TRUE);
+  gtk_box_append (GTK_BOX (self), self->notebook);
+}
+
+RspViews *
+rsp_views_new (void)
+{
+  return g_object_new (RSP_TYPE_VIEWS, NULL);
+}

@@ -1,0 +1,24 @@
+/* rsp-views.h — the views of one loaded recording: the process running
+ * view (timeline) as the first tab, and one tab per process whose flame
+ * views were opened (clicking a task name), each with the accounting table
+ * and the findings beside the flame views. */
+#pragma once
+
+#include <gtk/gtk.h>
+
+#include "rsp-model.h"
+
+G_BEGIN_DECLS
+
+#define RSP_TYPE_VIEWS (rsp_views_get_type ())
+G_DECLARE_FINAL_TYPE (RspViews, rsp_views, RSP, VIEWS, GtkBox)
+
+RspViews *rsp_views_new (void);
+/* Shows MODEL (which must outlive the views or be replaced first). */
+void rsp_views_set_model (RspViews *self, const RspModel *model, const char *title);
+/* Opens (or focuses) the flame views of process PID. */
+gboolean rsp_views_open_process (RspViews *self, gint32 pid, GError **error);
+/* Exports the visible view to PATH (.png or .svg). */
+gboolean rsp_views_export (RspViews *self, const char *path, GError **error);
+
+G_END_DECLS

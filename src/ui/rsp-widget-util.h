@@ -1,0 +1,20 @@
+/* rsp-widget-util.h — what the view widgets share: the theme for a widget
+ * (light or dark, its scale), time formatting for tooltips, the keys that
+ * zoom and pan. */
+#pragma once
+
+#include <gtk/gtk.h>
+
+#include "rsp-theme.h"
+#include "rsp-time-axis.h"
+#include "rsp-time-nav.h"
+
+G_BEGIN_DECLS
+
+/* The palette matching the widget's style (dark when its text is light). */
+void rsp_widget_theme (GtkWidget *widget, RspTheme *theme);
+/* Handles + - 0 and the arrow keys on NAV; TRUE if the key was one.
+ * *SCROLL_LINES is set for Up/Down (rows to scroll), else 0. */
+gboolean rsp_time_nav_key (RspTimeNav *nav, guint keyval, GdkModifierType state, int *scroll_lines);
+
+G_END_DECLS

@@ -1,0 +1,387 @@
+/* rsp-window.c — the main window. */
+#include "rsp-window.h"
+
+#include <glib/gi18n.h>
+
+#include "rsp-model.h"
+#include "rsp-views.h"
+
+struct _RspWindow {
+  GtkApplicationWindow parent_instance;
+
+  GtkWidget *stack;
+  GtkWidget *welcome;
+  GtkWidget *progress;
+  GtkWidget *progress_label;
+  GtkWidget *views_page;
+
+  GCancellable *cancellable;
+  guint progress_source;
+  gint progress_permille; /* written by the loading thread */
+  GFile *file;
+  RspModel *model;
+};
+
+G_DEFINE_FINAL_TYPE (RspWindow, rsp_window, GTK_TYPE_APPLICATION_WINDOW)
+
+typedef struct {
+  char *path;
+  RspWindow *window; /* only its progress counter is touched from the thread */
+  GPtrArray *warnings;
+} LoadJob;
+
+static void
+load_job_free (gpointer data)
+{
+  LoadJob *job = data;
+  g_free (job->path);
+  g_clear_pointer (&job->warnings, g_ptr_array_unref);
+  g_free (job);
+}
+
+static void
+on_progress (gdouble fraction, gpointer user_data)
+{
+  LoadJob *job = user_data;
+  g_atomic_int_set (&job->window->progress_permille, (gint) (fraction * 1000));
+}
+
+static void
+load_thread (GTask *task, gpointer source, gpointer task_data, GCancellable *cancellable)
+{
+  LoadJob *job = task_data;
+  GError *error = NULL;
+  RspModel *model = rsp_model_load (job->path, cancellable, on_progress, job, job->warnings, &error);
+  if (model == NULL)
+    g_task_return_error (task, error);
+  else
+    g_task_return_pointer (task, model, (GDestroyNotify) rsp_model_free);
+}
+
+static gboolean
+update_progress (gpointer user_data)
+{
+  RspWindow *self = user_data;
+  gint permille = g_atomic_int_get (&self->progress_permille);
+  gtk_progress_bar_set_fraction (GTK_PROGRESS_BAR (self->progress), permille / 1000.0);
+  return G_SOURCE_CONTINUE;
+}
+
+static void
+show_error (RspWindow *self, const char *primary, const char *secondary)
+{
+  GtkWidget *dialog = gtk_message_dialog_new (GTK_WINDOW (self), GTK_DIALOG_MODAL | GTK_DIALOG_DESTROY_WITH_PARENT,
+                                              GTK_MESSAGE_ERROR, GTK_BUTTONS_CLOSE, "%s", primary);
+  gtk_message_dialog_format_secondary_text (GTK_MESSAGE_DIALOG (dialog), "%s", secondary);
+  gtk_window_set_title (GTK_WINDOW (dialog), primary);
+  g_signal_connect (dialog, "response", G_CALLBACK (gtk_window_destroy), NULL);
+  gtk_window_present (GTK_WINDOW (dialog));
+}
+
+static void
+load_done (GObject *source, GAsyncResult *result, gpointer user_data)
+{
+  RspWindow *self = RSP_WINDOW (source);
+  GTask *task = G_TASK (result);
+  LoadJob *job = g_task_get_task_data (task);
+  g_autoptr (GError) error = NULL;
+  RspModel *model = g_task_propagate_pointer (task, &error);
+
+  g_clear_handle_id (&self->progress_source, g_source_remove);
+  g_clear_object (&self->cancellable);
+  if (model == NULL)
+    {
+      gtk_stack_set_visible_child (GTK_STACK (self->stack), self->model != NULL ? self->views_page : self->welcome);
+      if (!g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+        {
+          g_autofree char *name = g_file_get_basename (self->file);
+          g_autofree char *primary = g_strdup_printf (_("Could not open “%s”"), name);
+          show_error (self, primary, error->message);
+        }
+      return;
+    }
+
+  for (guint i = 0; i < job->warnings->len; i++)
+    g_message ("%s: %s", job->path, (const char *) g_ptr_array_index (job->warnings, i));
+
+  g_clear_pointer (&self->model, rsp_model_free);
+  self->model = model;
+  g_autofree char *name = g_file_get_basename (self->file);
+  gtk_window_set_title (GTK_WINDOW (self), name);
+  rsp_views_set_model (RSP_VIEWS (self->views_page), self->model, name);
+  gtk_stack_set_visible_child (GTK_STACK (self->stack), self->views_page);
+
+  g_autofree char *uri = g_file_get_uri (self->file);
+  gtk_recent_manager_add_item (gtk_recent_manager_get_default (), uri);
+}
+
+void
+rsp_window_open (RspWindow *self, GFile *file)
+{
+  g_return_if_fail (RSP_IS_WINDOW (self));
+  if (self->cancellable != NULL)
+    g_cancellable_cancel (self->cancellable);
+  g_set_object (&self->file, file);
+
+  LoadJob *job = g_new0 (LoadJob, 1);
+  job->path = g_file_get_path (file);
+  job->window = self;
+  job->warnings = g_ptr_array_new_with_free_func (g_free);
+  if (job->path == NULL)
+    {
+      load_job_free (job);
+      show_error (self, _("Could not open the recording"), _("Only local files can be opened."));
+      return;
+    }
+  g_autofree char *name = g_file_get_basename (file);
+  g_autofree char *label = g_strdup_printf (_("Reading and assembling “%s”…"), name);
+  gtk_label_set_text (GTK_LABEL (self->progress_label), label);
+  gtk_progress_bar_set_fraction (GTK_PROGRESS_BAR (self->progress), 0);
+  g_atomic_int_set (&self->progress_permille, 0);
+  gtk_stack_set_visible_child_name (GTK_STACK (self->stack), "loading");
+
+  self->cancellable = g_cancellable_new ();
+  self->progress_source = g_timeout_add (50, update_progress, self);
+  GTask *task = g_task_new (self, self->cancellable, load_done, NULL);
+  g_task_set_task_data (task, job, load_job_free);
+  g_task_set_return_on_cancel (task, FALSE);
+  g_task_run_in_thread (task, load_thread);
+  g_object_unref (task);
+}
+
+static void
+on_cancel (GtkButton *button, RspWindow *self)
+{
+  if (self->cancellable != NULL)
+    g_cancellable_cancel (self->cancellable);
+}
+
+static gboolean
+on_drop (GtkDropTarget *target, const GValue *value, double x, double y, RspWindow *self)
+{
+  if (!G_VALUE_HOLDS (value, G_TYPE_FILE))
+    return FALSE;
+  rsp_window_open (self, g_value_get_object (value));
+  return TRUE;
+}
+
+static GtkWidget *
+build_welcome (void)
+{
+  GtkWidget *box = gtk_box_new (GTK_ORIENTATION_VERTICAL, 12);
+  gtk_widget_set_valign (box, GTK_ALIGN_CENTER);
+  gtk_widget_set_halign (box, GTK_ALIGN_CENTER);
+  /* the application's icon when installed, a system one when run from the build tree */
+  GtkIconTheme *icons = gtk_icon_theme_get_for_display (gdk_display_get_default ());
+  const char *icon_name = gtk_icon_theme_has_icon (icons, "io.github.rsp.Profiler") ? "io.github.rsp.Profiler"
+                                                                                    : "utilities-system-monitor-symbolic";
+  GtkWidget *icon = gtk_image_new_from_icon_name (icon_name);
+  gtk_image_set_pixel_size (GTK_IMAGE (icon), 96);
+  GtkWidget *title = gtk_label_new (_("Why did this take so long?"));
+  gtk_widget_add_css_class (title, "title-1");
+  GtkWidget *text = gtk_label_new (_("Open a recording (Ctrl+O), drop one here, or record a command (Ctrl+R).\n"
+                                     "RSP follows wake-ups from the process you care about to everything it "
+                                     "waited on."));
+  gtk_label_set_justify (GTK_LABEL (text), GTK_JUSTIFY_CENTER);
+  gtk_label_set_wrap (GTK_LABEL (text), TRUE);
+  gtk_widget_add_css_class (text, "dim-label");
+  gtk_box_append (GTK_BOX (box), icon);
+  gtk_box_append (GTK_BOX (box), title);
+  gtk_box_append (GTK_BOX (box), text);
+  return box;
+}
+
+static GtkWidget *
+build_loading (RspWindow *self)
+{
+  GtkWidget *box = gtk_box_new (GTK_ORIENTATION_VERTICAL, 12);
+  gtk_widget_set_valign (box, GTK_ALIGN_CENTER);
+  gtk_widget_set_halign (box, GTK_ALIGN_CENTER);
+  gtk_widget_set_size_request (box, 360, -1);
+  self->progress_label = gtk_label_new (NULL);
+  self->progress = gtk_progress_bar_new ();
+  GtkWidget *cancel = gtk_button_new_with_mnemonic (_("_Cancel"));
+  gtk_widget_set_halign (cancel, GTK_ALIGN_CENTER);
+  g_signal_connect (cancel, "clicked", G_CALLBACK (on_cancel), self);
+  gtk_box_append (GTK_BOX (box), self->progress_label);
+  gtk_box_append (GTK_BOX (box), self->progress);
+  gtk_box_append (GTK_BOX (box), cancel);
+  return box;
+}
+
+/* The shortcuts window (Ctrl+?): every key the views and the window take.
+ * Built from this table so that the titles go through gettext. */
+static const struct {
+  const char *group;
+  const char *accel;  /* GtkShortcutsShortcut:accelerator, or NULL for a gesture */
+  const char *title;
+} shortcuts[] = {
+  { N_ ("Recordings"), "<Control>o", N_ ("Open a recording") },
+  { N_ ("Recordings"), "<Control>r", N_ ("Record a command") },
+  { N_ ("Recordings"), "<Control>e", N_ ("Export the view to PNG or SVG") },
+  { N_ ("Recordings"), "<Control>q", N_ ("Quit") },
+  { N_ ("Views"), "plus <Control>plus", N_ ("Zoom in") },
+  { N_ ("Views"), "minus <Control>minus", N_ ("Zoom out") },
+  { N_ ("Views"), "0", N_ ("Fit to the window") },
+  { N_ ("Views"), "Left Right Up Down", N_ ("Pan") },
+  { N_ ("Views"), "Escape", N_ ("Consolidated view: back to the whole tree") },
+  { N_ ("Views"), NULL, N_ ("Zoom with two fingers") },
+};
+
+static void
+install_help_overlay (RspWindow *self)
+{
+  g_autoptr (GString) ui = g_string_new ("<interface><object class='GtkShortcutsWindow' id='help_overlay'>"
+                                         "<property name='modal'>1</property><child>"
+                                         "<object class='GtkShortcutsSection'>"
+                                         "<property name='section-name'>shortcuts</property>");
+  const char *group = NULL;
+  for (gsize i = 0; i < G_N_ELEMENTS (shortcuts); i++)
+    {
+      if (g_strcmp0 (group, shortcuts[i].group) != 0)
+        {
+          if (group != NULL)
+            g_string_append (ui, "</object></child>");
+          group = shortcuts[i].group;
+          g_autofree char *g = g_markup_printf_escaped ("<child><object class='GtkShortcutsGroup'>"
+                                                        "<property name='title'>%s</property>",
+                                                        _(group));
+          g_string_append (ui, g);
+        }
+      g_autofree char *item
+          = shortcuts[i].accel != NULL
+                ? g_markup_printf_escaped ("<child><object class='GtkShortcutsShortcut'>"
+                                           "<property name='accelerator'>%s</property>"
+                                           "<property name='title'>%s</property></object></child>",
+                                           shortcuts[i].accel, _(shortcuts[i].title))
+                : g_markup_printf_escaped ("<child><object class='GtkShortcutsShortcut'>"
+                                           "<property name='shortcut-type'>gesture-pinch</property>"
+                                           "<property name='title'>%s</property></object></child>",
+                                           _(shortcuts[i].title));
+      g_string_append (ui, item);
+    }
+  g_string_append (ui, "</object></child></object></child></object></interface>");
+  g_autoptr (GtkBuilder) builder = gtk_builder_new ();
+  g_autoptr (GError) error = NULL;
+  if (!gtk_builder_add_from_string (builder, ui->str, -1, &error))
+    {
+      g_warning ("shortcuts window: %s", error->message);
+      return;
+    }
+  GtkShortcutsWindow *overlay = GTK_SHORTCUTS_WINDOW (gtk_builder_get_object (builder, "help_overlay"));
+  gtk_application_window_set_help_overlay (GTK_APPLICATION_WINDOW (self), overlay);
+}
+
+static void
+on_export_response (GtkNativeDialog *dialog, int response, RspWindow *self)
+{
+  if (response == GTK_RESPONSE_ACCEPT)
+    {
+      g_autoptr (GFile) file = gtk_file_chooser_get_file (GTK_FILE_CHOOSER (dialog));
+      g_autofree char *path = file != NULL ? g_file_get_path (file) : NULL;
+      g_autoptr (GError) error = NULL;
+      if (path != NULL && !rsp_views_export (RSP_VIEWS (self->views_page), path, &error))
+        show_error (self, _("Could not export the view"), error->message);
+    }
+  g_object_unref (dialog);
+}
+
+static void
+export_activated (GSimpleAction *action, GVariant *parameter, gpointer user_data)
+{
+  RspWindow *self = user_data;
+  if (self->model == NULL)
+    return;
+  GtkFileChooserNative *dialog = gtk_file_chooser_native_new (_("Export the View"), GTK_WINDOW (self),
+                                                              GTK_FILE_CHOOSER_ACTION_SAVE, _("_Export"), _("_Cancel"));
+  gtk_file_chooser_set_current_name (GTK_FILE_CHOOSER (dialog), "rsp-view.png");
+  g_signal_connect (dialog, "response", G_CALLBACK (on_export_response), self);
+  gtk_native_dialog_show (GTK_NATIVE_DIALOG (dialog));
+}
+
+static void
+rsp_window_dispose (GObject *object)
+{
+  RspWindow *self = RSP_WINDOW (object);
+  if (self->cancellable != NULL)
+    g_cancellable_cancel (self->cancellable);
+  g_clear_handle_id (&self->progress_source, g_source_remove);
+  G_OBJECT_CLASS (rsp_window_parent_class)->dispose (object);
+}
+
+static void
+rsp_window_finalize (GObject *object)
+{
+  RspWindow *self = RSP_WINDOW (object);
+  g_clear_object (&self->cancellable);
+  g_clear_object (&self->file);
+  g_clear_pointer (&self->model, rsp_model_free);
+  G_OBJECT_CLASS (rsp_window_parent_class)->finalize (object);
+}
+
+static void
+rsp_window_class_init (RspWindowClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+  object_class->dispose = rsp_window_dispose;
+  object_class->finalize = rsp_window_finalize;
+}
+
+static void
+rsp_window_init (RspWindow *self)
+{
+  gtk_window_set_default_size (GTK_WINDOW (self), 1280, 800);
+  gtk_window_set_title (GTK_WINDOW (self), _("RSP Profiler"));
+
+  GtkWidget *header = gtk_header_bar_new ();
+  GtkWidget *open = gtk_button_new_from_icon_name ("document-open-symbolic");
+  gtk_widget_set_tooltip_text (open, _("Open a recording (Ctrl+O)"));
+  gtk_actionable_set_action_name (GTK_ACTIONABLE (open), "app.open");
+  GtkWidget *record = gtk_button_new_with_mnemonic (_("_Record…"));
+  gtk_widget_set_tooltip_text (record, _("Record a command with rsp record (Ctrl+R)"));
+  gtk_actionable_set_action_name (GTK_ACTIONABLE (record), "app.record");
+  gtk_header_bar_pack_start (GTK_HEADER_BAR (header), open);
+  gtk_header_bar_pack_start (GTK_HEADER_BAR (header), record);
+
+  GMenu *menu = g_menu_new ();
+  g_menu_append (menu, _("_Open…"), "app.open");
+  g_menu_append (menu, _("_Record…"), "app.record");
+  g_menu_append (menu, _("_Export View…"), "win.export");
+  GMenu *section = g_menu_new ();
+  g_menu_append (section, _("_Keyboard Shortcuts"), "win.show-help-overlay");
+  g_menu_append (section, _("_About RSP"), "app.about");
+  g_menu_append (section, _("_Quit"), "app.quit");
+  g_menu_append_section (menu, NULL, G_MENU_MODEL (section));
+  GtkWidget *menu_button = gtk_menu_button_new ();
+  gtk_menu_button_set_icon_name (GTK_MENU_BUTTON (menu_button), "open-menu-symbolic");
+  gtk_menu_button_set_menu_model (GTK_MENU_BUTTON (menu_button), G_MENU_MODEL (menu));
+  gtk_header_bar_pack_end (GTK_HEADER_BAR (header), menu_button);
+  g_object_unref (section);
+  g_object_unref (menu);
+  gtk_window_set_titlebar (GTK_WINDOW (self), header);
+
+  self->stack = gtk_stack_new ();
+  gtk_stack_set_transition_type (GTK_STACK (self->stack), GTK_STACK_TRANSITION_TYPE_CROSSFADE);
+  self->welcome = build_welcome ();
+  gtk_stack_add_named (GTK_STACK (self->stack), self->welcome, "welcome");
+  gtk_stack_add_named (GTK_STACK (self->stack), build_loading (self), "loading");
+  self->views_page = GTK_WIDGET (rsp_views_new ());
+  gtk_stack_add_named (GTK_STACK (self->stack), self->views_page, "views");
+  gtk_window_set_child (GTK_WINDOW (self), self->stack);
+
+  install_help_overlay (self);
+  static const GActionEntry win_actions[] = {
+    { "export", export_activated, NULL, NULL, NULL, { 0 } },
+  };
+  g_action_map_add_action_entries (G_ACTION_MAP (self), win_actions, G_N_ELEMENTS (win_actions), self);
+
+  GtkDropTarget *drop = gtk_drop_target_new (G_TYPE_FILE, GDK_ACTION_COPY);
+  g_signal_connect (drop, "drop", G_CALLBACK (on_drop), self);
+  gtk_widget_add_controller (GTK_WIDGET (self), GTK_EVENT_CONTROLLER (drop));
+}
+
+RspWindow *
+rsp_window_new (GtkApplication *app)
+{
+  return g_object_new (RSP_TYPE_WINDOW, "application", app, NULL);
+}
