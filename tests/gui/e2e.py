@@ -69,7 +69,11 @@ class Display:
 
 
 def start_viewer(display, recording, workdir):
-    rsp = t.rsp_path()
+    # a copy the unprivileged user can reach wherever the build tree lives
+    rsp = os.path.join(workdir, "rsp")
+    if not os.path.exists(rsp):
+        shutil.copy(t.rsp_path(), rsp)
+        os.chmod(rsp, 0o755)
     argv = [rsp, "view", recording]
     if os.geteuid() == 0:
         ensure_user()
