@@ -42,10 +42,11 @@ typedef struct {
   const RspTheme *theme;
   guint64 t0, t1;
   double scroll_y;
+  RspFlameLayout *layout; /* flame views: laid out once per zoom, like the widgets do */
 } Job;
 
 static void
-draw_once (const Job *job, cairo_t *cr)
+draw_once (Job *job, cairo_t *cr)
 {
   switch (job->view)
     {
@@ -65,14 +66,22 @@ draw_once (const Job *job, cairo_t *cr)
         rsp_flame_options_init (&options);
         options.t0 = job->t0;
         options.t1 = job->t1;
-        rsp_flame_view_draw (job->analysis, &options, job->theme, cr, WIDTH, HEIGHT);
+        options.scroll_y = job->scroll_y;
+        if (job->layout == NULL || !rsp_flame_view_layout_fits (job->layout, job->analysis, &options, job->theme, WIDTH))
+          {
+            g_clear_pointer (&job->layout, rsp_flame_layout_free);
+            job->layout = rsp_flame_view_layout (job->analysis, &options, job->theme, WIDTH);
+          }
+        rsp_flame_view_draw_layout (job->layout, &options, job->theme, cr, WIDTH, HEIGHT);
         break;
       }
     case VIEW_CONSOLIDATED:
       {
         RspConsolidatedOptions options;
         rsp_consolidated_options_init (&options);
-        rsp_consolidated_view_draw (job->analysis, &options, job->theme, cr, WIDTH, HEIGHT);
+        if (job->layout == NULL)
+          job->layout = rsp_consolidated_view_layout (job->analysis, &options, job->theme);
+        rsp_consolidated_view_draw_layout (job->layout, &options, job->theme, cr, WIDTH, HEIGHT);
         break;
       }
     }
@@ -98,10 +107,11 @@ thread_cpu_ms (void)
  * worst in CPU time of this thread: on a busy machine the wall-clock worst
  * includes being preempted by other processes, which is not the view's. */
 static void
-time_job (const Job *job, guint frames, double *median, double *worst, double *worst_cpu)
+time_job (Job *job, guint frames, double *median, double *worst, double *worst_cpu)
 {
   cairo_surface_t *surface = cairo_image_surface_create (CAIRO_FORMAT_ARGB32, WIDTH, HEIGHT);
   cairo_t *cr = cairo_create (surface);
+  /* the warm-up frame also lays the flame views out (once per zoom level) */
   draw_once (job, cr);
   g_autofree double *ms = g_new (double, frames);
   *worst_cpu = 0;
@@ -117,6 +127,7 @@ time_job (const Job *job, guint frames, double *median, double *worst, double *w
   qsort (ms, frames, sizeof *ms, compare_double);
   *median = ms[frames / 2];
   *worst = ms[frames - 1];
+  g_clear_pointer (&job->layout, rsp_flame_layout_free);
   cairo_destroy (cr);
   cairo_surface_destroy (surface);
 }

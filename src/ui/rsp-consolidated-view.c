@@ -364,8 +364,11 @@ gboolean
 rsp_consolidated_view_layout_fits (const RspFlameLayout *l, const RspAnalysis *analysis,
                                    const RspConsolidatedOptions *options, const RspTheme *theme)
 {
-  return l != NULL && l->view_data_free == tree_free && ((const Tree *) l->view_data)->a == analysis
-         && ((const Tree *) l->view_data)->full_stacks == options->full_stacks && l->scale == theme->scale && l->row_height == theme->row_height;
+  if (l == NULL || l->view_data_free != tree_free)
+    return FALSE;
+  const Tree *t = l->view_data;
+  return t->a == analysis && t->full_stacks == options->full_stacks && l->scale == theme->scale
+         && l->row_height == theme->row_height;
 }
 
 /* ------------------------------------------------------------------ zoom */

@@ -447,8 +447,8 @@ lay_out_segment (Builder *b, RspIdx i, guint32 parent)
           guint64 k0 = MAX (run->start + len * k / run->n_samples, s->start);
           guint64 k1 = MIN (run->start + len * (k + 1) / run->n_samples, s->end);
           if (k1 > k0)
-            add_stack (b, base + 1, rsp_model_sample (m, run->first_sample + k)->stack, FALSE, k0, k1, RSP_FLAME_BOX_RUN,
-                       task_box, i, cats);
+            add_stack (b, base + 1, rsp_model_sample (m, run->first_sample + k)->stack, FALSE, k0, k1,
+                       RSP_FLAME_BOX_RUN, task_box, i, cats);
         }
       return;
     }

@@ -59,10 +59,14 @@ current_layout (RspFlameWidget *self, const RspTheme *theme, double width)
     {
       RspFlameOptions o;
       chrono_options (self, &o);
-      if (self->layout == NULL || !rsp_flame_view_layout_fits (self->layout, self->analysis, &o, theme, width))
+      if (self->layout == NULL)
+        self->layout = rsp_flame_view_layout (self->analysis, &o, theme, width);
+      else if (!rsp_flame_view_layout_fits (self->layout, self->analysis, &o, theme, width))
         {
-          g_clear_pointer (&self->layout, rsp_flame_layout_free);
-          self->layout = rsp_flame_view_layout (self->analysis, &o, theme, width);
+          /* a new zoom: re-merge from the old layout's boxes, about twice as fast */
+          RspFlameLayout *rezoomed = rsp_flame_view_layout_rezoom (self->layout, self->analysis, &o, theme, width);
+          rsp_flame_layout_free (self->layout);
+          self->layout = rezoomed;
         }
     }
   else
