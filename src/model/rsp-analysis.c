@@ -362,7 +362,8 @@ segment_endpoint (RspAnalysis *a, const RspSegment *s)
 }
 
 static void
-add_finding (RspAnalysis *a, RspCategory cat, RspIdx seg_idx, const char *frame, const char *endpoint, guint64 ns)
+add_finding (RspAnalysis *a, RspCategory cat, RspIdx seg_idx, const char *frame, const char *endpoint, guint64 start,
+             guint64 ns)
 {
   if (ns == 0)
     return;
@@ -397,6 +398,8 @@ add_finding (RspAnalysis *a, RspCategory cat, RspIdx seg_idx, const char *frame,
       /* the largest single stretch represents the finding: its task, its path */
       *best = ns;
       f->task = seg->task;
+      f->best_start = start;
+      f->best_end = start + ns;
       g_array_set_size (f->path, 0);
       for (RspIdx i = seg_idx; i != RSP_NONE; i = seg_at (a, i)->parent)
         {
@@ -430,7 +433,7 @@ stretch (StretchCtx *c, guint64 s0, guint64 s1, RspCategory cat, const char *fra
       const RspSegment *seg = seg_at (a, c->seg);
       a->category_ns[cat] += s1 - s0;
       g_array_index (a->paths, RspControlPath, seg->path).category_ns[cat] += s1 - s0;
-      add_finding (a, cat, c->seg, frame, endpoint, s1 - s0);
+      add_finding (a, cat, c->seg, frame, endpoint, s0, s1 - s0);
       guint64 key = ((guint64) seg->path << 32) | seg->task;
       guint64 *slot = g_hash_table_lookup (a->path_task_ns, &key);
       if (slot == NULL)

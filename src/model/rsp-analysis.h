@@ -87,6 +87,7 @@ typedef struct {
   const char *endpoint;  /* remote endpoint of a network operation */
   guint64 ns;
   GArray *path;          /* RspFindingStep, from the process of interest to the leaf */
+  guint64 best_start, best_end; /* its largest stretch, recording clock (views scroll to it) */
   char *summary;         /* one line in plain words */
 } RspFinding;
 

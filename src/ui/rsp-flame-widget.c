@@ -26,6 +26,7 @@ struct _RspFlameWidget {
   guint64 drag_t0;
   double drag_scroll;
   double pinch_scale;
+  guint relayout_source; /* a new zoom's layout, made once zooming pauses */
 };
 
 G_DEFINE_FINAL_TYPE (RspFlameWidget, rsp_flame_widget, GTK_TYPE_WIDGET)
@@ -51,7 +52,31 @@ consolidated_options (RspFlameWidget *self, RspConsolidatedOptions *o)
   o->scroll_y = self->scroll_y;
 }
 
-/* The layout for the current zoom and size, made when it no longer fits. */
+#define RELAYOUT_DELAY_MS 120
+
+static gboolean
+relayout (gpointer data)
+{
+  RspFlameWidget *self = data;
+  self->relayout_source = 0;
+  RspTheme theme;
+  rsp_widget_theme (GTK_WIDGET (self), &theme);
+  double width = gtk_widget_get_width (GTK_WIDGET (self));
+  RspFlameOptions o;
+  chrono_options (self, &o);
+  if (self->layout != NULL && !rsp_flame_view_layout_fits (self->layout, self->analysis, &o, &theme, width))
+    {
+      /* re-merged from the old layout's boxes: about twice as fast */
+      RspFlameLayout *rezoomed = rsp_flame_view_layout_rezoom (self->layout, self->analysis, &o, &theme, width);
+      rsp_flame_layout_free (self->layout);
+      self->layout = rezoomed;
+      gtk_widget_queue_draw (GTK_WIDGET (self));
+    }
+  return G_SOURCE_REMOVE;
+}
+
+/* The layout for the current zoom and size (a new zoom is laid out once
+ * zooming pauses, see relayout). */
 static RspFlameLayout *
 current_layout (RspFlameWidget *self, const RspTheme *theme, double width)
 {
@@ -61,13 +86,12 @@ current_layout (RspFlameWidget *self, const RspTheme *theme, double width)
       chrono_options (self, &o);
       if (self->layout == NULL)
         self->layout = rsp_flame_view_layout (self->analysis, &o, theme, width);
-      else if (!rsp_flame_view_layout_fits (self->layout, self->analysis, &o, theme, width))
-        {
-          /* a new zoom: re-merge from the old layout's boxes, about twice as fast */
-          RspFlameLayout *rezoomed = rsp_flame_view_layout_rezoom (self->layout, self->analysis, &o, theme, width);
-          rsp_flame_layout_free (self->layout);
-          self->layout = rezoomed;
-        }
+      else if (!rsp_flame_view_layout_fits (self->layout, self->analysis, &o, theme, width)
+               && self->relayout_source == 0)
+        /* a new zoom: keep drawing the old layout (right geometry, merged
+         * for the old zoom) while the wheel or the pinch goes on, and
+         * re-merge once it pauses, so zooming stays smooth */
+        self->relayout_source = g_timeout_add (RELAYOUT_DELAY_MS, relayout, self);
     }
   else
     {
@@ -352,6 +376,14 @@ rsp_flame_widget_export (RspFlameWidget *self, const char *path, GError **error)
 }
 
 static void
+rsp_flame_widget_dispose (GObject *object)
+{
+  RspFlameWidget *self = RSP_FLAME_WIDGET (object);
+  g_clear_handle_id (&self->relayout_source, g_source_remove);
+  G_OBJECT_CLASS (rsp_flame_widget_parent_class)->dispose (object);
+}
+
+static void
 rsp_flame_widget_finalize (GObject *object)
 {
   RspFlameWidget *self = RSP_FLAME_WIDGET (object);
@@ -364,6 +396,7 @@ rsp_flame_widget_finalize (GObject *object)
 static void
 rsp_flame_widget_class_init (RspFlameWidgetClass *klass)
 {
+  G_OBJECT_CLASS (klass)->dispose = rsp_flame_widget_dispose;
   G_OBJECT_CLASS (klass)->finalize = rsp_flame_widget_finalize;
   GTK_WIDGET_CLASS (klass)->snapshot = rsp_flame_widget_snapshot;
   gtk_widget_class_set_accessible_role (GTK_WIDGET_CLASS (klass), GTK_ACCESSIBLE_ROLE_IMG);

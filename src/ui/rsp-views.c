@@ -15,6 +15,7 @@ struct _RspViews {
   GtkWidget *timeline;
   GtkWidget *range_label;
   GHashTable *process_pages; /* pid -> page widget */
+  GHashTable *pending;       /* pids whose analysis is being computed */
 };
 
 G_DEFINE_FINAL_TYPE (RspViews, rsp_views, GTK_TYPE_BOX)
@@ -36,17 +37,36 @@ process_page_free (gpointer data)
 }
 
 static void
-on_category_selected (RspAccountingPanel *panel, gint category, ProcessPage *page)
+highlight (ProcessPage *page, gint category)
 {
   rsp_flame_widget_set_highlight_category (RSP_FLAME_WIDGET (page->chronological), category);
   rsp_flame_widget_set_highlight_category (RSP_FLAME_WIDGET (page->consolidated), category);
 }
 
 static void
+on_category_selected (RspAccountingPanel *panel, gint category, ProcessPage *page)
+{
+  highlight (page, category);
+  /* scroll to its boxes: the largest stretch of its largest finding */
+  for (guint i = 0; category >= 0 && i < rsp_analysis_n_findings (page->analysis); i++)
+    {
+      const RspFinding *f = rsp_analysis_finding (page->analysis, i);
+      if ((gint) f->category == category)
+        {
+          rsp_flame_widget_show_range (RSP_FLAME_WIDGET (page->chronological), f->best_start, f->best_end);
+          break;
+        }
+    }
+}
+
+static void
 on_finding_selected (RspAccountingPanel *panel, guint index, ProcessPage *page)
 {
   const RspFinding *f = rsp_analysis_finding (page->analysis, index);
-  on_category_selected (panel, f->category, page);
+  highlight (page, f->category);
+  /* show where it happened: its largest stretch, in the chronological view */
+  gtk_stack_set_visible_child (GTK_STACK (page->stack), page->chronological);
+  rsp_flame_widget_show_range (RSP_FLAME_WIDGET (page->chronological), f->best_start, f->best_end);
 }
 
 static void
@@ -83,19 +103,9 @@ tab_label (const char *text, GtkWidget *page_widget)
   return box;
 }
 
-gboolean
-rsp_views_open_process (RspViews *self, gint32 pid, GError **error)
+static void
+add_process_page (RspViews *self, gint32 pid, RspAnalysis *analysis)
 {
-  GtkWidget *existing = g_hash_table_lookup (self->process_pages, GINT_TO_POINTER (pid));
-  if (existing != NULL)
-    {
-      gtk_notebook_set_current_page (GTK_NOTEBOOK (self->notebook),
-                                     gtk_notebook_page_num (GTK_NOTEBOOK (self->notebook), existing));
-      return TRUE;
-    }
-  RspAnalysis *analysis = rsp_analysis_new (self->model, pid, 0, G_MAXUINT64, error);
-  if (analysis == NULL)
-    return FALSE;
   ProcessPage *page = g_new0 (ProcessPage, 1);
   page->analysis = analysis;
   page->chronological = rsp_flame_widget_new (analysis, RSP_FLAME_WIDGET_CHRONOLOGICAL);
@@ -140,16 +150,75 @@ rsp_views_open_process (RspViews *self, gint32 pid, GError **error)
   gtk_notebook_set_tab_reorderable (GTK_NOTEBOOK (self->notebook), paned, TRUE);
   g_hash_table_insert (self->process_pages, GINT_TO_POINTER (pid), paned);
   gtk_notebook_set_current_page (GTK_NOTEBOOK (self->notebook), n);
-  return TRUE;
+}
+
+typedef struct {
+  RspViews *views;
+  const RspModel *model;
+  gint32 pid;
+} AnalysisJob;
+
+static void
+analysis_thread (GTask *task, gpointer source, gpointer data, GCancellable *cancellable)
+{
+  AnalysisJob *job = data;
+  GError *error = NULL;
+  /* the model is read-only once loaded: the analysis can run beside the UI */
+  RspAnalysis *analysis = rsp_analysis_new (job->model, job->pid, 0, G_MAXUINT64, &error);
+  if (analysis == NULL)
+    g_task_return_error (task, error);
+  else
+    g_task_return_pointer (task, analysis, (GDestroyNotify) rsp_analysis_free);
+}
+
+static void
+analysis_done (GObject *source, GAsyncResult *result, gpointer data)
+{
+  RspViews *self = RSP_VIEWS (source);
+  AnalysisJob *job = g_task_get_task_data (G_TASK (result));
+  g_autoptr (GError) error = NULL;
+  RspAnalysis *analysis = g_task_propagate_pointer (G_TASK (result), &error);
+  g_hash_table_remove (self->pending, GINT_TO_POINTER (job->pid));
+  if (analysis == NULL)
+    {
+      g_message ("flame views of process %d: %s", job->pid, error->message);
+      return;
+    }
+  if (job->model != self->model)
+    {
+      rsp_analysis_free (analysis); /* another recording was opened meanwhile */
+      return;
+    }
+  add_process_page (self, job->pid, analysis);
+}
+
+void
+rsp_views_open_process (RspViews *self, gint32 pid)
+{
+  GtkWidget *existing = g_hash_table_lookup (self->process_pages, GINT_TO_POINTER (pid));
+  if (existing != NULL)
+    {
+      gtk_notebook_set_current_page (GTK_NOTEBOOK (self->notebook),
+                                     gtk_notebook_page_num (GTK_NOTEBOOK (self->notebook), existing));
+      return;
+    }
+  if (g_hash_table_contains (self->pending, GINT_TO_POINTER (pid)))
+    return;
+  g_hash_table_add (self->pending, GINT_TO_POINTER (pid));
+  AnalysisJob *job = g_new0 (AnalysisJob, 1);
+  job->views = self;
+  job->model = self->model;
+  job->pid = pid;
+  GTask *task = g_task_new (self, NULL, analysis_done, NULL);
+  g_task_set_task_data (task, job, g_free);
+  g_task_run_in_thread (task, analysis_thread);
+  g_object_unref (task);
 }
 
 static void
 on_task_activated (RspTimelineWidget *timeline, guint task, RspViews *self)
 {
-  g_autoptr (GError) error = NULL;
-  gint32 pid = rsp_model_task (self->model, task)->pid;
-  if (!rsp_views_open_process (self, pid, &error))
-    g_message ("flame view of %d: %s", pid, error->message);
+  rsp_views_open_process (self, rsp_model_task (self->model, task)->pid);
 }
 
 static void
@@ -267,6 +336,7 @@ rsp_views_finalize (GObject *object)
 {
   RspViews *self = RSP_VIEWS (object);
   g_hash_table_unref (self->process_pages);
+  g_hash_table_unref (self->pending);
   G_OBJECT_CLASS (rsp_views_parent_class)->finalize (object);
 }
 
@@ -281,6 +351,7 @@ rsp_views_init (RspViews *self)
 {
   gtk_orientable_set_orientation (GTK_ORIENTABLE (self), GTK_ORIENTATION_VERTICAL);
   self->process_pages = g_hash_table_new (g_direct_hash, g_direct_equal);
+  self->pending = g_hash_table_new (g_direct_hash, g_direct_equal);
   self->notebook = gtk_notebook_new ();
   gtk_notebook_set_scrollable (GTK_NOTEBOOK (self->notebook), TRUE);
   gtk_widget_set_vexpand (self->notebook, TRUE);

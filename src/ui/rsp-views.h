@@ -16,8 +16,9 @@ G_DECLARE_FINAL_TYPE (RspViews, rsp_views, RSP, VIEWS, GtkBox)
 RspViews *rsp_views_new (void);
 /* Shows MODEL (which must outlive the views or be replaced first). */
 void rsp_views_set_model (RspViews *self, const RspModel *model, const char *title);
-/* Opens (or focuses) the flame views of process PID. */
-gboolean rsp_views_open_process (RspViews *self, gint32 pid, GError **error);
+/* Opens (or focuses) the flame views of process PID; the analysis runs in a
+ * worker thread and the tab appears when it is ready. */
+void rsp_views_open_process (RspViews *self, gint32 pid);
 /* Exports the visible view to PATH (.png or .svg). */
 gboolean rsp_views_export (RspViews *self, const char *path, GError **error);
 

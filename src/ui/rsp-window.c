@@ -165,8 +165,48 @@ on_drop (GtkDropTarget *target, const GValue *value, double x, double y, RspWind
   return TRUE;
 }
 
+static void
+on_recent_clicked (GtkButton *button, RspWindow *self)
+{
+  const char *uri = g_object_get_data (G_OBJECT (button), "uri");
+  g_autoptr (GFile) file = g_file_new_for_uri (uri);
+  rsp_window_open (self, file);
+}
+
+/* Recent recordings, newest first, as buttons on the welcome page. */
 static GtkWidget *
-build_welcome (void)
+build_recent (RspWindow *self)
+{
+  GtkWidget *box = gtk_box_new (GTK_ORIENTATION_VERTICAL, 4);
+  GList *items = gtk_recent_manager_get_items (gtk_recent_manager_get_default ());
+  guint shown = 0;
+  for (GList *l = items; l != NULL && shown < 6; l = l->next)
+    {
+      GtkRecentInfo *info = l->data;
+      const char *uri = gtk_recent_info_get_uri (info);
+      if (!(g_str_has_suffix (uri, ".rsp") || g_str_has_suffix (uri, ".data")) || !gtk_recent_info_exists (info))
+        continue;
+      if (shown++ == 0)
+        {
+          GtkWidget *title = gtk_label_new (_("Recent recordings"));
+          gtk_widget_add_css_class (title, "heading");
+          gtk_box_append (GTK_BOX (box), title);
+        }
+      g_autofree char *name = gtk_recent_info_get_short_name (info);
+      GtkWidget *button = gtk_button_new_with_label (name);
+      gtk_widget_add_css_class (button, "flat");
+      g_autofree char *path = g_filename_from_uri (uri, NULL, NULL);
+      gtk_widget_set_tooltip_text (button, path != NULL ? path : uri);
+      g_object_set_data_full (G_OBJECT (button), "uri", g_strdup (uri), g_free);
+      g_signal_connect (button, "clicked", G_CALLBACK (on_recent_clicked), self);
+      gtk_box_append (GTK_BOX (box), button);
+    }
+  g_list_free_full (items, (GDestroyNotify) gtk_recent_info_unref);
+  return box;
+}
+
+static GtkWidget *
+build_welcome (RspWindow *self)
 {
   GtkWidget *box = gtk_box_new (GTK_ORIENTATION_VERTICAL, 12);
   gtk_widget_set_valign (box, GTK_ALIGN_CENTER);
@@ -188,6 +228,7 @@ build_welcome (void)
   gtk_box_append (GTK_BOX (box), icon);
   gtk_box_append (GTK_BOX (box), title);
   gtk_box_append (GTK_BOX (box), text);
+  gtk_box_append (GTK_BOX (box), build_recent (self));
   return box;
 }
 
@@ -362,7 +403,7 @@ rsp_window_init (RspWindow *self)
 
   self->stack = gtk_stack_new ();
   gtk_stack_set_transition_type (GTK_STACK (self->stack), GTK_STACK_TRANSITION_TYPE_CROSSFADE);
-  self->welcome = build_welcome ();
+  self->welcome = build_welcome (self);
   gtk_stack_add_named (GTK_STACK (self->stack), self->welcome, "welcome");
   gtk_stack_add_named (GTK_STACK (self->stack), build_loading (self), "loading");
   self->views_page = GTK_WIDGET (rsp_views_new ());
