@@ -196,6 +196,9 @@ bad:
  * formats.  The blob comes from an untrusted file, so it is parsed once in a
  * child process first: if the child dies, the formats are rejected instead
  * of taking rsp down. */
+#define PROBE_POLL_MS 2
+#define PROBE_TIMEOUT_MS 10000
+
 static gboolean
 parses_safely (const guint8 *data, gsize size)
 {
@@ -215,10 +218,27 @@ parses_safely (const guint8 *data, gsize size)
       struct tep_handle *tep = parse_blob (data, size, &pos);
       _exit (tep != NULL ? 0 : 1);
     }
-  int status;
-  while (waitpid (pid, &status, 0) < 0)
-    if (errno != EINTR)
-      return TRUE;
+  /* A child forked from a multithreaded process (the GUI loads in a worker
+   * thread) can deadlock on a lock another thread held at fork time; it
+   * gets a bounded time, then the formats are parsed in-process as perf
+   * does. */
+  int status = 0;
+  for (guint waited_ms = 0;; waited_ms += PROBE_POLL_MS)
+    {
+      pid_t r = waitpid (pid, &status, WNOHANG);
+      if (r == pid)
+        break;
+      if (r < 0 && errno != EINTR)
+        return TRUE;
+      if (waited_ms >= PROBE_TIMEOUT_MS)
+        {
+          kill (pid, SIGKILL);
+          while (waitpid (pid, &status, 0) < 0 && errno == EINTR)
+            ;
+          return TRUE;
+        }
+      g_usleep (PROBE_POLL_MS * 1000);
+    }
   return WIFEXITED (status) && WEXITSTATUS (status) == 0;
 }
 

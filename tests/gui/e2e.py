@@ -15,6 +15,7 @@ xdotool it skips with a visible message, and fails under CI=true.
 import os
 import pwd
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -79,7 +80,30 @@ def start_viewer(display, recording, workdir):
         ensure_user()
         argv = ["runuser", "-u", TEST_USER, "--", "env", "HOME=" + workdir, "XDG_RUNTIME_DIR=" + workdir] + argv
     log = open(os.path.join(workdir, "viewer.log"), "w")
-    return subprocess.Popen(argv, env=display.env(), stdout=log, stderr=log)
+    # its own session, so that stopping it also stops the viewer under runuser
+    return subprocess.Popen(argv, env=display.env(), stdout=log, stderr=log, start_new_session=True)
+
+
+def stop_viewer(proc):
+    try:
+        os.killpg(proc.pid, signal.SIGTERM)
+    except ProcessLookupError:
+        pass
+    try:
+        proc.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait(timeout=10)
+
+
+def wait_loaded(display, window, name, seconds):
+    """The window's title becomes the recording's name when loading is done."""
+    deadline = time.time() + seconds
+    while time.time() < deadline:
+        if xdotool(display, "getwindowname", window).stdout.strip() == name:
+            return True
+        time.sleep(0.5)
+    return False
 
 
 def xdotool(display, *args):
@@ -160,7 +184,11 @@ def flame_test(display, workdir):
         wins = wait_windows(display, proc, 1, 30)
         if not wins:
             t.fail("the viewer showed no window (log: %s)" % open(os.path.join(workdir, "viewer.log")).read()[-2000:])
-        time.sleep(3)  # loading runs off the main loop; the timeline appears when it is done
+        # loading runs off the main loop (slow under AddressSanitizer)
+        if not wait_loaded(display, wins[0], "tcp_loop.rsp", 120):
+            screenshot(display, os.path.join(workdir, "loading.png"))
+            t.fail("the recording did not finish loading in 120 s (screenshot in %s)" % workdir)
+        time.sleep(1)
         x, y, w, h = window_geometry(display, wins[0])
         before = screenshot(display, os.path.join(workdir, "before.png"))
         flame_area = (x, y + 150, x + w * 55 // 100, y + h - 20)
@@ -184,8 +212,7 @@ def flame_test(display, workdir):
               % opened)
         shutil.copy(os.path.join(workdir, "after.png"), os.path.join(os.environ["RSP_BUILD_ROOT"], "tests", "gui-flame.png"))
     finally:
-        proc.terminate()
-        proc.wait(timeout=10)
+        stop_viewer(proc)
 
 
 def error_test(display, workdir):
@@ -213,8 +240,7 @@ def error_test(display, workdir):
         if "damaged.rsp" not in name:
             t.fail("the error dialog does not name the file: %r" % name)
     finally:
-        proc.terminate()
-        proc.wait(timeout=10)
+        stop_viewer(proc)
 
 
 def main():
