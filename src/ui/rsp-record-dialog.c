@@ -4,6 +4,7 @@
 #include "rsp-record-dialog.h"
 
 #include <glib/gi18n.h>
+#include <string.h>
 
 struct _RspRecordDialog {
   GtkWindow parent_instance;
@@ -76,13 +77,19 @@ record_argv (RspRecordDialog *self, GError **error)
   return argv;
 }
 
+/* The command line to type, quoting only the arguments a shell would split
+ * or expand. */
 static char *
 quoted (GStrv argv)
 {
   GString *s = g_string_new (NULL);
   for (guint i = 0; argv[i] != NULL; i++)
     {
-      g_autofree char *q = g_shell_quote (argv[i]);
+      const char *arg = argv[i];
+      gboolean plain = *arg != '\0';
+      for (const char *c = arg; *c != '\0' && plain; c++)
+        plain = g_ascii_isalnum (*c) || strchr ("_./:=+,-@%", *c) != NULL;
+      g_autofree char *q = plain ? g_strdup (arg) : g_shell_quote (arg);
       g_string_append_printf (s, "%s%s", i > 0 ? " " : "", q);
     }
   return g_string_free (s, FALSE);
@@ -223,6 +230,7 @@ rsp_record_dialog_init (RspRecordDialog *self)
 
   self->command = row (grid, 0, _("_Command"), gtk_entry_new ());
   gtk_entry_set_placeholder_text (GTK_ENTRY (self->command), _("e.g. curl http://127.0.0.1:8080/"));
+  gtk_entry_set_activates_default (GTK_ENTRY (self->command), TRUE);
   self->output = row (grid, 1, _("_Save as"), gtk_label_new (self->output_path));
   gtk_widget_set_halign (self->output, GTK_ALIGN_START);
   self->freq = row (grid, 2, _("Sampling _frequency (Hz)"), gtk_spin_button_new_with_range (10, 10000, 10));

@@ -214,7 +214,7 @@ build_welcome (RspWindow *self)
   /* the application's icon when installed, a system one when run from the build tree */
   GtkIconTheme *icons = gtk_icon_theme_get_for_display (gdk_display_get_default ());
   const char *icon_name = gtk_icon_theme_has_icon (icons, "io.github.rsp.Profiler") ? "io.github.rsp.Profiler"
-                                                                                    : "utilities-system-monitor-symbolic";
+                                                                                    : "edit-find-symbolic";
   GtkWidget *icon = gtk_image_new_from_icon_name (icon_name);
   gtk_image_set_pixel_size (GTK_IMAGE (icon), 96);
   GtkWidget *title = gtk_label_new (_("Why did this take so long?"));

@@ -75,7 +75,7 @@ def start_viewer(display, recording, workdir):
     if not os.path.exists(rsp):
         shutil.copy(t.rsp_path(), rsp)
         os.chmod(rsp, 0o755)
-    argv = [rsp, "view", recording]
+    argv = [rsp, "view"] + ([recording] if recording else [])
     if os.geteuid() == 0:
         ensure_user()
         argv = ["runuser", "-u", TEST_USER, "--", "env", "HOME=" + workdir, "XDG_RUNTIME_DIR=" + workdir] + argv
@@ -243,6 +243,43 @@ def error_test(display, workdir):
         stop_viewer(proc)
 
 
+def record_test(display, workdir):
+    """Ctrl+R opens the Record dialog; a command typed and confirmed runs
+    through pkexec, or, where there is none (CI), the dialog stays open and
+    shows the exact command to run with sudo (it never records as us)."""
+    proc = start_viewer(display, "", workdir)
+    try:
+        wins = wait_windows(display, proc, 1, 30)
+        if not wins:
+            t.fail("the viewer showed no window")
+        time.sleep(1)
+        xdotool(display, "windowactivate", "--sync", wins[0])
+        xdotool(display, "key", "ctrl+r")
+        dialog = None
+        for _ in range(40):
+            found = xdotool(display, "search", "--onlyvisible", "--name", "^Record$").stdout.split()
+            if found:
+                dialog = found[0]
+                break
+            time.sleep(0.25)
+        if dialog is None:
+            t.fail("Ctrl+R opened no Record dialog")
+        xdotool(display, "type", "--delay", "20", "true")
+        xdotool(display, "key", "Return")
+        time.sleep(2)
+        screenshot(display, os.path.join(workdir, "record.png"))
+        shutil.copy(os.path.join(workdir, "record.png"), os.path.join(os.environ["RSP_BUILD_ROOT"], "tests", "gui-record.png"))
+        if proc.poll() is not None:
+            t.fail("the viewer died after Record (exit %s)" % proc.returncode)
+        if shutil.which("pkexec") is None:
+            still = xdotool(display, "search", "--onlyvisible", "--name", "^Record$").stdout.split()
+            if not still:
+                t.fail("without pkexec the Record dialog must stay open with the command to run")
+        t.log("the Record dialog opened and took the command")
+    finally:
+        stop_viewer(proc)
+
+
 def main():
     what = sys.argv[1] if len(sys.argv) > 1 else "flame"
     for tool in ("Xvfb", "xdotool", "import", "convert"):
@@ -253,6 +290,8 @@ def main():
     try:
         if what == "flame":
             flame_test(display, workdir)
+        elif what == "record":
+            record_test(display, workdir)
         else:
             error_test(display, workdir)
     finally:
