@@ -392,11 +392,14 @@ add_finding (RspAnalysis *a, RspCategory cat, RspIdx seg_idx, const char *frame,
     idx = GPOINTER_TO_UINT (found) - 1;
   RspFinding *f = &g_array_index (a->findings, RspFinding, idx);
   f->ns += ns;
+  /* The largest single stretch represents the finding (its task, its path),
+   * preferring control path 0: the process of interest's own path is how
+   * the reader gets there.  The top bit of finding_best marks path 0. */
   guint64 *best = &g_array_index (a->finding_best, guint64, idx);
-  if (ns > *best)
+  guint64 rank = (seg->path == 0 ? G_GUINT64_CONSTANT (1) << 63 : 0) | ns;
+  if (rank > *best)
     {
-      /* the largest single stretch represents the finding: its task, its path */
-      *best = ns;
+      *best = rank;
       f->task = seg->task;
       f->best_start = start;
       f->best_end = start + ns;
