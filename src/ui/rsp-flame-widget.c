@@ -1,7 +1,6 @@
 /* rsp-flame-widget.c — input and layout caching for the flame views. */
 #include "rsp-flame-widget.h"
 
-#include <cairo-svg.h>
 #include <glib/gi18n.h>
 #include <math.h>
 
@@ -345,34 +344,29 @@ rsp_flame_widget_show_range (RspFlameWidget *self, guint64 t0, guint64 t1)
   gtk_widget_queue_draw (GTK_WIDGET (self));
 }
 
+typedef struct {
+  RspFlameWidget *self;
+  RspTheme theme;
+} ExportJob;
+
+static void
+export_draw (cairo_t *cr, double width, double height, gpointer data)
+{
+  ExportJob *job = data;
+  /* laid out for the export's scale, then dropped */
+  g_clear_pointer (&job->self->layout, rsp_flame_layout_free);
+  draw (job->self, cr, &job->theme, width, height);
+  g_clear_pointer (&job->self->layout, rsp_flame_layout_free);
+}
+
 gboolean
 rsp_flame_widget_export (RspFlameWidget *self, const char *path, GError **error)
 {
-  double w = MAX (gtk_widget_get_width (GTK_WIDGET (self)), 200);
-  double h = MAX (gtk_widget_get_height (GTK_WIDGET (self)), 150);
-  RspTheme theme;
-  rsp_widget_theme (GTK_WIDGET (self), &theme);
-  theme.scale = 1;
-  gboolean svg = g_str_has_suffix (path, ".svg");
-  cairo_surface_t *surface = svg ? cairo_svg_surface_create (path, w, h)
-                                 : cairo_image_surface_create (CAIRO_FORMAT_ARGB32, (int) w, (int) h);
-  cairo_t *cr = cairo_create (surface);
-  g_clear_pointer (&self->layout, rsp_flame_layout_free); /* laid out for scale 1 */
-  draw (self, cr, &theme, w, h);
-  cairo_destroy (cr);
-  g_clear_pointer (&self->layout, rsp_flame_layout_free);
-  cairo_status_t status = svg ? CAIRO_STATUS_SUCCESS : cairo_surface_write_to_png (surface, path);
-  cairo_surface_finish (surface);
-  if (status == CAIRO_STATUS_SUCCESS)
-    status = cairo_surface_status (surface);
-  cairo_surface_destroy (surface);
-  if (status != CAIRO_STATUS_SUCCESS)
-    {
-      g_set_error (error, G_IO_ERROR, G_IO_ERROR_FAILED, _("Could not write %s: %s"), path,
-                   cairo_status_to_string (status));
-      return FALSE;
-    }
-  return TRUE;
+  ExportJob job = { self };
+  rsp_widget_theme (GTK_WIDGET (self), &job.theme);
+  job.theme.scale = 1;
+  return rsp_export_image (path, MAX (gtk_widget_get_width (GTK_WIDGET (self)), 200),
+                           MAX (gtk_widget_get_height (GTK_WIDGET (self)), 150), export_draw, &job, error);
 }
 
 static void

@@ -1,7 +1,6 @@
 /* rsp-timeline-widget.c — input and layout for the process running view. */
 #include "rsp-timeline-widget.h"
 
-#include <cairo-svg.h>
 #include <glib/gi18n.h>
 #include <math.h>
 #include <string.h>
@@ -423,36 +422,30 @@ rsp_timeline_widget_zoom_fit (RspTimelineWidget *self)
   gtk_widget_queue_draw (GTK_WIDGET (self));
 }
 
+typedef struct {
+  RspTimelineWidget *self;
+  RspTheme theme;
+} ExportJob;
+
+static void
+export_draw (cairo_t *cr, double width, double height, gpointer data)
+{
+  ExportJob *job = data;
+  RspTimelineViewport vp;
+  viewport_for (job->self, &vp, &job->theme);
+  vp.width = width;
+  vp.height = height;
+  rsp_timeline_view_draw (job->self->layout, &vp, &job->theme, cr);
+}
+
 gboolean
 rsp_timeline_widget_export (RspTimelineWidget *self, const char *path, GError **error)
 {
-  double w = MAX (gtk_widget_get_width (GTK_WIDGET (self)), 200);
-  double h = MAX (gtk_widget_get_height (GTK_WIDGET (self)), 150);
-  RspTheme theme;
-  rsp_widget_theme (GTK_WIDGET (self), &theme);
-  theme.scale = 1;
-  RspTimelineViewport vp;
-  viewport_for (self, &vp, &theme);
-  vp.width = w;
-  vp.height = h;
-  gboolean svg = g_str_has_suffix (path, ".svg");
-  cairo_surface_t *surface = svg ? cairo_svg_surface_create (path, w, h)
-                                 : cairo_image_surface_create (CAIRO_FORMAT_ARGB32, (int) w, (int) h);
-  cairo_t *cr = cairo_create (surface);
-  rsp_timeline_view_draw (self->layout, &vp, &theme, cr);
-  cairo_destroy (cr);
-  cairo_status_t status = svg ? CAIRO_STATUS_SUCCESS : cairo_surface_write_to_png (surface, path);
-  cairo_surface_finish (surface);
-  if (status == CAIRO_STATUS_SUCCESS)
-    status = cairo_surface_status (surface);
-  cairo_surface_destroy (surface);
-  if (status != CAIRO_STATUS_SUCCESS)
-    {
-      g_set_error (error, G_IO_ERROR, G_IO_ERROR_FAILED, _("Could not write %s: %s"), path,
-                   cairo_status_to_string (status));
-      return FALSE;
-    }
-  return TRUE;
+  ExportJob job = { self };
+  rsp_widget_theme (GTK_WIDGET (self), &job.theme);
+  job.theme.scale = 1;
+  return rsp_export_image (path, MAX (gtk_widget_get_width (GTK_WIDGET (self)), 200),
+                           MAX (gtk_widget_get_height (GTK_WIDGET (self)), 150), export_draw, &job, error);
 }
 
 static void

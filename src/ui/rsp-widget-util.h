@@ -17,4 +17,9 @@ void rsp_widget_theme (GtkWidget *widget, RspTheme *theme);
  * *SCROLL_LINES is set for Up/Down (rows to scroll), else 0. */
 gboolean rsp_time_nav_key (RspTimeNav *nav, guint keyval, GdkModifierType state, int *scroll_lines);
 
+/* Draws through DRAW into a WIDTH x HEIGHT PNG or SVG file (by PATH's suffix). */
+typedef void (*RspDrawFunc) (cairo_t *cr, double width, double height, gpointer data);
+gboolean rsp_export_image (const char *path, double width, double height, RspDrawFunc draw, gpointer data,
+                           GError **error);
+
 G_END_DECLS
