@@ -280,6 +280,53 @@ def record_test(display, workdir):
         stop_viewer(proc)
 
 
+def export_test(display, workdir):
+    """Ctrl+E exports the visible view: the file chooser takes a path, and a
+    PNG of the window's view size appears there."""
+    src = os.path.join(os.environ["RSP_SOURCE_ROOT"], "tests", "data", "tcp_loop.rsp")
+    recording = os.path.join(workdir, "tcp_loop.rsp")
+    shutil.copy(src, recording)
+    os.chmod(recording, 0o644)
+    target = os.path.join(workdir, "exported.png")
+    proc = start_viewer(display, recording, workdir)
+    try:
+        wins = wait_windows(display, proc, 1, 30)
+        if not wins or not wait_loaded(display, wins[0], "tcp_loop.rsp", 120):
+            t.fail("the recording did not load")
+        xdotool(display, "windowactivate", "--sync", wins[0])
+        xdotool(display, "key", "ctrl+e")
+        chooser = None
+        for _ in range(40):
+            found = xdotool(display, "search", "--onlyvisible", "--name", "^Export the View$").stdout.split()
+            if found:
+                chooser = found[0]
+                break
+            time.sleep(0.25)
+        if chooser is None:
+            t.fail("Ctrl+E opened no export dialog")
+        time.sleep(0.5)
+        xdotool(display, "key", "ctrl+a")
+        xdotool(display, "type", "--delay", "10", target)
+        xdotool(display, "key", "Return")
+        for _ in range(40):
+            if os.path.exists(target) and os.path.getsize(target) > 0:
+                break
+            time.sleep(0.25)
+        else:
+            screenshot(display, os.path.join(workdir, "export.png"))
+            t.fail("no image was exported to %s" % target)
+        with open(target, "rb") as f:
+            head = f.read(24)
+        if head[:8] != b"\x89PNG\r\n\x1a\n":
+            t.fail("the export is not a PNG")
+        w, h = int.from_bytes(head[16:20], "big"), int.from_bytes(head[20:24], "big")
+        if w < 400 or h < 200:
+            t.fail("the exported image is %dx%d" % (w, h))
+        t.log("exported the timeline to a %dx%d PNG" % (w, h))
+    finally:
+        stop_viewer(proc)
+
+
 def main():
     what = sys.argv[1] if len(sys.argv) > 1 else "flame"
     for tool in ("Xvfb", "xdotool", "import", "convert"):
@@ -292,6 +339,8 @@ def main():
             flame_test(display, workdir)
         elif what == "record":
             record_test(display, workdir)
+        elif what == "export":
+            export_test(display, workdir)
         else:
             error_test(display, workdir)
     finally:
