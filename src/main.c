@@ -14,22 +14,22 @@ typedef struct {
 } RspCommand;
 
 static const RspCommand commands[] = {
-  { "record", rsp_cmd_record, "record the whole system while a command runs (perf record -a)" },
-  { "report", rsp_cmd_report, "where the wall time of a process went, and why (--json)" },
-  { "view", rsp_cmd_view, "open recordings in the desktop application (also: rsp FILE)" },
-  { "render", rsp_cmd_render, "draw a view of a recording to PNG or SVG, headless" },
-  { "dump", rsp_cmd_dump, "print the decoded events of a recording, or --stats" },
+  { "record", rsp_cmd_record, N_ ("record the whole system while a command runs (perf record -a)") },
+  { "report", rsp_cmd_report, N_ ("where the wall time of a process went, and why (--json)") },
+  { "view", rsp_cmd_view, N_ ("open recordings in the desktop application (also: rsp FILE)") },
+  { "render", rsp_cmd_render, N_ ("draw a view of a recording to PNG or SVG, headless") },
+  { "dump", rsp_cmd_dump, N_ ("print the decoded events of a recording, or --stats") },
 };
 
 static void
 print_usage (FILE *out)
 {
-  fprintf (out, "Usage: rsp COMMAND [OPTION...]\n\n"
-                "RSP, the Recursive Systemic Profiler: why did this take so long?\n\n"
-                "Commands:\n");
+  fprintf (out, "%s", _("Usage: rsp COMMAND [OPTION...]\n\n"
+                        "RSP, the Recursive Systemic Profiler: why did this take so long?\n\n"
+                        "Commands:\n"));
   for (gsize i = 0; i < G_N_ELEMENTS (commands); i++)
-    fprintf (out, "  %-8s %s\n", commands[i].name, commands[i].summary);
-  fprintf (out, "\nRun 'rsp COMMAND --help' for the options of one command.\n");
+    fprintf (out, "  %-8s %s\n", commands[i].name, _(commands[i].summary));
+  fprintf (out, "\n%s\n", _("Run 'rsp COMMAND --help' for the options of one command."));
 }
 
 int
@@ -65,7 +65,7 @@ main (int argc, char **argv)
       char *view_argv[] = { (char *) "view", argv[1], NULL };
       return rsp_cmd_view (2, view_argv);
     }
-  fprintf (stderr, "rsp: unknown command '%s'\n\n", argv[1]);
+  fprintf (stderr, _("rsp: unknown command '%s'\n\n"), argv[1]);
   print_usage (stderr);
   return 2;
 }

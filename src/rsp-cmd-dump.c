@@ -6,6 +6,7 @@
  * Other:   <sec>.<nsec> [<cpu>] <comm> <pid>/<tid> PERF_RECORD_<TYPE>: <details>
  */
 #include <glib.h>
+#include <glib/gi18n.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
@@ -130,10 +131,10 @@ print_stats (Dumper *d, const char *path, const guint64 *per_event, guint64 fram
   const RspRecording *rec = rsp_perf_reader_get_recording (r);
   FILE *out = d->out;
 
-  fprintf (out, "file:        %s (%.1f MB, %s)\n", path, h->file_size / 1e6,
-           rec != NULL ? "RSP recording" : "perf.data");
+  fprintf (out, _("file:        %s (%.1f MB, %s)\n"), path, h->file_size / 1e6,
+           rec != NULL ? _("RSP recording") : "perf.data");
   if (h->hostname != NULL || h->osrelease != NULL)
-    fprintf (out, "recorded on: %s, Linux %s, perf %s, %u CPUs\n", h->hostname ? h->hostname : "?",
+    fprintf (out, _("recorded on: %s, Linux %s, perf %s, %u CPUs\n"), h->hostname ? h->hostname : "?",
              h->osrelease ? h->osrelease : "?", h->perf_version ? h->perf_version : "?", h->nr_cpus_online);
   if (rec != NULL && rec->meta != NULL)
     {
@@ -141,57 +142,56 @@ print_stats (Dumper *d, const char *path, const guint64 *per_event, guint64 fram
       if (m->command != NULL)
         {
           g_autofree char *cmd = g_strjoinv (" ", m->command);
-          fprintf (out, "command:     %s (pid %d, exit status %d, %.3f s)\n", cmd, m->target_pid, m->exit_status,
+          fprintf (out, _("command:     %s (pid %d, exit status %d, %.3f s)\n"), cmd, m->target_pid, m->exit_status,
                    (m->end_ns - m->start_ns) / 1e9);
         }
       else
-        fprintf (out, "command:     none (whole system, %.3f s)\n", (m->end_ns - m->start_ns) / 1e9);
+        fprintf (out, _("command:     none (whole system, %.3f s)\n"), (m->end_ns - m->start_ns) / 1e9);
     }
 
-  fprintf (out, "\nevents:\n");
+  fprintf (out, "\n%s\n", _("events:"));
   for (guint i = 0; i < rsp_perf_reader_get_n_evsels (r); i++)
     {
       const RspEvsel *evsel = rsp_perf_reader_get_evsel (r, i);
       guint64 n = per_event[evsel->index];
       fprintf (out, "  %-28s %12" G_GUINT64_FORMAT "\n", evsel->name, n);
     }
-  fprintf (out, "\nrecords:\n");
+  fprintf (out, "\n%s\n", _("records:"));
   for (guint t = 0; t < RSP_RECORD_TYPE_MAX; t++)
     if (st->by_type[t] > 0)
       fprintf (out, "  %-28s %12" G_GUINT64_FORMAT "\n", rsp_record_type_name (t), st->by_type[t]);
 
-  fprintf (out, "\nlost events:   %" G_GUINT64_FORMAT " (PERF_RECORD_LOST), %" G_GUINT64_FORMAT
-                " samples (LOST_SAMPLES)\n",
-           st->lost_events, st->lost_samples);
-  fprintf (out, "bad records:   %" G_GUINT64_FORMAT ", unknown ids: %" G_GUINT64_FORMAT
-                ", out of order: %" G_GUINT64_FORMAT "%s\n",
-           st->bad_records, st->unknown_ids, st->out_of_order, st->truncated ? ", TRUNCATED" : "");
+  fprintf (out, _("\nlost events:   %llu (PERF_RECORD_LOST), %llu samples (LOST_SAMPLES)\n"),
+           (unsigned long long) st->lost_events, (unsigned long long) st->lost_samples);
+  fprintf (out, _("bad records:   %llu, unknown ids: %llu, out of order: %llu%s\n"),
+           (unsigned long long) st->bad_records, (unsigned long long) st->unknown_ids,
+           (unsigned long long) st->out_of_order, st->truncated ? _(", TRUNCATED") : "");
 
   if (rec != NULL && rec->meta != NULL && rec->meta->health->len > 0)
     {
       const RspRecordingMeta *m = rec->meta;
-      fprintf (out, "\nhealth (fired in the kernel / recorded):\n");
+      fprintf (out, "\n%s\n", _("health (fired in the kernel / recorded):"));
       for (guint i = 0; i < m->health->len; i++)
         {
           const RspHealthEntry *e = &g_array_index (m->health, RspHealthEntry, i);
           gdouble pct = e->counted > 0 ? 100.0 * e->recorded / e->counted : 100.0;
           fprintf (out, "  %-28s %10" G_GUINT64_FORMAT " %10" G_GUINT64_FORMAT "  %6.1f%%%s\n", e->event,
-                   e->counted, e->recorded, pct, rsp_health_entry_incomplete (e) ? "  LOSS" : "");
+                   e->counted, e->recorded, pct, rsp_health_entry_incomplete (e) ? _("  LOSS") : "");
         }
       if (m->idle_loss_suspected)
-        fprintf (out, "  events were lost in idle context (PERF-NOTES §3); record with --keep-awake\n");
+        fprintf (out, "  %s\n", _("events were lost in idle context (PERF-NOTES §3); record with --keep-awake"));
       for (guint i = 0; i < m->missing_events->len; i++)
         {
           const RspMissingEvent *e = &g_array_index (m->missing_events, RspMissingEvent, i);
-          fprintf (out, "  not recorded: %s (%s)\n", e->name, e->reason);
+          fprintf (out, _("  not recorded: %s (%s)\n"), e->name, e->reason);
         }
     }
 
   const RspSymbolizerStats *ss = rsp_symbolizer_get_stats (d->symbolizer);
-  fprintf (out, "\nsymbols:       %" G_GUINT64_FORMAT " frames, %" G_GUINT64_FORMAT " unknown, %u binaries loaded, %u missing\n",
-           frames, ss->unknown, ss->dsos_loaded, ss->dsos_missing);
-  fprintf (out, "throughput:    %" G_GUINT64_FORMAT " records in %.3f s: %.0f records/s, %.1f MB/s (symbols resolved)\n",
-           st->records, seconds, seconds > 0 ? st->records / seconds : 0.0,
+  fprintf (out, _("\nsymbols:       %llu frames, %llu unknown, %u binaries loaded, %u missing\n"),
+           (unsigned long long) frames, (unsigned long long) ss->unknown, ss->dsos_loaded, ss->dsos_missing);
+  fprintf (out, _("throughput:    %llu records in %.3f s: %.0f records/s, %.1f MB/s (symbols resolved)\n"),
+           (unsigned long long) st->records, seconds, seconds > 0 ? st->records / seconds : 0.0,
            seconds > 0 ? st->bytes / 1e6 / seconds : 0.0);
 }
 
@@ -203,15 +203,16 @@ rsp_cmd_dump (int argc, char **argv)
   g_auto (GStrv) files = NULL;
   GOptionEntry entries[] = {
     { "stats", 's', 0, G_OPTION_ARG_NONE, &stats,
-      "Print counts per event and record type, lost events, health and throughput", NULL },
+      N_ ("Print counts per event and record type, lost events, health and throughput"), NULL },
     { "offline", 0, 0, G_OPTION_ARG_NONE, &offline,
-      "Use only the symbols stored in the recording, nothing from this machine", NULL },
-    { G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &files, NULL, "FILE" },
+      N_ ("Use only the symbols stored in the recording, nothing from this machine"), NULL },
+    { G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &files, NULL, N_ ("FILE") },
     { NULL },
   };
-  g_autoptr (GOptionContext) ctx = g_option_context_new ("FILE - print the decoded events of a recording");
-  g_option_context_add_main_entries (ctx, entries, NULL);
-  g_option_context_set_description (ctx, "FILE is an RSP recording (rsp record) or a perf.data file.");
+  g_autoptr (GOptionContext) ctx = g_option_context_new (N_ ("FILE - print the decoded events of a recording"));
+  g_option_context_add_main_entries (ctx, entries, GETTEXT_PACKAGE);
+  g_option_context_set_translation_domain (ctx, GETTEXT_PACKAGE);
+  g_option_context_set_description (ctx, N_ ("FILE is an RSP recording (rsp record) or a perf.data file."));
   g_autoptr (GError) error = NULL;
   if (!g_option_context_parse (ctx, &argc, &argv, &error))
     {
@@ -220,7 +221,7 @@ rsp_cmd_dump (int argc, char **argv)
     }
   if (files == NULL || files[0] == NULL || files[1] != NULL)
     {
-      g_printerr ("rsp dump: give exactly one recording (rsp dump FILE)\n");
+      g_printerr (_("rsp dump: give exactly one recording (rsp dump FILE)\n"));
       return 2;
     }
   const char *path = files[0];
@@ -245,7 +246,7 @@ rsp_cmd_dump (int argc, char **argv)
     g_autoptr (GPtrArray) warnings = rsp_symbolizer_setup_for_reader (d.symbolizer, reader, offline);
     rsp_symbolizer_attach_to_tep (d.symbolizer, reader);
     for (guint i = 0; i < warnings->len; i++)
-      g_printerr ("rsp: warning: %s\n", (const char *) g_ptr_array_index (warnings, i));
+      g_printerr (_("rsp: warning: %s\n"), (const char *) g_ptr_array_index (warnings, i));
   }
 
   g_autofree guint64 *per_event = g_new0 (guint64, MAX (rsp_perf_reader_get_n_evsels (reader), 1));
@@ -275,7 +276,7 @@ rsp_cmd_dump (int argc, char **argv)
   int status = 0;
   const char *const *warnings = rsp_perf_reader_warnings (reader);
   for (guint i = 0; warnings[i] != NULL; i++)
-    g_printerr ("rsp: warning: %s: %s\n", path, warnings[i]);
+    g_printerr (_("rsp: warning: %s: %s\n"), path, warnings[i]);
   const RspReaderStats *rst = rsp_perf_reader_get_stats (reader);
   if (rst->truncated || rst->bad_records > 0 || rst->unknown_ids > 0)
     status = 3; /* read what was there, but the file is damaged */

@@ -1,6 +1,7 @@
 /* rsp-cmd-record.c — `rsp record`: the command line of the recorder
  * (src/collector/rsp-recorder.c does the work). */
 #include <glib.h>
+#include <glib/gi18n.h>
 #include <stdio.h>
 
 #include "rsp-commands.h"
@@ -14,7 +15,7 @@ rsp_cmd_record (int argc, char **argv)
 
   if (!rsp_recorder_options_parse (argc, argv, &options, &error))
     {
-      fprintf (stderr, "rsp record: %s\nRun 'rsp record --help' for the options.\n", error->message);
+      fprintf (stderr, _("rsp record: %s\nRun 'rsp record --help' for the options.\n"), error->message);
       rsp_recorder_options_clear (&options);
       return 2;
     }

@@ -4,6 +4,7 @@
  * through the same renderers the GUI uses (README screenshots, CI
  * artefacts, bug reports). */
 #include <cairo-svg.h>
+#include <glib/gi18n.h>
 #include <cairo.h>
 #include <errno.h>
 #include <math.h>
@@ -35,11 +36,11 @@ static void
 print_candidates (const RspModel *m)
 {
   g_autoptr (GArray) busiest = rsp_model_busiest_processes (m, 8);
-  g_printerr ("rsp: the busiest processes in this recording are:\n");
+  g_printerr (_("rsp: the busiest processes in this recording are:\n"));
   for (guint i = 0; i < busiest->len; i++)
     {
       const RspProcessSummary *p = &g_array_index (busiest, RspProcessSummary, i);
-      g_printerr ("    --pid %-8d %-16s %8.1f ms on CPU\n", p->pid, p->comm != NULL ? p->comm : "?", p->cpu_ns / 1e6);
+      g_printerr (_("    --pid %-8d %-16s %8.1f ms on CPU\n"), p->pid, p->comm != NULL ? p->comm : "?", p->cpu_ns / 1e6);
     }
 }
 
@@ -137,18 +138,18 @@ draw_title (cairo_t *cr, const RspTheme *theme, double width, const char *text, 
         }
       LegendItem items[6];
       guint n = 0;
-      items[n++] = (LegendItem) { "running", theme->run, FALSE };
+      items[n++] = (LegendItem) { _("running"), theme->run, FALSE };
       if (options->show_sleeps)
         {
-          items[n++] = (LegendItem) { "blocked", theme->sleep, FALSE };
-          items[n++] = (LegendItem) { "waiting for a CPU", theme->waiting, FALSE };
+          items[n++] = (LegendItem) { _("blocked"), theme->sleep, FALSE };
+          items[n++] = (LegendItem) { _("waiting for a CPU"), theme->waiting, FALSE };
         }
       if (disk)
-        items[n++] = (LegendItem) { "disk I/O", theme->disk, FALSE };
+        items[n++] = (LegendItem) { _("disk I/O"), theme->disk, FALSE };
       if (network)
-        items[n++] = (LegendItem) { "network wait", theme->network, FALSE };
+        items[n++] = (LegendItem) { _("network wait"), theme->network, FALSE };
       if (options->show_links)
-        items[n++] = (LegendItem) { "wake-up", theme->link, TRUE };
+        items[n++] = (LegendItem) { _("wake-up"), theme->link, TRUE };
       legend_width = draw_legend (cr, pl, theme, width, height, items, n) + 24;
     }
   pango_layout_set_markup (pl, text, -1);
@@ -174,15 +175,15 @@ title_text (const char *path, const RspModel *model, const RspAnalysis *analysis
 {
   GString *s = g_string_new (NULL);
   g_autofree char *file = g_markup_escape_text (basename_of (path), -1);
-  static const char *const names[] = { "Process running view", "Flame view", "Consolidated flame view" };
-  g_string_append_printf (s, "<b>%s</b>  ·  %s", names[view], file);
+  static const char *const names[] = { N_ ("Process running view"), N_ ("Flame view"), N_ ("Consolidated flame view") };
+  g_string_append_printf (s, "<b>%s</b>  ·  %s", _(names[view]), file);
   if (analysis != NULL)
     {
       RspIdx target = rsp_analysis_target_task (analysis);
       const char *comm = target != RSP_NONE ? rsp_model_task (model, target)->comm : NULL;
       g_autofree char *comm_text = g_markup_escape_text (comm != NULL ? comm : "?", -1);
       g_autofree char *wall = rsp_format_duration (rsp_analysis_wall_ns (analysis));
-      g_string_append_printf (s, "  ·  %s (pid %d)  ·  wall %s  ·  %.1f%% accounted", comm_text,
+      g_string_append_printf (s, _("  ·  %s (pid %d)  ·  wall %s  ·  %.1f%% accounted"), comm_text,
                               rsp_analysis_pid (analysis), wall, rsp_analysis_accounted_percent (analysis));
     }
   guint64 origin = rsp_model_start_time (model);
@@ -196,10 +197,14 @@ title_text (const char *path, const RspModel *model, const RspAnalysis *analysis
   else
     {
       g_autofree char *len = rsp_format_duration (end > origin ? end - origin : 0);
-      g_string_append_printf (s, "  ·  %s recorded", len);
+      g_string_append_printf (s, _("  ·  %s recorded"), len);
     }
   if (timeline != NULL && rsp_timeline_layout_n_hidden (timeline) > 0)
-    g_string_append_printf (s, "  ·  %u tasks with little CPU hidden", rsp_timeline_layout_n_hidden (timeline));
+    {
+      guint hidden = rsp_timeline_layout_n_hidden (timeline);
+      g_string_append_printf (s, ngettext ("  ·  %u task with little CPU hidden", "  ·  %u tasks with little CPU hidden", hidden),
+                              hidden);
+    }
   return g_string_free (s, FALSE);
 }
 
@@ -215,7 +220,7 @@ give_to_invoking_user (const char *path)
       || !g_ascii_string_to_unsigned (gid_text, 10, 0, G_MAXUINT32, &gid, NULL))
     return;
   if (chown (path, (uid_t) uid, (gid_t) gid) != 0)
-    g_printerr ("rsp render: warning: cannot give %s to uid %s: %s\n", path, uid_text, g_strerror (errno));
+    g_printerr (_("rsp render: warning: cannot give %s to uid %s: %s\n"), path, uid_text, g_strerror (errno));
 }
 
 int
@@ -227,21 +232,22 @@ rsp_cmd_render (int argc, char **argv)
   gdouble from_ms = -1, to_ms = -1;
   g_auto (GStrv) files = NULL;
   GOptionEntry entries[] = {
-    { "view", 'v', 0, G_OPTION_ARG_STRING, &view_name, "timeline, flame or consolidated (default: timeline)", "VIEW" },
-    { "pid", 'p', 0, G_OPTION_ARG_INT, &pid, "The process of interest (default: the command rsp record ran)", "PID" },
-    { "comm", 'c', 0, G_OPTION_ARG_STRING, &comm, "The process of interest by name (the busiest one of that name)", "NAME" },
-    { "size", 's', 0, G_OPTION_ARG_STRING, &size, "Image size in pixels (default 1600x900)", "WxH" },
-    { "dark", 0, 0, G_OPTION_ARG_NONE, &dark, "Dark theme", NULL },
-    { "from", 0, 0, G_OPTION_ARG_DOUBLE, &from_ms, "Start of the range, ms from the recording's start", "MS" },
-    { "to", 0, 0, G_OPTION_ARG_DOUBLE, &to_ms, "End of the range, ms from the recording's start", "MS" },
-    { "show-sleeps", 0, 0, G_OPTION_ARG_NONE, &show_sleeps, "Timeline: draw sleeps, labelled with their frame", NULL },
-    { "all-tasks", 0, 0, G_OPTION_ARG_NONE, &all_tasks, "Timeline: keep tasks with negligible CPU time", NULL },
-    { "output", 'o', 0, G_OPTION_ARG_FILENAME, &output, "The image to write: .png or .svg", "OUT" },
-    { G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &files, NULL, "FILE" },
+    { "view", 'v', 0, G_OPTION_ARG_STRING, &view_name, N_ ("timeline, flame or consolidated (default: timeline)"), N_ ("VIEW") },
+    { "pid", 'p', 0, G_OPTION_ARG_INT, &pid, N_ ("The process of interest (default: the command rsp record ran)"), N_ ("PID") },
+    { "comm", 'c', 0, G_OPTION_ARG_STRING, &comm, N_ ("The process of interest by name (the busiest one of that name)"), N_ ("NAME") },
+    { "size", 's', 0, G_OPTION_ARG_STRING, &size, N_ ("Image size in pixels (default 1600x900)"), N_ ("WxH") },
+    { "dark", 0, 0, G_OPTION_ARG_NONE, &dark, N_ ("Dark theme"), NULL },
+    { "from", 0, 0, G_OPTION_ARG_DOUBLE, &from_ms, N_ ("Start of the range, ms from the recording's start"), N_ ("MS") },
+    { "to", 0, 0, G_OPTION_ARG_DOUBLE, &to_ms, N_ ("End of the range, ms from the recording's start"), N_ ("MS") },
+    { "show-sleeps", 0, 0, G_OPTION_ARG_NONE, &show_sleeps, N_ ("Timeline: draw sleeps, labelled with their frame"), NULL },
+    { "all-tasks", 0, 0, G_OPTION_ARG_NONE, &all_tasks, N_ ("Timeline: keep tasks with negligible CPU time"), NULL },
+    { "output", 'o', 0, G_OPTION_ARG_FILENAME, &output, N_ ("The image to write: .png or .svg"), N_ ("OUT") },
+    { G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &files, NULL, N_ ("FILE") },
     { NULL },
   };
-  g_autoptr (GOptionContext) ctx = g_option_context_new ("-o OUT.png|OUT.svg - draw a view of a recording");
-  g_option_context_add_main_entries (ctx, entries, NULL);
+  g_autoptr (GOptionContext) ctx = g_option_context_new (N_ ("-o OUT.png|OUT.svg - draw a view of a recording"));
+  g_option_context_add_main_entries (ctx, entries, GETTEXT_PACKAGE);
+  g_option_context_set_translation_domain (ctx, GETTEXT_PACKAGE);
   g_autoptr (GError) error = NULL;
   if (!g_option_context_parse (ctx, &argc, &argv, &error))
     {
@@ -250,7 +256,7 @@ rsp_cmd_render (int argc, char **argv)
     }
   if (files == NULL || files[0] == NULL || files[1] != NULL)
     {
-      g_printerr ("rsp render: give exactly one recording (rsp render FILE -o OUT.png)\n");
+      g_printerr (_("rsp render: give exactly one recording (rsp render FILE -o OUT.png)\n"));
       return 2;
     }
   const char *path = files[0];
@@ -264,19 +270,19 @@ rsp_cmd_render (int argc, char **argv)
     view = VIEW_CONSOLIDATED;
   else
     {
-      g_printerr ("rsp render: unknown view '%s' (timeline, flame or consolidated)\n", view_name);
+      g_printerr (_("rsp render: unknown view '%s' (timeline, flame or consolidated)\n"), view_name);
       return 2;
     }
   int width = DEFAULT_WIDTH, height = DEFAULT_HEIGHT;
   if (size != NULL && !parse_size (size, &width, &height))
     {
-      g_printerr ("rsp render: bad size '%s': give WIDTHxHEIGHT in pixels, from 200x100 to %dx%d\n", size, MAX_SIDE,
+      g_printerr (_("rsp render: bad size '%s': give WIDTHxHEIGHT in pixels, from 200x100 to %dx%d\n"), size, MAX_SIDE,
                   MAX_SIDE);
       return 2;
     }
   if (output == NULL)
     {
-      g_printerr ("rsp render: name the image to write with -o OUT.png or -o OUT.svg\n");
+      g_printerr (_("rsp render: name the image to write with -o OUT.png or -o OUT.svg\n"));
       return 2;
     }
   gboolean svg;
@@ -286,12 +292,12 @@ rsp_cmd_render (int argc, char **argv)
     svg = TRUE;
   else
     {
-      g_printerr ("rsp render: %s: the output must end in .png or .svg\n", output);
+      g_printerr (_("rsp render: %s: the output must end in .png or .svg\n"), output);
       return 2;
     }
   if (from_ms >= 0 && to_ms >= 0 && to_ms <= from_ms)
     {
-      g_printerr ("rsp render: --to (%.3f ms) must be after --from (%.3f ms)\n", to_ms, from_ms);
+      g_printerr (_("rsp render: --to (%.3f ms) must be after --from (%.3f ms)\n"), to_ms, from_ms);
       return 2;
     }
 
@@ -300,7 +306,7 @@ rsp_cmd_render (int argc, char **argv)
   FILE *probe = fopen (output, "ab");
   if (probe == NULL)
     {
-      g_printerr ("rsp render: cannot write %s: %s\n", output, g_strerror (errno));
+      g_printerr (_("rsp render: cannot write %s: %s\n"), output, g_strerror (errno));
       return 1;
     }
   fclose (probe);
@@ -310,7 +316,7 @@ rsp_cmd_render (int argc, char **argv)
   g_autoptr (GPtrArray) warnings = g_ptr_array_new_with_free_func (g_free);
   g_autoptr (RspModel) model = rsp_model_load (path, NULL, NULL, NULL, warnings, &error);
   for (guint i = 0; i < warnings->len; i++)
-    g_printerr ("rsp: warning: %s: %s\n", path, (const char *) g_ptr_array_index (warnings, i));
+    g_printerr (_("rsp: warning: %s: %s\n"), path, (const char *) g_ptr_array_index (warnings, i));
   if (model == NULL)
     {
       g_printerr ("rsp: %s: %s\n", path, error->message);
@@ -324,7 +330,7 @@ rsp_cmd_render (int argc, char **argv)
       RspIdx t = rsp_model_find_process (model, 0, comm);
       if (t == RSP_NONE)
         {
-          g_printerr ("rsp: no process named '%s' ran in %s\n", comm, path);
+          g_printerr (_("rsp: no process named '%s' ran in %s\n"), comm, path);
           print_candidates (model);
           return 1;
         }
@@ -334,8 +340,8 @@ rsp_cmd_render (int argc, char **argv)
     pid = meta->target_pid;
   if (pid <= 0 && view != VIEW_TIMELINE)
     {
-      g_printerr ("rsp: %s has no target command (a plain perf.data or a whole-system recording): "
-                  "name the process of interest with --pid or --comm\n",
+      g_printerr (_("rsp: %s has no target command (a plain perf.data or a whole-system recording): "
+                    "name the process of interest with --pid or --comm\n"),
                   path);
       print_candidates (model);
       return 1;
@@ -363,7 +369,7 @@ rsp_cmd_render (int argc, char **argv)
                                  : cairo_image_surface_create (CAIRO_FORMAT_ARGB32, width, height);
   if (cairo_surface_status (surface) != CAIRO_STATUS_SUCCESS)
     {
-      g_printerr ("rsp render: cannot write %s: %s\n", output, cairo_status_to_string (cairo_surface_status (surface)));
+      g_printerr (_("rsp render: cannot write %s: %s\n"), output, cairo_status_to_string (cairo_surface_status (surface)));
       cairo_surface_destroy (surface);
       return 1;
     }
@@ -431,7 +437,7 @@ rsp_cmd_render (int argc, char **argv)
   cairo_surface_destroy (surface);
   if (status != CAIRO_STATUS_SUCCESS)
     {
-      g_printerr ("rsp render: cannot write %s: %s\n", output, cairo_status_to_string (status));
+      g_printerr (_("rsp render: cannot write %s: %s\n"), output, cairo_status_to_string (status));
       return 1;
     }
   give_to_invoking_user (output);

@@ -1,6 +1,7 @@
 /* rsp-cmd-view.c — `rsp view [FILE...]` (and `rsp FILE`): the desktop
  * application.  It never runs as root: recording goes through pkexec. */
 #include <glib.h>
+#include <glib/gi18n.h>
 #include <stdio.h>
 #include <unistd.h>
 
@@ -12,8 +13,8 @@ rsp_cmd_view (int argc, char **argv)
 {
   if (geteuid () == 0)
     {
-      g_printerr ("rsp view: the viewer does not run as root; run it as yourself (recordings made with sudo "
-                  "belong to you; Record… asks for privileges through pkexec)\n");
+      g_printerr (_("rsp view: the viewer does not run as root; run it as yourself (recordings made with sudo "
+                    "belong to you; Record… asks for privileges through pkexec)\n"));
       return 1;
     }
   g_autoptr (RspApplication) app = rsp_application_new ();

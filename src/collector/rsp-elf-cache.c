@@ -7,6 +7,7 @@
  */
 #include "rsp-elf-cache.h"
 
+#include <glib/gi18n-lib.h>
 #include <elfutils/libdwelf.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -594,7 +595,7 @@ fill_file (RspElfFile *file, ElfHandle *bin, ElfHandle *dbg, GError **error)
 
   if (layout == NULL || !read_segments (layout, file))
     {
-      g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_INVAL, "no loadable segments");
+      g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_INVAL, _("no loadable segments"));
       return FALSE;
     }
 
@@ -666,9 +667,9 @@ rsp_elf_file_load (const char *path, const guint8 *build_id, guint build_id_size
     {
       if (build_id_size > 0 && path != NULL && g_file_test (path, G_FILE_TEST_EXISTS))
         g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_INVAL,
-                     "%s: build id differs from the recording's", path);
+                     _("%s: build id differs from the recording's"), path);
       else
-        g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_NOENT, "%s: not found or not ELF",
+        g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_NOENT, _("%s: not found or not ELF"),
                      path != NULL ? path : "(no path)");
       return NULL;
     }

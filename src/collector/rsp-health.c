@@ -2,6 +2,7 @@
  * the --keep-awake spinners.  See rsp-health.h. */
 #include "rsp-health.h"
 
+#include <glib/gi18n-lib.h>
 #include <errno.h>
 #include <linux/perf_event.h>
 #include <sched.h>
@@ -83,7 +84,7 @@ rsp_health_counters_add (RspHealthCounters *self, const char *event, guint64 id,
         {
           int saved_errno = errno;
           g_set_error (error, G_FILE_ERROR, g_file_error_from_errno (saved_errno),
-                       "cannot count %s on CPU %d: %s", event, cpu, g_strerror (saved_errno));
+                       _("cannot count %s on CPU %d: %s"), event, cpu, g_strerror (saved_errno));
           health_counter_clear (&counter);
           return FALSE;
         }
@@ -198,29 +199,29 @@ rsp_health_judge (const GArray *entries, gboolean keep_awake, guint64 lost_recor
       append_entry (spec != NULL && spec->irq_context && !keep_awake ? idle : other, entry);
     }
 
-  const char *overflow = lost_records > 0 ? ", and perf's buffers overflowed" : "";
+  const char *overflow = lost_records > 0 ? _(", and perf's buffers overflowed") : "";
   if (idle->len > 0)
     {
       verdict->idle_loss_suspected = TRUE;
       g_ptr_array_add (verdict->warnings,
-                       g_strdup_printf ("perf dropped interrupt-context events while CPUs were idle "
-                                        "(recorded/counted: %s)%s: record again with --keep-awake",
+                       g_strdup_printf (_("perf dropped interrupt-context events while CPUs were idle "
+                                        "(recorded/counted: %s)%s: record again with --keep-awake"),
                                         idle->str, overflow));
     }
   if (other->len > 0)
     g_ptr_array_add (verdict->warnings,
-                     g_strdup_printf ("events were lost (recorded/counted: %s)%s; the analysis will infer "
-                                      "what is missing",
-                                      other->str, lost_records > 0 ? " as perf's buffers overflowed" : ""));
+                     g_strdup_printf (_("events were lost (recorded/counted: %s)%s; the analysis will infer "
+                                      "what is missing"),
+                                      other->str, lost_records > 0 ? _(" as perf's buffers overflowed") : ""));
 
   if (verdict->n_checked == 0)
-    verdict->summary = g_strdup ("not checked");
+    verdict->summary = g_strdup (_("not checked"));
   else if (verdict->n_incomplete == 0)
-    verdict->summary = g_strdup_printf ("all %u tracepoints complete", verdict->n_checked);
+    verdict->summary = g_strdup_printf (_("all %u tracepoints complete"), verdict->n_checked);
   else
-    verdict->summary = g_strdup_printf ("%u of %u tracepoints incomplete%s", verdict->n_incomplete,
+    verdict->summary = g_strdup_printf (_("%u of %u tracepoints incomplete%s"), verdict->n_incomplete,
                                         verdict->n_checked,
-                                        verdict->idle_loss_suspected ? ", try --keep-awake" : "");
+                                        verdict->idle_loss_suspected ? _(", try --keep-awake") : "");
 }
 
 void
@@ -282,7 +283,7 @@ rsp_keep_awake_start (const GArray *cpus, GError **error)
         {
           int saved_errno = errno;
           g_set_error (error, G_FILE_ERROR, g_file_error_from_errno (saved_errno),
-                       "cannot start the --keep-awake loop for CPU %u: %s", cpu,
+                       _("cannot start the --keep-awake loop for CPU %u: %s"), cpu,
                        g_strerror (saved_errno));
           return NULL; /* the autoptr kills the ones already started */
         }

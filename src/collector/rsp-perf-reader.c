@@ -14,6 +14,7 @@
  */
 #include "rsp-perf-reader.h"
 
+#include <glib/gi18n-lib.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <string.h>
@@ -278,7 +279,7 @@ parse_features (RspPerfReader *self, const guint64 *bits, guint64 feature_table)
       n_features++;
   if (feature_table > self->size || (guint64) n_features * 16 > self->size - feature_table)
     {
-      reader_warn (self, "the header's feature sections are missing (was perf record stopped abruptly?)");
+      reader_warn (self, _("the header's feature sections are missing (was perf record stopped abruptly?)"));
       return;
     }
 
@@ -294,7 +295,7 @@ parse_features (RspPerfReader *self, const guint64 *bits, guint64 feature_table)
         self->header.features |= 1ULL << bit;
       if (!section_ok (self, &s))
         {
-          reader_warn (self, "feature section %u points outside the file", bit);
+          reader_warn (self, _("feature section %u points outside the file"), bit);
           continue;
         }
       const guint8 *p = self->data + s.offset;
@@ -307,7 +308,7 @@ parse_features (RspPerfReader *self, const guint64 *bits, guint64 feature_table)
             self->tep = rsp_trace_data_load (p, s.size, &error);
             if (self->tep == NULL)
               {
-                reader_warn (self, "%s; tracepoint fields cannot be decoded", error->message);
+                reader_warn (self, _("%s; tracepoint fields cannot be decoded"), error->message);
                 self->tracing_data_damaged = TRUE;
               }
             self->header.has_tracing_data = self->tep != NULL;
@@ -375,14 +376,14 @@ parse_attrs (RspPerfReader *self, guint64 attr_size, const FileSection *attrs, G
   if (attr_size < PERF_ATTR_SIZE_VER0 + 16 || attrs->size % attr_size != 0 || !section_ok (self, attrs))
     {
       g_set_error (error, RSP_READER_ERROR, RSP_READER_ERROR_CORRUPT,
-                   "the event attribute table is damaged (entry size %" G_GUINT64_FORMAT ")", attr_size);
+                   _("the event attribute table is damaged (entry size %llu)"), (unsigned long long) attr_size);
       return FALSE;
     }
   guint64 n = attrs->size / attr_size;
   if (n == 0)
     {
       g_set_error (error, RSP_READER_ERROR, RSP_READER_ERROR_CORRUPT,
-                   "the recording declares no events");
+                   _("the recording declares no events"));
       return FALSE;
     }
   for (guint64 i = 0; i < n; i++)
@@ -399,7 +400,7 @@ parse_attrs (RspPerfReader *self, guint64 attr_size, const FileSection *attrs, G
       if (!section_ok (self, &ids) || ids.size % 8 != 0)
         {
           g_set_error (error, RSP_READER_ERROR, RSP_READER_ERROR_CORRUPT,
-                       "the id table of event %" G_GUINT64_FORMAT " points outside the file", i);
+                       _("the id table of event %llu points outside the file"), (unsigned long long) i);
           return FALSE;
         }
       evsel->n_ids = (guint) (ids.size / 8);
@@ -458,14 +459,14 @@ finish_evsels (RspPerfReader *self)
       if (evsel->attr.sample_type & PERF_SAMPLE_TIME)
         any_time = TRUE;
       if (evsel->attr.type == PERF_TYPE_TRACEPOINT && evsel->tp == NULL && self->tep != NULL)
-        reader_warn (self, "tracepoint %s has no format in the recording; its fields cannot be decoded",
+        reader_warn (self, _("tracepoint %s has no format in the recording; its fields cannot be decoded"),
                      evsel->name);
       if (evsel->attr.type == PERF_TYPE_TRACEPOINT && self->tep == NULL)
         n_undecodable++;
     }
   self->ordering = any_time;
   if (n_undecodable > 0 && !self->header.has_tracing_data && !self->tracing_data_damaged)
-    reader_warn (self, "the recording has no tracing data: the fields of its %u tracepoints cannot be decoded",
+    reader_warn (self, _("the recording has no tracing data: the fields of its %u tracepoints cannot be decoded"),
                  n_undecodable);
 }
 
@@ -475,27 +476,27 @@ parse_file (RspPerfReader *self, GError **error)
   if (self->size < 8)
     {
       g_set_error (error, RSP_READER_ERROR, RSP_READER_ERROR_NOT_PERF,
-                   "the file is %s; it is not a perf.data recording",
-                   self->size == 0 ? "empty" : "too short");
+                   _("the file is %s; it is not a perf.data recording"),
+                   self->size == 0 ? _("empty") : _("too short"));
       return FALSE;
     }
   guint64 magic = read_u64 (self->data);
   if (magic == PERF_MAGIC2_SWAPPED)
     {
       g_set_error (error, RSP_READER_ERROR, RSP_READER_ERROR_FOREIGN,
-                   "this perf.data was written on a big-endian machine; RSP reads little-endian recordings only");
+                   _("this perf.data was written on a big-endian machine; RSP reads little-endian recordings only"));
       return FALSE;
     }
   if (memcmp (self->data, "PERFFILE", 8) == 0)
     {
       g_set_error (error, RSP_READER_ERROR, RSP_READER_ERROR_FOREIGN,
-                   "this is a version 1 perf.data from a very old perf; record again with a current perf");
+                   _("this is a version 1 perf.data from a very old perf; record again with a current perf"));
       return FALSE;
     }
   if (magic != PERF_MAGIC2)
     {
       g_set_error (error, RSP_READER_ERROR, RSP_READER_ERROR_NOT_PERF,
-                   "not a perf.data recording (no PERFILE2 magic)");
+                   _("not a perf.data recording (no PERFILE2 magic)"));
       return FALSE;
     }
   if (self->size < 16)
@@ -504,13 +505,13 @@ parse_file (RspPerfReader *self, GError **error)
   if (header_size == PERF_PIPE_HEADER_SIZE)
     {
       g_set_error (error, RSP_READER_ERROR, RSP_READER_ERROR_FOREIGN,
-                   "this perf.data was written to a pipe (perf record -o -); record to a file with -o FILE");
+                   _("this perf.data was written to a pipe (perf record -o -); record to a file with -o FILE"));
       return FALSE;
     }
   if (header_size < PERF_FILE_HEADER_SIZE)
     {
       g_set_error (error, RSP_READER_ERROR, RSP_READER_ERROR_CORRUPT,
-                   "the perf.data header is damaged (size %" G_GUINT64_FORMAT ")", header_size);
+                   _("the perf.data header is damaged (size %llu)"), (unsigned long long) header_size);
       return FALSE;
     }
   if (self->size < PERF_FILE_HEADER_SIZE)
@@ -531,8 +532,8 @@ parse_file (RspPerfReader *self, GError **error)
   if (feature_bits[FEAT_COMPRESSED / 64] & (1ULL << (FEAT_COMPRESSED % 64)))
     {
       g_set_error (error, RSP_READER_ERROR, RSP_READER_ERROR_FOREIGN,
-                   "this perf.data is compressed (perf record -z); record without -z, or convert it "
-                   "with 'perf inject -i IN -o OUT'");
+                   _("this perf.data is compressed (perf record -z); record without -z, or convert it "
+                   "with 'perf inject -i IN -o OUT'"));
       return FALSE;
     }
 
@@ -544,31 +545,29 @@ parse_file (RspPerfReader *self, GError **error)
     if (self->recording != NULL)
       perf_size = self->recording->perf_data_size;
     else if (trailer_error != NULL)
-      reader_warn (self, "%s; reading the perf data without RSP metadata", trailer_error->message);
+      reader_warn (self, _("%s; reading the perf data without RSP metadata"), trailer_error->message);
   }
 
   if (data.offset < PERF_FILE_HEADER_SIZE || data.offset > perf_size)
     {
       g_set_error (error, RSP_READER_ERROR, RSP_READER_ERROR_TRUNCATED,
-                   "the recording is truncated: its data section starts at byte %" G_GUINT64_FORMAT
-                   " but the file has %" G_GSIZE_FORMAT " bytes",
-                   data.offset, perf_size);
+                   _("the recording is truncated: its data section starts at byte %llu but the file has %llu bytes"),
+                   (unsigned long long) data.offset, (unsigned long long) perf_size);
       return FALSE;
     }
   self->data_start = data.offset;
   if (data.size == 0 && perf_size > data.offset)
     {
       /* perf writes the final sizes when it exits; a killed perf leaves 0. */
-      reader_warn (self, "the data size in the header is 0 (perf record did not exit cleanly); "
-                         "reading to the end of the file");
+      reader_warn (self, _("the data size in the header is 0 (perf record did not exit cleanly); "
+                         "reading to the end of the file"));
       self->data_end = perf_size;
       self->header_truncated = TRUE;
     }
   else if (data.size > perf_size - data.offset)
     {
-      reader_warn (self, "the recording is truncated: %" G_GUINT64_FORMAT " of %" G_GUINT64_FORMAT
-                         " bytes of event data are present",
-                   (guint64) (perf_size - data.offset), data.size);
+      reader_warn (self, _("the recording is truncated: %llu of %llu bytes of event data are present"),
+                   (unsigned long long) (perf_size - data.offset), (unsigned long long) data.size);
       self->data_end = perf_size;
       self->header_truncated = TRUE;
     }
@@ -585,7 +584,7 @@ parse_file (RspPerfReader *self, GError **error)
 
 truncated:
   g_set_error (error, RSP_READER_ERROR, RSP_READER_ERROR_TRUNCATED,
-               "the recording is truncated inside its header (%" G_GSIZE_FORMAT " bytes)", self->size);
+               _("the recording is truncated inside its header (%llu bytes)"), (unsigned long long) self->size);
   return FALSE;
 }
 
@@ -1083,8 +1082,8 @@ scan_one (RspPerfReader *self, guint64 *offset_out, RspEvsel **evsel_out)
     {
       if (self->pos < self->data_end)
         {
-          reader_warn (self, "the last %" G_GUINT64_FORMAT " bytes of event data are a cut-off record",
-                       self->data_end - self->pos);
+          reader_warn (self, _("the last %llu bytes of event data are a cut-off record"),
+                       (unsigned long long) (self->data_end - self->pos));
           self->stats.truncated = TRUE;
         }
       return SCAN_END;
@@ -1095,18 +1094,16 @@ scan_one (RspPerfReader *self, guint64 *offset_out, RspEvsel **evsel_out)
   if (h.size < sizeof h || h.size % 8 != 0)
     {
       /* Without a valid size there is no next record to go to. */
-      reader_warn (self, "a damaged record at byte %" G_GUINT64_FORMAT
-                         " (size %u); the %" G_GUINT64_FORMAT " bytes after it are unreadable",
-                   self->pos, h.size, self->data_end - self->pos);
+      reader_warn (self, _("a damaged record at byte %llu (size %u); the %llu bytes after it are unreadable"),
+                   (unsigned long long) self->pos, h.size, (unsigned long long) (self->data_end - self->pos));
       self->stats.bad_records++;
       self->stats.truncated = TRUE;
       return SCAN_END;
     }
   if (h.size > self->data_end - self->pos)
     {
-      reader_warn (self, "the recording ends inside a record at byte %" G_GUINT64_FORMAT
-                         "; it was cut off",
-                   self->pos);
+      reader_warn (self, _("the recording ends inside a record at byte %llu; it was cut off"),
+                   (unsigned long long) self->pos);
       self->stats.truncated = TRUE;
       return SCAN_END;
     }
@@ -1134,7 +1131,7 @@ scan_one (RspPerfReader *self, guint64 *offset_out, RspEvsel **evsel_out)
     {
       self->stats.unknown_ids++;
       if (!self->warned_unknown_id)
-        reader_warn (self, "samples with an id that matches no event were skipped");
+        reader_warn (self, _("samples with an id that matches no event were skipped"));
       self->warned_unknown_id = TRUE;
       return SCAN_SKIPPED;
     }
@@ -1160,8 +1157,8 @@ deliver (RspPerfReader *self, guint64 offset, RspEvsel *evsel, RspEvent *event)
     {
       self->stats.bad_records++;
       if (!self->warned_bad_record)
-        reader_warn (self, "malformed %s record at byte %" G_GUINT64_FORMAT " skipped (and any later ones)",
-                     rsp_record_type_name (event->type), offset);
+        reader_warn (self, _("malformed %s record at byte %llu skipped (and any later ones)"),
+                     rsp_record_type_name (event->type), (unsigned long long) offset);
       self->warned_bad_record = TRUE;
       return FALSE;
     }
@@ -1285,15 +1282,15 @@ rsp_perf_reader_open (const char *path, GError **error)
   if (fd < 0)
     {
       int err = errno;
-      g_set_error (error, RSP_READER_ERROR, RSP_READER_ERROR_OPEN, "cannot open %s: %s%s", path,
+      g_set_error (error, RSP_READER_ERROR, RSP_READER_ERROR_OPEN, _("cannot open %s: %s%s"), path,
                    g_strerror (err),
-                   err == EACCES ? " (recordings made by root are private: 'sudo chown $USER FILE')" : "");
+                   err == EACCES ? _(" (recordings made by root are private: 'sudo chown $USER FILE')") : "");
       return NULL;
     }
   struct stat st;
   if (fstat (fd, &st) < 0 || !S_ISREG (st.st_mode))
     {
-      g_set_error (error, RSP_READER_ERROR, RSP_READER_ERROR_OPEN, "%s is not a regular file", path);
+      g_set_error (error, RSP_READER_ERROR, RSP_READER_ERROR_OPEN, _("%s is not a regular file"), path);
       close (fd);
       return NULL;
     }
@@ -1305,7 +1302,7 @@ rsp_perf_reader_open (const char *path, GError **error)
       void *map = mmap (NULL, self->size, PROT_READ, MAP_PRIVATE, fd, 0);
       if (map == MAP_FAILED)
         {
-          g_set_error (error, RSP_READER_ERROR, RSP_READER_ERROR_OPEN, "cannot map %s: %s", path,
+          g_set_error (error, RSP_READER_ERROR, RSP_READER_ERROR_OPEN, _("cannot map %s: %s"), path,
                        g_strerror (errno));
           rsp_perf_reader_free (self);
           return NULL;

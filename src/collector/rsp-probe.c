@@ -1,6 +1,7 @@
 /* rsp-probe.c — capability checks before recording.  See rsp-probe.h. */
 #include "rsp-probe.h"
 
+#include <glib/gi18n-lib.h>
 #include <errno.h>
 #include <linux/magic.h>
 #include <stdlib.h>
@@ -77,8 +78,8 @@ rsp_probe_find_perf (const char *rsp_perf_env, const char *path_env, GError **er
       if (is_executable_file (rsp_perf_env))
         return g_strdup (rsp_perf_env);
       g_set_error (error, RSP_PROBE_ERROR, RSP_PROBE_ERROR_NO_PERF,
-                   "perf not found: RSP_PERF=%s is not an executable file "
-                   "(unset RSP_PERF to use perf from PATH; install perf with 'apt-get install linux-perf')",
+                   _("perf not found: RSP_PERF=%s is not an executable file "
+                   "(unset RSP_PERF to use perf from PATH; install perf with 'apt-get install linux-perf')"),
                    rsp_perf_env);
       return NULL;
     }
@@ -91,8 +92,8 @@ rsp_probe_find_perf (const char *rsp_perf_env, const char *path_env, GError **er
         return g_steal_pointer (&candidate);
     }
   g_set_error (error, RSP_PROBE_ERROR, RSP_PROBE_ERROR_NO_PERF,
-               "perf not found in PATH: install it with 'apt-get install linux-perf' "
-               "(Debian; 'linux-tools-$(uname -r)' on Ubuntu, 'perf' on Fedora)");
+               _("perf not found in PATH: install it with 'apt-get install linux-perf' "
+               "(Debian; 'linux-tools-$(uname -r)' on Ubuntu, 'perf' on Fedora)"));
   return NULL;
 }
 
@@ -143,9 +144,9 @@ rsp_probe_check_privileges (const RspPrivileges *privileges, GError **error)
   if (!privileges->cap_perfmon && privileges->perf_event_paranoid > -1)
     {
       g_set_error (error, RSP_PROBE_ERROR, RSP_PROBE_ERROR_PRIVILEGES,
-                   "not allowed to record the whole system (kernel.perf_event_paranoid is %d): "
+                   _("not allowed to record the whole system (kernel.perf_event_paranoid is %d): "
                    "run 'sudo rsp record ...', or allow it with "
-                   "'sudo sysctl kernel.perf_event_paranoid=-1'",
+                   "'sudo sysctl kernel.perf_event_paranoid=-1'"),
                    privileges->perf_event_paranoid);
       return FALSE;
     }
@@ -153,9 +154,9 @@ rsp_probe_check_privileges (const RspPrivileges *privileges, GError **error)
     {
       /* The tracepoint files are 0440 root: a mode= alone does not open them. */
       g_set_error (error, RSP_PROBE_ERROR, RSP_PROBE_ERROR_PRIVILEGES,
-                   "cannot read the tracepoints in tracefs as a normal user: "
+                   _("cannot read the tracepoints in tracefs as a normal user: "
                    "run 'sudo rsp record ...', or give your group access with "
-                   "'sudo mount -o remount,mode=750,gid=%u /sys/kernel/tracing'",
+                   "'sudo mount -o remount,mode=750,gid=%u /sys/kernel/tracing'"),
                    (guint) privileges->egid);
       return FALSE;
     }
@@ -183,17 +184,17 @@ rsp_probe_tracefs (gboolean may_mount, gboolean *mounted_now, GError **error)
   if (!may_mount)
     {
       g_set_error (error, RSP_PROBE_ERROR, RSP_PROBE_ERROR_NO_TRACEFS,
-                   "tracefs is not mounted, so the kernel's tracepoints cannot be used: "
+                   _("tracefs is not mounted, so the kernel's tracepoints cannot be used: "
                    "run rsp record as root (it mounts it), or "
-                   "'sudo mount -t tracefs nodev /sys/kernel/tracing'");
+                   "'sudo mount -t tracefs nodev /sys/kernel/tracing'"));
       return NULL;
     }
   if (mount ("nodev", candidates[0], "tracefs", 0, NULL) != 0 || !is_tracefs (candidates[0]))
     {
       int saved_errno = errno;
       g_set_error (error, RSP_PROBE_ERROR, RSP_PROBE_ERROR_NO_TRACEFS,
-                   "tracefs is not mounted and mounting it at %s failed (%s): "
-                   "is the kernel built with CONFIG_TRACING?",
+                   _("tracefs is not mounted and mounting it at %s failed (%s): "
+                   "is the kernel built with CONFIG_TRACING?"),
                    candidates[0], g_strerror (saved_errno));
       return NULL;
     }
@@ -269,8 +270,8 @@ rsp_probe_events (const char *tracefs, const char *pretend_missing, RspProbedEve
   if (events->present->len == 0)
     {
       g_set_error (error, RSP_PROBE_ERROR, RSP_PROBE_ERROR_NO_EVENTS,
-                   "none of the scheduler, block, irq or sock tracepoints can be found in %s/events: "
-                   "is the kernel built with CONFIG_TRACEPOINTS and CONFIG_FTRACE?", tracefs);
+                   _("none of the scheduler, block, irq or sock tracepoints can be found in %s/events: "
+                   "is the kernel built with CONFIG_TRACEPOINTS and CONFIG_FTRACE?"), tracefs);
       return FALSE;
     }
   return TRUE;

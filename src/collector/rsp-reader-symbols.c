@@ -1,6 +1,7 @@
 /* rsp-reader-symbols.c — symbol sources for one recording. */
 #include "rsp-reader-symbols.h"
 
+#include <glib/gi18n-lib.h>
 #include <traceevent/event-parse.h>
 
 GPtrArray *
@@ -16,21 +17,21 @@ rsp_symbolizer_setup_for_reader (RspSymbolizer *symbolizer, RspPerfReader *reade
       if (rsp_symbolizer_load_stored (symbolizer, rec->symbols, rec->symbols_size, &error))
         have_kernel = TRUE;
       else
-        g_ptr_array_add (warnings, g_strdup_printf ("the recording's stored symbols are unusable (%s); "
-                                                    "using this machine's",
+        g_ptr_array_add (warnings, g_strdup_printf (_("the recording's stored symbols are unusable (%s); "
+                                                    "using this machine's"),
                                                     error->message));
     }
   if (offline)
     {
       rsp_symbolizer_set_offline (symbolizer, TRUE);
       if (!have_kernel)
-        g_ptr_array_add (warnings, g_strdup ("the recording stores no symbols: frames will show as [unknown]"));
+        g_ptr_array_add (warnings, g_strdup (_("the recording stores no symbols: frames will show as [unknown]")));
     }
   else if (!have_kernel)
     {
       g_autoptr (GError) error = NULL;
       if (!rsp_symbolizer_load_proc_kallsyms (symbolizer, &error))
-        g_ptr_array_add (warnings, g_strdup_printf ("kernel frames will show as [unknown]: %s", error->message));
+        g_ptr_array_add (warnings, g_strdup_printf (_("kernel frames will show as [unknown]: %s"), error->message));
     }
   for (guint i = 0; i < h->build_ids->len; i++)
     {

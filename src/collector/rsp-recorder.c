@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <glib-unix.h>
+#include <glib/gi18n-lib.h>
 #include <grp.h>
 #include <math.h>
 #include <poll.h>
@@ -43,26 +44,30 @@ G_DEFINE_QUARK (rsp-recorder-error-quark, rsp_recorder_error)
 const char *
 rsp_recorder_usage (void)
 {
-  return "Usage: rsp record [OPTION...] [--] COMMAND [ARG...]\n"
-         "       rsp record [OPTION...] [--duration SEC]\n"
-         "\n"
-         "Records the whole system (perf record -a) while COMMAND runs, or for SEC\n"
-         "seconds (or until Ctrl-C) when no COMMAND is given, into one file that\n"
-         "'rsp report' and 'rsp view' open on this machine or another one.\n"
-         "\n"
-         "Options:\n"
-         "  -o, --output FILE        write the recording to FILE (default: " RSP_RECORDER_DEFAULT_OUTPUT ")\n"
-         "  -F, --freq HZ            cpu-clock samples per second per CPU (default: 1000)\n"
-         "  --call-graph fp|dwarf    how user stacks are taken: frame pointers (default)\n"
-         "                           or stack copies unwound with DWARF (bigger files)\n"
-         "  --duration SEC           stop after SEC seconds (COMMAND gets SIGTERM)\n"
-         "  --keep-awake             keep every CPU busy with an idle-priority loop, so that\n"
-         "                           perf does not drop interrupt-context events on idle CPUs\n"
-         "  -h, --help               show this help\n"
-         "\n"
-         "Needs root (or kernel.perf_event_paranoid=-1 and a readable tracefs).  Under\n"
-         "sudo or pkexec, COMMAND runs as the invoking user and FILE is given to that user.\n"
-         "The exit status is COMMAND's (128+N when killed by signal N), 1 on recording errors.\n";
+  static char *usage = NULL;
+  if (usage == NULL)
+    usage = g_strdup_printf (_("Usage: rsp record [OPTION...] [--] COMMAND [ARG...]\n"
+                                "       rsp record [OPTION...] [--duration SEC]\n"
+                                "\n"
+                                "Records the whole system (perf record -a) while COMMAND runs, or for SEC\n"
+                                "seconds (or until Ctrl-C) when no COMMAND is given, into one file that\n"
+                                "'rsp report' and 'rsp view' open on this machine or another one.\n"
+                                "\n"
+                                "Options:\n"
+                                "  -o, --output FILE        write the recording to FILE (default: %s)\n"
+                                "  -F, --freq HZ            cpu-clock samples per second per CPU (default: 1000)\n"
+                                "  --call-graph fp|dwarf    how user stacks are taken: frame pointers (default)\n"
+                                "                           or stack copies unwound with DWARF (bigger files)\n"
+                                "  --duration SEC           stop after SEC seconds (COMMAND gets SIGTERM)\n"
+                                "  --keep-awake             keep every CPU busy with an idle-priority loop, so that\n"
+                                "                           perf does not drop interrupt-context events on idle CPUs\n"
+                                "  -h, --help               show this help\n"
+                                "\n"
+                                "Needs root (or kernel.perf_event_paranoid=-1 and a readable tracefs).  Under\n"
+                                "sudo or pkexec, COMMAND runs as the invoking user and FILE is given to that user.\n"
+                                "The exit status is COMMAND's (128+N when killed by signal N), 1 on recording errors.\n"),
+                             RSP_RECORDER_DEFAULT_OUTPUT);
+  return usage;
 }
 
 typedef enum {
@@ -85,7 +90,7 @@ match_valued_option (int argc, char **argv, int *i, const char *short_name, cons
       if (*i + 1 >= argc)
         {
           g_set_error (error, RSP_RECORDER_ERROR, RSP_RECORDER_ERROR_USAGE,
-                       "option %s needs a value", arg);
+                       _("option %s needs a value"), arg);
           return MATCH_ERROR;
         }
       *i += 1;
@@ -114,7 +119,7 @@ parse_option_value (RspRecorderOptions *options, const char *long_name, const ch
       if (*value == '\0')
         {
           g_set_error (error, RSP_RECORDER_ERROR, RSP_RECORDER_ERROR_USAGE,
-                       "--output needs a file name");
+                       _("--output needs a file name"));
           return FALSE;
         }
       g_free (options->output);
@@ -126,7 +131,7 @@ parse_option_value (RspRecorderOptions *options, const char *long_name, const ch
       if (!g_ascii_string_to_unsigned (value, 10, 1, RSP_RECORDER_MAX_FREQ, &freq, NULL))
         {
           g_set_error (error, RSP_RECORDER_ERROR, RSP_RECORDER_ERROR_USAGE,
-                       "--freq wants a whole number of Hz from 1 to %d, not '%s'",
+                       _("--freq wants a whole number of Hz from 1 to %d, not '%s'"),
                        RSP_RECORDER_MAX_FREQ, value);
           return FALSE;
         }
@@ -141,7 +146,7 @@ parse_option_value (RspRecorderOptions *options, const char *long_name, const ch
       else
         {
           g_set_error (error, RSP_RECORDER_ERROR, RSP_RECORDER_ERROR_USAGE,
-                       "--call-graph is 'fp' or 'dwarf', not '%s'", value);
+                       _("--call-graph is 'fp' or 'dwarf', not '%s'"), value);
           return FALSE;
         }
     }
@@ -152,7 +157,7 @@ parse_option_value (RspRecorderOptions *options, const char *long_name, const ch
       if (end == value || *end != '\0' || !isfinite (seconds) || seconds <= 0 || seconds > 1e7)
         {
           g_set_error (error, RSP_RECORDER_ERROR, RSP_RECORDER_ERROR_USAGE,
-                       "--duration wants a positive number of seconds, not '%s'", value);
+                       _("--duration wants a positive number of seconds, not '%s'"), value);
           return FALSE;
         }
       options->duration = seconds;
@@ -231,7 +236,7 @@ rsp_recorder_options_parse (int argc, char **argv, RspRecorderOptions *options, 
       if (!known)
         {
           g_set_error (error, RSP_RECORDER_ERROR, RSP_RECORDER_ERROR_USAGE,
-                       "unknown option '%s' (put '--' before a COMMAND that starts with '-')", arg);
+                       _("unknown option '%s' (put '--' before a COMMAND that starts with '-')"), arg);
           return FALSE;
         }
     }
@@ -386,7 +391,7 @@ install_signal_handlers (Session *s, SavedSignals *saved, GError **error)
     {
       int saved_errno = errno;
       g_set_error (error, G_FILE_ERROR, g_file_error_from_errno (saved_errno),
-                   "cannot create a pipe: %s", g_strerror (saved_errno));
+                   _("cannot create a pipe: %s"), g_strerror (saved_errno));
       return FALSE;
     }
   s->signal_fd = fds[0];
@@ -466,8 +471,10 @@ command_running (const Session *s)
 static void
 forward_interrupt (Session *s, int signo)
 {
-  fprintf (stderr, "rsp record: interrupted: waiting for %s to end, then finishing the recording "
-                   "(interrupt again to terminate it)\n", s->options->command[0]);
+  fprintf (stderr,
+           _("rsp record: interrupted: waiting for %s to end, then finishing the recording "
+             "(interrupt again to terminate it)\n"),
+           s->options->command[0]);
   kill (s->command_pid, signo);
 }
 
@@ -495,7 +502,7 @@ session_on_signal (Session *s, int signo)
             }
           else if (s->n_interrupts == 2)
             {
-              fprintf (stderr, "rsp record: terminating %s (interrupt again to kill it)\n",
+              fprintf (stderr, _("rsp record: terminating %s (interrupt again to kill it)\n"),
                        s->options->command[0]);
               kill (s->command_pid, SIGTERM);
             }
@@ -512,7 +519,7 @@ session_on_signal (Session *s, int signo)
 
     case PHASE_STOPPING:
       if (!s->told_finishing)
-        fprintf (stderr, "rsp record: finishing the recording file, please wait\n");
+        fprintf (stderr, "%s", _("rsp record: finishing the recording file, please wait\n"));
       s->told_finishing = TRUE;
       break;
     }
@@ -681,16 +688,16 @@ print_perf_output (Session *s, gboolean everything)
 static void
 set_perf_failed (Session *s, GError **error, const char *when)
 {
-  const char *see_above = print_perf_output (s, TRUE) > 0 ? " (its messages are above, prefixed 'perf:')" : "";
+  const char *see_above = print_perf_output (s, TRUE) > 0 ? _(" (its messages are above, prefixed 'perf:')") : "";
   if (s->perf_exited)
     {
       g_autofree char *how = WIFSIGNALED (s->perf_status)
-                                 ? g_strdup_printf ("was killed by signal %d", WTERMSIG (s->perf_status))
-                                 : g_strdup_printf ("exited with status %d", WEXITSTATUS (s->perf_status));
-      g_set_error (error, RSP_RECORDER_ERROR, 0, "perf record %s %s%s", how, when, see_above);
+                                 ? g_strdup_printf (_("was killed by signal %d"), WTERMSIG (s->perf_status))
+                                 : g_strdup_printf (_("exited with status %d"), WEXITSTATUS (s->perf_status));
+      g_set_error (error, RSP_RECORDER_ERROR, 0, _("perf record %s %s%s"), how, when, see_above);
     }
   else
-    g_set_error (error, RSP_RECORDER_ERROR, 0, "perf record stopped answering %s%s", when, see_above);
+    g_set_error (error, RSP_RECORDER_ERROR, 0, _("perf record stopped answering %s%s"), when, see_above);
 }
 
 /* Sends COMMAND ("ping", "enable", "disable") on perf's control pipe and
@@ -702,7 +709,7 @@ perf_control (Session *s, const char *command, int timeout_s, GError **error)
   guint expected = s->acks + 1;
   gint64 deadline = g_get_monotonic_time () + (gint64) timeout_s * G_USEC_PER_SEC;
 
-  const char *when = strcmp (command, "disable") == 0 ? "while stopping" : "while starting";
+  const char *when = strcmp (command, "disable") == 0 ? _("while stopping") : _("while starting");
   if (write (s->ctl_fd, line, strlen (line)) != (ssize_t) strlen (line))
     {
       /* perf is gone: collect its last words and its exit status. */
@@ -800,7 +807,7 @@ session_fork_command (Session *s, GError **error)
   s->command_path = strchr (program, '/') != NULL ? g_strdup (program) : g_find_program_in_path (program);
   if (s->command_path == NULL)
     {
-      g_set_error (error, G_SPAWN_ERROR, G_SPAWN_ERROR_NOENT, "%s: command not found", program);
+      g_set_error (error, G_SPAWN_ERROR, G_SPAWN_ERROR_NOENT, _("%s: command not found"), program);
       return FALSE;
     }
 
@@ -823,7 +830,7 @@ session_fork_command (Session *s, GError **error)
   if (pid < 0)
     {
       int saved_errno = errno;
-      g_set_error (error, G_SPAWN_ERROR, G_SPAWN_ERROR_FORK, "cannot fork: %s", g_strerror (saved_errno));
+      g_set_error (error, G_SPAWN_ERROR, G_SPAWN_ERROR_FORK, _("cannot fork: %s"), g_strerror (saved_errno));
       close (go[0]);
       close (go[1]);
       close (report[0]);
@@ -878,9 +885,9 @@ session_release_command (Session *s, GError **error)
   if (n <= 0)
     return TRUE;
   s->exec_errno = child_errno;
-  g_set_error (error, G_SPAWN_ERROR, G_SPAWN_ERROR_FAILED, "cannot run %s%s%s: %s",
-               s->options->command[0], s->drop_privileges ? " as " : "",
-               s->drop_privileges ? (s->user_name != NULL ? s->user_name : "the invoking user") : "",
+  g_set_error (error, G_SPAWN_ERROR, G_SPAWN_ERROR_FAILED, _("cannot run %s%s%s: %s"),
+               s->options->command[0], s->drop_privileges ? _(" as ") : "",
+               s->drop_privileges ? (s->user_name != NULL ? s->user_name : _("the invoking user")) : "",
                g_strerror (child_errno));
   return FALSE;
 }
@@ -965,7 +972,7 @@ session_stop_perf (Session *s, GError **error)
 {
   if (!perf_alive (s))
     {
-      set_perf_failed (s, error, "during the recording");
+      set_perf_failed (s, error, _("during the recording"));
       return FALSE;
     }
   kill (s->perf_pid, SIGINT);
@@ -977,7 +984,7 @@ session_stop_perf (Session *s, GError **error)
   if (perf_alive (s))
     {
       kill (s->perf_pid, SIGKILL);
-      set_perf_failed (s, error, "while writing its file");
+      set_perf_failed (s, error, _("while writing its file"));
       return FALSE;
     }
   /* perf record re-raises the signal that stopped it. */
@@ -986,7 +993,7 @@ session_stop_perf (Session *s, GError **error)
                     && (WTERMSIG (s->perf_status) == SIGINT || WTERMSIG (s->perf_status) == SIGTERM));
   if (!ok)
     {
-      set_perf_failed (s, error, "while writing its file");
+      set_perf_failed (s, error, _("while writing its file"));
       return FALSE;
     }
   print_perf_output (s, FALSE);
@@ -1071,7 +1078,7 @@ post_pass (const char *path, guint64 window_start, guint64 window_end, GArray *h
   g_autoptr (RspSymbolizer) symbolizer = rsp_symbolizer_new ();
   g_autoptr (GError) kallsyms_error = NULL;
   if (!rsp_symbolizer_load_proc_kallsyms (symbolizer, &kallsyms_error))
-    fprintf (stderr, "rsp record: kernel function names will be missing: %s\n", kallsyms_error->message);
+    fprintf (stderr, _("rsp record: kernel function names will be missing: %s\n"), kallsyms_error->message);
   const RspPerfHeader *header = rsp_perf_reader_get_header (reader);
   for (guint i = 0; header->build_ids != NULL && i < header->build_ids->len; i++)
     {
@@ -1113,7 +1120,7 @@ post_pass (const char *path, guint64 window_start, guint64 window_end, GArray *h
   result->lost_samples = stats->lost_samples;
   const char *const *warnings = rsp_perf_reader_warnings (reader);
   for (guint i = 0; warnings != NULL && warnings[i] != NULL; i++)
-    fprintf (stderr, "rsp record: warning: %s\n", warnings[i]);
+    fprintf (stderr, _("rsp record: warning: %s\n"), warnings[i]);
   result->symbols = rsp_symbolizer_export_used (symbolizer);
   return TRUE;
 }
@@ -1209,14 +1216,14 @@ write_recording (Session *s, const RspRecordingMeta *meta, GBytes *symbols, GErr
     {
       int saved_errno = errno;
       g_set_error (error, G_FILE_ERROR, g_file_error_from_errno (saved_errno),
-                   "cannot give %s to uid %u: %s", s->tmp_path, (guint) s->user_uid, g_strerror (saved_errno));
+                   _("cannot give %s to uid %u: %s"), s->tmp_path, (guint) s->user_uid, g_strerror (saved_errno));
       return FALSE;
     }
   if (rename (s->tmp_path, s->options->output) != 0)
     {
       int saved_errno = errno;
       g_set_error (error, G_FILE_ERROR, g_file_error_from_errno (saved_errno),
-                   "cannot rename %s to %s: %s", s->tmp_path, s->options->output, g_strerror (saved_errno));
+                   _("cannot rename %s to %s: %s"), s->tmp_path, s->options->output, g_strerror (saved_errno));
       return FALSE;
     }
   return TRUE;
@@ -1250,14 +1257,14 @@ check_output_path (const char *output, GError **error)
   if (stat (output, &st) == 0 && S_ISDIR (st.st_mode))
     {
       g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_ISDIR,
-                   "%s is a directory: give a file name with -o", output);
+                   _("%s is a directory: give a file name with -o"), output);
       return FALSE;
     }
   if (access (dir, W_OK) != 0)
     {
       int saved_errno = errno;
       g_set_error (error, G_FILE_ERROR, g_file_error_from_errno (saved_errno),
-                   "cannot write the recording in %s: %s (choose another place with -o)", dir,
+                   _("cannot write the recording in %s: %s (choose another place with -o)"), dir,
                    g_strerror (saved_errno));
       return FALSE;
     }
@@ -1295,7 +1302,7 @@ probe_machine (const RspRecorderOptions *options, Probe *probe, GError **error)
   if (probe->tracefs == NULL)
     return FALSE;
   if (mounted_now)
-    fprintf (stderr, "rsp record: mounted tracefs at %s\n", probe->tracefs);
+    fprintf (stderr, _("rsp record: mounted tracefs at %s\n"), probe->tracefs);
 
   RspPrivileges privileges;
   rsp_probe_privileges_here (&privileges, probe->tracefs);
@@ -1307,7 +1314,7 @@ probe_machine (const RspRecorderOptions *options, Probe *probe, GError **error)
   for (guint i = 0; i < probe->events.missing->len; i++)
     {
       const RspMissingEvent *missing = &g_array_index (probe->events.missing, RspMissingEvent, i);
-      fprintf (stderr, "rsp record: %s missing: %s\n", missing->name, missing->reason);
+      fprintf (stderr, _("rsp record: %s missing: %s\n"), missing->name, missing->reason);
     }
 
   guint n = probe->events.present->len;
@@ -1333,7 +1340,7 @@ open_health_counters (Session *s, const Probe *probe, const GArray *cpus)
       g_autoptr (GError) error = NULL;
       if (!rsp_health_counters_add (counters, event->name, event->id, &error))
         {
-          fprintf (stderr, "rsp record: recording health will not be checked: %s\n", error->message);
+          fprintf (stderr, _("rsp record: recording health will not be checked: %s\n"), error->message);
           return;
         }
     }
@@ -1349,20 +1356,23 @@ print_start (const Session *s, guint n_events)
   if (options->command != NULL)
     {
       g_autofree char *command = describe_command (options->command);
-      fprintf (stderr, "rsp record: recording the whole system while %s runs%s%s "
-                       "(%u events, cpu-clock at %u Hz, %s call graphs%s)...\n",
-               command, s->drop_privileges ? " as " : "",
-               s->drop_privileges ? (s->user_name != NULL ? s->user_name : "the invoking user") : "",
-               n_events, options->freq, graph, options->keep_awake ? ", CPUs kept awake" : "");
+      fprintf (stderr,
+               _("rsp record: recording the whole system while %s runs%s%s "
+                 "(%u events, cpu-clock at %u Hz, %s call graphs%s)...\n"),
+               command, s->drop_privileges ? _(" as ") : "",
+               s->drop_privileges ? (s->user_name != NULL ? s->user_name : _("the invoking user")) : "",
+               n_events, options->freq, graph, options->keep_awake ? _(", CPUs kept awake") : "");
     }
   else if (options->duration > 0)
-    fprintf (stderr, "rsp record: recording the whole system for %g s, Ctrl-C to stop early "
-                     "(%u events, cpu-clock at %u Hz, %s call graphs%s)...\n",
-             options->duration, n_events, options->freq, graph, options->keep_awake ? ", CPUs kept awake" : "");
+    fprintf (stderr,
+             _("rsp record: recording the whole system for %g s, Ctrl-C to stop early "
+               "(%u events, cpu-clock at %u Hz, %s call graphs%s)...\n"),
+             options->duration, n_events, options->freq, graph, options->keep_awake ? _(", CPUs kept awake") : "");
   else
-    fprintf (stderr, "rsp record: recording the whole system until Ctrl-C "
-                     "(%u events, cpu-clock at %u Hz, %s call graphs%s)...\n",
-             n_events, options->freq, graph, options->keep_awake ? ", CPUs kept awake" : "");
+    fprintf (stderr,
+             _("rsp record: recording the whole system until Ctrl-C "
+               "(%u events, cpu-clock at %u Hz, %s call graphs%s)...\n"),
+             n_events, options->freq, graph, options->keep_awake ? _(", CPUs kept awake") : "");
 }
 
 /* From COMMAND's release (or the start) to its end (or the deadline). */
@@ -1385,7 +1395,7 @@ session_wait_for_end (Session *s)
       if (!perf_alive (s) && !perf_failed_told)
         {
           perf_failed_told = TRUE;
-          fprintf (stderr, "rsp record: perf record stopped during the recording; waiting for %s to end\n",
+          fprintf (stderr, _("rsp record: perf record stopped during the recording; waiting for %s to end\n"),
                    s->options->command[0]);
         }
       if (deadline > 0 && !deadline_passed && g_get_monotonic_time () >= deadline)
@@ -1393,7 +1403,7 @@ session_wait_for_end (Session *s)
           deadline_passed = TRUE;
           if (s->command_pid <= 0)
             break;
-          fprintf (stderr, "rsp record: --duration reached: terminating %s\n", s->options->command[0]);
+          fprintf (stderr, _("rsp record: --duration reached: terminating %s\n"), s->options->command[0]);
           kill (s->command_pid, SIGTERM);
         }
       session_poll (s, deadline_passed ? 0 : deadline);
@@ -1415,11 +1425,12 @@ session_finish (Session *s, const Probe *probe, GArray *health, GError **error)
 
   rsp_health_judge (health, options->keep_awake, result.lost_events + result.lost_samples, &verdict);
   for (guint i = 0; i < verdict.warnings->len; i++)
-    fprintf (stderr, "rsp record: warning: %s\n", (const char *) g_ptr_array_index (verdict.warnings, i));
+    fprintf (stderr, _("rsp record: warning: %s\n"), (const char *) g_ptr_array_index (verdict.warnings, i));
   if (result.lost_events > 0 || result.lost_samples > 0)
-    fprintf (stderr, "rsp record: warning: perf lost %" G_GUINT64_FORMAT " events and %" G_GUINT64_FORMAT
-                     " samples (its buffers overflowed): use a lower --freq%s if it matters\n",
-             result.lost_events, result.lost_samples,
+    fprintf (stderr,
+             _("rsp record: warning: perf lost %llu events and %llu samples (its buffers overflowed): "
+               "use a lower --freq%s if it matters\n"),
+             (unsigned long long) result.lost_events, (unsigned long long) result.lost_samples,
              options->call_graph == RSP_CALL_GRAPH_DWARF ? " or --call-graph fp" : "");
 
   RspRecordingMeta *meta = build_meta (s, probe->all_events, probe->events.missing, health,
@@ -1431,9 +1442,9 @@ session_finish (Session *s, const Probe *probe, GArray *health, GError **error)
     {
       struct stat st;
       g_autofree char *size = g_format_size (stat (options->output, &st) == 0 ? (guint64) st.st_size : 0);
-      fprintf (stderr, "rsp record: wrote %s (%s, %" G_GUINT64_FORMAT " events, %.3f s%s); health: %s\n",
-               options->output, size, result.samples, (double) (s->end_ns - s->start_ns) / 1e9,
-               s->interrupted ? ", interrupted" : "", verdict.summary);
+      fprintf (stderr, _("rsp record: wrote %s (%s, %llu events, %.3f s%s); health: %s\n"),
+               options->output, size, (unsigned long long) result.samples, (double) (s->end_ns - s->start_ns) / 1e9,
+               s->interrupted ? _(", interrupted") : "", verdict.summary);
     }
   rsp_health_verdict_clear (&verdict);
   if (!written)
@@ -1474,7 +1485,7 @@ session_record (Session *s, const Probe *probe, GArray **health, GError **error)
     return 1;
   if (s->abort_start)
     {
-      g_set_error (error, RSP_RECORDER_ERROR, 0, "interrupted before the recording started");
+      g_set_error (error, RSP_RECORDER_ERROR, 0, _("interrupted before the recording started"));
       return 130;
     }
 
@@ -1508,7 +1519,7 @@ session_record (Session *s, const Probe *probe, GArray **health, GError **error)
   if (s->keep_awake != NULL)
     rsp_keep_awake_stop (s->keep_awake);
   if (!disabled && perf_alive (s))
-    fprintf (stderr, "rsp record: perf did not acknowledge 'disable'; stopping it anyway\n");
+    fprintf (stderr, "%s", _("rsp record: perf did not acknowledge 'disable'; stopping it anyway\n"));
 
   if (!session_stop_perf (s, error))
     return 1;
@@ -1568,9 +1579,9 @@ rsp_recorder_run (const RspRecorderOptions *options)
     }
   if (error != NULL)
     {
-      fprintf (stderr, "rsp record: %s\n", error->message);
+      fprintf (stderr, _("rsp record: %s\n"), error->message);
       if (s.perf_data_complete && access (s.tmp_path, F_OK) == 0)
-        fprintf (stderr, "rsp record: the perf.data part is kept in %s\n", s.tmp_path);
+        fprintf (stderr, _("rsp record: the perf.data part is kept in %s\n"), s.tmp_path);
       else if (s.tmp_path != NULL)
         unlink (s.tmp_path);
       if (status == 0)

@@ -2,6 +2,7 @@
  * a perf.data file (see rsp-recording.h for the layout). */
 #include "rsp-recording.h"
 
+#include <glib/gi18n-lib.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <json-glib/json-glib.h>
@@ -223,7 +224,7 @@ rsp_recording_meta_from_json (const char *json, gsize length, GError **error)
   JsonNode *root = json_parser_get_root (parser);
   if (root == NULL || !JSON_NODE_HOLDS_OBJECT (root))
     {
-      g_set_error (error, RSP_READER_ERROR, RSP_READER_ERROR_CORRUPT, "the metadata is not a JSON object");
+      g_set_error (error, RSP_READER_ERROR, RSP_READER_ERROR_CORRUPT, _("the metadata is not a JSON object"));
       return NULL;
     }
   JsonObject *o = json_node_get_object (root);
@@ -319,13 +320,13 @@ rsp_recording_parse (const guint8 *data, gsize size, GError **error)
   if (version != RSP_TRAILER_VERSION)
     {
       g_set_error (error, RSP_READER_ERROR, RSP_READER_ERROR_FOREIGN,
-                   "the RSP trailer has version %u, this rsp reads version %u", version, RSP_TRAILER_VERSION);
+                   _("the RSP trailer has version %u, this rsp reads version %u"), version, RSP_TRAILER_VERSION);
       return NULL;
     }
   if (n == 0 || n > MAX_SECTIONS || table_offset > size - FOOTER_SIZE
       || (guint64) n * TABLE_ENTRY_SIZE != size - FOOTER_SIZE - table_offset)
     {
-      g_set_error (error, RSP_READER_ERROR, RSP_READER_ERROR_CORRUPT, "the RSP trailer's section table is damaged");
+      g_set_error (error, RSP_READER_ERROR, RSP_READER_ERROR_CORRUPT, _("the RSP trailer's section table is damaged"));
       return NULL;
     }
 
@@ -342,7 +343,7 @@ rsp_recording_parse (const guint8 *data, gsize size, GError **error)
       if (s.offset > table_offset || s.size > table_offset - s.offset)
         {
           g_set_error (error, RSP_READER_ERROR, RSP_READER_ERROR_CORRUPT,
-                       "the RSP trailer's section '%s' points outside the file", s.name);
+                       _("the RSP trailer's section '%s' points outside the file"), s.name);
           rsp_recording_free (rec);
           return NULL;
         }
@@ -356,7 +357,7 @@ rsp_recording_parse (const guint8 *data, gsize size, GError **error)
           if (rec->meta == NULL)
             {
               g_set_error (error, RSP_READER_ERROR, RSP_READER_ERROR_CORRUPT,
-                           "the recording's metadata is damaged: %s", meta_error->message);
+                           _("the recording's metadata is damaged: %s"), meta_error->message);
               rsp_recording_free (rec);
               return NULL;
             }
@@ -382,7 +383,7 @@ write_all (int fd, const void *buf, gsize len, GError **error)
           if (errno == EINTR)
             continue;
           int err = errno;
-          g_set_error (error, G_IO_ERROR, g_io_error_from_errno (err), "cannot write the recording: %s",
+          g_set_error (error, G_IO_ERROR, g_io_error_from_errno (err), _("cannot write the recording: %s"),
                        g_strerror (err));
           return FALSE;
         }
@@ -401,14 +402,14 @@ rsp_recording_append_trailer (const char *path, const char *const *names, GBytes
   if (fd < 0)
     {
       int err = errno;
-      g_set_error (error, G_IO_ERROR, g_io_error_from_errno (err), "cannot open %s: %s", path, g_strerror (err));
+      g_set_error (error, G_IO_ERROR, g_io_error_from_errno (err), _("cannot open %s: %s"), path, g_strerror (err));
       return FALSE;
     }
   off_t pos = lseek (fd, 0, SEEK_END);
   if (pos < 0)
     {
       close (fd);
-      g_set_error (error, G_IO_ERROR, G_IO_ERROR_FAILED, "cannot seek in %s", path);
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_FAILED, _("cannot seek in %s"), path);
       return FALSE;
     }
   guint64 offset = (guint64) pos;
@@ -441,7 +442,7 @@ rsp_recording_append_trailer (const char *path, const char *const *names, GBytes
     }
   if (close (fd) < 0 && ok)
     {
-      g_set_error (error, G_IO_ERROR, G_IO_ERROR_FAILED, "cannot write %s: %s", path, g_strerror (errno));
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_FAILED, _("cannot write %s: %s"), path, g_strerror (errno));
       ok = FALSE;
     }
   return ok;

@@ -33,6 +33,7 @@
  */
 #include "rsp-symbols.h"
 
+#include <glib/gi18n-lib.h>
 #include <ctype.h>
 #include <elf.h>
 #include <stdlib.h>
@@ -464,14 +465,14 @@ rsp_symbolizer_load_kallsyms (RspSymbolizer *self, const char *text, gsize lengt
   if (lines > 0 && !any_nonzero)
     {
       g_set_error (error, RSP_SYMBOLIZER_ERROR, RSP_SYMBOLIZER_ERROR_HIDDEN,
-                   "kernel addresses in kallsyms are all zero (hidden)");
+                   _("kernel addresses in kallsyms are all zero (hidden)"));
       g_string_chunk_free (names);
       return FALSE;
     }
   if (tmp->len == 0)
     {
       g_set_error (error, RSP_SYMBOLIZER_ERROR, RSP_SYMBOLIZER_ERROR_INVALID,
-                   "no kernel symbols in kallsyms text");
+                   _("no kernel symbols in kallsyms text"));
       g_string_chunk_free (names);
       return FALSE;
     }
@@ -539,15 +540,15 @@ rsp_symbolizer_load_proc_kallsyms (RspSymbolizer *self, GError **error)
   if (!g_file_get_contents ("/proc/kallsyms", &text, &length, &local))
     {
       g_set_error (error, RSP_SYMBOLIZER_ERROR, RSP_SYMBOLIZER_ERROR_IO,
-                   "cannot read /proc/kallsyms: %s", local->message);
+                   _("cannot read /proc/kallsyms: %s"), local->message);
       return FALSE;
     }
   if (!rsp_symbolizer_load_kallsyms (self, text, length, &local))
     {
       if (g_error_matches (local, RSP_SYMBOLIZER_ERROR, RSP_SYMBOLIZER_ERROR_HIDDEN))
         g_set_error_literal (error, RSP_SYMBOLIZER_ERROR, RSP_SYMBOLIZER_ERROR_HIDDEN,
-                             "kernel addresses in /proc/kallsyms are hidden; run as root or "
-                             "set sysctl kernel.kptr_restrict=0");
+                             _("kernel addresses in /proc/kallsyms are hidden; run as root or "
+                             "set sysctl kernel.kptr_restrict=0"));
       else
         g_propagate_prefixed_error (error, g_steal_pointer (&local), "/proc/kallsyms: ");
       return FALSE;
@@ -1270,7 +1271,7 @@ rsp_symbolizer_load_stored (RspSymbolizer *self, const guint8 *data, gsize size,
   if (size > 0 && memchr (data, '\0', size) != NULL)
     {
       g_set_error (error, RSP_SYMBOLIZER_ERROR, RSP_SYMBOLIZER_ERROR_INVALID,
-                   "stored symbols: not a text table (NUL byte)");
+                   _("stored symbols: not a text table (NUL byte)"));
       goto out;
     }
 
@@ -1286,7 +1287,7 @@ rsp_symbolizer_load_stored (RspSymbolizer *self, const guint8 *data, gsize size,
       if (nl == NULL)
         {
           g_set_error (error, RSP_SYMBOLIZER_ERROR, RSP_SYMBOLIZER_ERROR_INVALID,
-                       "stored symbols, line %u: truncated", line_no + 1);
+                       _("stored symbols, line %u: truncated"), line_no + 1);
           goto out;
         }
       len = nl - p;
@@ -1298,7 +1299,7 @@ rsp_symbolizer_load_stored (RspSymbolizer *self, const guint8 *data, gsize size,
           if (len != strlen (STORED_MAGIC) || memcmp (line, STORED_MAGIC, len) != 0)
             {
               g_set_error (error, RSP_SYMBOLIZER_ERROR, RSP_SYMBOLIZER_ERROR_INVALID,
-                           "stored symbols: unknown format (expected \"%s\")", STORED_MAGIC);
+                           _("stored symbols: unknown format (expected \"%s\")"), STORED_MAGIC);
               goto out;
             }
           continue;
@@ -1379,13 +1380,13 @@ rsp_symbolizer_load_stored (RspSymbolizer *self, const guint8 *data, gsize size,
 
     bad_line:
       g_set_error (error, RSP_SYMBOLIZER_ERROR, RSP_SYMBOLIZER_ERROR_INVALID,
-                   "stored symbols, line %u: malformed", line_no);
+                   _("stored symbols, line %u: malformed"), line_no);
       goto out;
     }
   if (line_no == 0)
     {
       g_set_error (error, RSP_SYMBOLIZER_ERROR, RSP_SYMBOLIZER_ERROR_INVALID,
-                   "stored symbols: empty");
+                   _("stored symbols: empty"));
       goto out;
     }
   stored_parse_finish_dso (&ps);

@@ -11,6 +11,7 @@
  */
 #include "rsp-trace-data.h"
 
+#include <glib/gi18n-lib.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -249,14 +250,13 @@ rsp_trace_data_load (const guint8 *data, gsize size, GError **error)
   if (!parses_safely (data, size))
     {
       g_set_error (error, RSP_READER_ERROR, RSP_READER_ERROR_CORRUPT,
-                   "the tracing data (tracepoint formats) is damaged");
+                   _("the tracing data (tracepoint formats) is damaged"));
       return NULL;
     }
   struct tep_handle *tep = parse_blob (data, size, &pos);
   if (tep == NULL)
     g_set_error (error, RSP_READER_ERROR, RSP_READER_ERROR_CORRUPT,
-                 "the tracing data (tracepoint formats) is damaged at byte %" G_GSIZE_FORMAT
-                 " of %" G_GSIZE_FORMAT,
-                 pos, size);
+                 _("the tracing data (tracepoint formats) is damaged at byte %llu of %llu"),
+                 (unsigned long long) pos, (unsigned long long) size);
   return tep;
 }

@@ -716,45 +716,45 @@ finding_summary (const RspAnalysis *a, const RspFinding *f)
   gdouble ms = f->ns / 1e6;
   /* "[cc1]" names a binary without symbols: no call parentheses */
   const char *parens = f->frame != NULL && (f->frame[0] == '[' || strchr (f->frame, '(') != NULL) ? "" : "()";
-  g_autofree char *under = f->frame != NULL ? g_strdup_printf (" under %s%s", f->frame, parens) : g_strdup ("");
+  g_autofree char *under = f->frame != NULL ? g_strdup_printf (_(" under %s%s"), f->frame, parens) : g_strdup ("");
   switch (f->category)
     {
     case RSP_CAT_CPU_SAMPLED:
-      return g_strdup_printf ("%s ran %.1f ms in %s%s%s%s", who, ms, f->frame != NULL ? f->frame : "?", parens,
-                              f->endpoint != NULL ? ", answering a request to " : "",
+      return g_strdup_printf (_("%s ran %.1f ms in %s%s%s%s"), who, ms, f->frame != NULL ? f->frame : "?", parens,
+                              f->endpoint != NULL ? _(", answering a request to ") : "",
                               f->endpoint != NULL ? f->endpoint : "");
     case RSP_CAT_CPU_UNSAMPLED:
-      return g_strdup_printf ("%s ran %.1f ms in short runs that no sample caught%s%s%s", who, ms,
-                              f->frame != NULL ? ", each ending in " : "", f->frame != NULL ? f->frame : "",
+      return g_strdup_printf (_("%s ran %.1f ms in short runs that no sample caught%s%s%s"), who, ms,
+                              f->frame != NULL ? _(", each ending in ") : "", f->frame != NULL ? f->frame : "",
                               f->frame != NULL ? parens : "");
     case RSP_CAT_DISK_IO:
-      return g_strdup_printf ("%s waited %.1f ms for disk%s%s%s", who, ms, under,
-                              f->file != NULL ? ", on " : "", f->file != NULL ? f->file : "");
+      return g_strdup_printf (_("%s waited %.1f ms for disk%s%s%s"), who, ms, under,
+                              f->file != NULL ? _(", on ") : "", f->file != NULL ? f->file : "");
     case RSP_CAT_IO_QUEUE:
-      return g_strdup_printf ("%s waited %.1f ms for its disk requests to leave the queue%s", who, ms, under);
+      return g_strdup_printf (_("%s waited %.1f ms for its disk requests to leave the queue%s"), who, ms, under);
     case RSP_CAT_NETWORK:
-      return g_strdup_printf ("%s waited %.1f ms for the network%s%s%s", who, ms, under,
-                              f->endpoint != NULL ? " from " : "", f->endpoint != NULL ? f->endpoint : "");
+      return g_strdup_printf (_("%s waited %.1f ms for the network%s%s%s"), who, ms, under,
+                              f->endpoint != NULL ? _(" from ") : "", f->endpoint != NULL ? f->endpoint : "");
     case RSP_CAT_SCHEDULER:
-      return g_strdup_printf ("%s waited %.1f ms for a CPU after being woken%s", who, ms, under);
+      return g_strdup_printf (_("%s waited %.1f ms for a CPU after being woken%s"), who, ms, under);
     case RSP_CAT_PREEMPTED:
-      return g_strdup_printf ("%s was preempted for %.1f ms%s", who, ms, under);
+      return g_strdup_printf (_("%s was preempted for %.1f ms%s"), who, ms, under);
     case RSP_CAT_HARDWARE:
-      return g_strdup_printf ("%s waited %.1f ms for hardware (interrupt %s)", who, ms,
+      return g_strdup_printf (_("%s waited %.1f ms for hardware (interrupt %s)"), who, ms,
                               f->frame != NULL ? f->frame : "?");
     case RSP_CAT_TIMEOUT:
-      return g_strdup_printf ("%s waited %.1f ms in waits that timed out%s", who, ms, under);
+      return g_strdup_printf (_("%s waited %.1f ms in waits that timed out%s"), who, ms, under);
     case RSP_CAT_SLEEP:
-      return g_strdup_printf ("%s slept %.1f ms on purpose%s", who, ms, under);
+      return g_strdup_printf (_("%s slept %.1f ms on purpose%s"), who, ms, under);
     case RSP_CAT_KERNEL_MISC:
-      return g_strdup_printf ("%s was blocked %.1f ms in the kernel%s", who, ms, under);
+      return g_strdup_printf (_("%s was blocked %.1f ms in the kernel%s"), who, ms, under);
     case RSP_CAT_OTHER_PATH:
-      return g_strdup_printf ("%s waited %.1f ms for work on another control path%s", who, ms, under);
+      return g_strdup_printf (_("%s waited %.1f ms for work on another control path%s"), who, ms, under);
     case RSP_CAT_UNACCOUNTED:
     case RSP_CAT_N:
       break;
     }
-  return g_strdup_printf ("%s: %.1f ms unaccounted%s", who, ms, under);
+  return g_strdup_printf (_("%s: %.1f ms unaccounted%s"), who, ms, under);
 }
 
 static gint
@@ -799,7 +799,7 @@ rsp_analysis_new (const RspModel *model, gint32 pid, guint64 from, guint64 to, G
     }
   if (targets->len == 0)
     {
-      g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND, "process %d never ran in the recording", pid);
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND, _("process %d never ran in the recording"), pid);
       rsp_analysis_free (a);
       return NULL;
     }
@@ -808,7 +808,7 @@ rsp_analysis_new (const RspModel *model, gint32 pid, guint64 from, guint64 to, G
   if (a->end <= a->start)
     {
       g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT,
-                   "process %d did nothing in the chosen time range", pid);
+                   _("process %d did nothing in the chosen time range"), pid);
       rsp_analysis_free (a);
       return NULL;
     }

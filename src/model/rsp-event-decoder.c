@@ -2,6 +2,7 @@
  * model reads tracepoint fields (looked up once per event type) and
  * symbolizes the stacks it needs. */
 #include <string.h>
+#include <glib/gi18n-lib.h>
 #include <traceevent/event-parse.h>
 
 #include "rsp-model-event.h"
@@ -241,8 +242,8 @@ rsp_model_build (RspPerfReader *reader, RspSymbolizer *symbolizer, GCancellable 
     {
       rsp_symbolizer_free (symbolizer);
       g_set_error (error, RSP_READER_ERROR, RSP_READER_ERROR_FOREIGN,
-                   "the recording has no sched:sched_switch events; record it with 'rsp record' or the "
-                   "perf record command line in the README");
+                   _("the recording has no sched:sched_switch events; record it with 'rsp record' or the "
+                     "perf record command line in the README"));
       return NULL;
     }
 

@@ -1,6 +1,7 @@
 /* rsp-report.c — text and JSON reports of an analysis. */
 #include "rsp-report.h"
 
+#include <glib/gi18n-lib.h>
 #include <json-glib/json-glib.h>
 
 static gdouble
@@ -25,6 +26,23 @@ task_comm (const RspTask *t)
 
 /* ------------------------------------------------------------------ text */
 
+static guint
+label_width (const char *label)
+{
+  return (guint) g_utf8_strlen (label, -1);
+}
+
+/* INDENT and LABEL, padded with spaces to WIDTH characters (like
+ * printf's "%-*s", but counting characters rather than bytes). */
+static void
+append_label (GString *out, const char *indent, const char *label, guint width)
+{
+  g_string_append (out, indent);
+  g_string_append (out, label);
+  for (guint n = label_width (indent) + label_width (label); n < width; n++)
+    g_string_append_c (out, ' ');
+}
+
 char *
 rsp_report_text (const RspAnalysis *a, const char *path)
 {
@@ -33,42 +51,58 @@ rsp_report_text (const RspAnalysis *a, const char *path)
   const RspTask *target = rsp_model_task (m, rsp_analysis_target_task (a));
   guint64 total = rsp_analysis_total_ns (a);
 
-  g_string_append_printf (out, "%s: %s (pid %d), %.1f ms of %.1f ms recorded\n\n", path, task_comm (target),
+  g_string_append_printf (out, _("%s: %s (pid %d), %.1f ms of %.1f ms recorded\n\n"), path, task_comm (target),
                           target->pid, ms (rsp_analysis_wall_ns (a)),
                           ms (rsp_model_end_time (m) - rsp_model_start_time (m)));
-  g_string_append_printf (out, "%-34s %10s %8s\n", "Category", "ms", "%");
-  g_string_append_printf (out, "%-34s %10.2f\n", "Wall time", ms (rsp_analysis_wall_ns (a)));
-  g_string_append_printf (out, "%-34s %10.2f\n", "Total time", ms (total));
+  /* The label column: 34 characters, wider when a translation needs it
+   * (counted in characters, not bytes, for non-ASCII labels). */
+  guint width = 34;
+  const char *labels[] = { _("Category"), _("Wall time"), _("Total time"), _("Total accounted"),
+                           _("Unaccounted"), _("Percent accounted") };
+  for (guint i = 0; i < G_N_ELEMENTS (labels); i++)
+    width = MAX (width, label_width (labels[i]) + 1);
+  for (guint c = 0; c < RSP_CAT_N; c++)
+    width = MAX (width, 2 + label_width (_(rsp_category_label (c))) + 1);
+
+  append_label (out, "", _("Category"), width);
+  g_string_append_printf (out, " %10s %8s\n", _("ms"), "%");
+  append_label (out, "", _("Wall time"), width);
+  g_string_append_printf (out, " %10.2f\n", ms (rsp_analysis_wall_ns (a)));
+  append_label (out, "", _("Total time"), width);
+  g_string_append_printf (out, " %10.2f\n", ms (total));
   for (guint c = 0; c < RSP_CAT_N; c++)
     {
       if (c == RSP_CAT_UNACCOUNTED)
         continue;
       guint64 ns = rsp_analysis_category_ns (a, c);
-      g_string_append_printf (out, "  %-32s %10.2f %7.1f%%\n", rsp_category_label (c), ms (ns),
-                              total > 0 ? 100.0 * ns / total : 0.0);
+      append_label (out, "  ", _(rsp_category_label (c)), width);
+      g_string_append_printf (out, " %10.2f %7.1f%%\n", ms (ns), total > 0 ? 100.0 * ns / total : 0.0);
     }
-  g_string_append_printf (out, "%-34s %10.2f\n", "Total accounted", ms (rsp_analysis_accounted_ns (a)));
-  g_string_append_printf (out, "%-34s %10.2f\n", "Unaccounted", ms (rsp_analysis_category_ns (a, RSP_CAT_UNACCOUNTED)));
-  g_string_append_printf (out, "%-34s %9.1f%%\n", "Percent accounted", rsp_analysis_accounted_percent (a));
+  append_label (out, "", _("Total accounted"), width);
+  g_string_append_printf (out, " %10.2f\n", ms (rsp_analysis_accounted_ns (a)));
+  append_label (out, "", _("Unaccounted"), width);
+  g_string_append_printf (out, " %10.2f\n", ms (rsp_analysis_category_ns (a, RSP_CAT_UNACCOUNTED)));
+  append_label (out, "", _("Percent accounted"), width);
+  g_string_append_printf (out, " %9.1f%%\n", rsp_analysis_accounted_percent (a));
 
-  g_string_append (out, "\nControl paths:\n");
+  g_string_append_printf (out, "\n%s\n", _("Control paths:"));
   for (guint p = 0; p < rsp_analysis_n_paths (a); p++)
     {
       const RspControlPath *path_ = rsp_analysis_path (a, p);
-      g_string_append_printf (out, "  #%u  %.2f–%.2f ms, %.2f ms:", path_->id, rel_ms (m, path_->start),
+      g_string_append_printf (out, _("  #%u  %.2f–%.2f ms, %.2f ms:"), path_->id, rel_ms (m, path_->start),
                               rel_ms (m, path_->end), ms (path_->total));
       for (guint k = 0; k < path_->task_time->len && k < 6; k++)
         {
           const RspPathTask *pt = &g_array_index (path_->task_time, RspPathTask, k);
           const RspTask *t = rsp_model_task (m, pt->task);
-          g_string_append_printf (out, "%s %s[%d] %.2f ms", k > 0 ? "," : "", task_comm (t), t->tid, ms (pt->ns));
+          g_string_append_printf (out, _("%s %s[%d] %.2f ms"), k > 0 ? "," : "", task_comm (t), t->tid, ms (pt->ns));
         }
       if (path_->task_time->len > 6)
-        g_string_append_printf (out, ", and %u more", path_->task_time->len - 6);
+        g_string_append_printf (out, _(", and %u more"), path_->task_time->len - 6);
       g_string_append_c (out, '\n');
     }
 
-  g_string_append (out, "\nWhy it took so long:\n");
+  g_string_append_printf (out, "\n%s\n", _("Why it took so long:"));
   guint n = MIN (rsp_analysis_n_findings (a), RSP_REPORT_MAX_FINDINGS);
   for (guint i = 0; i < n; i++)
     {
@@ -76,7 +110,7 @@ rsp_report_text (const RspAnalysis *a, const char *path)
       g_string_append_printf (out, "%3u. %5.1f%%  %s\n", i + 1, total > 0 ? 100.0 * f->ns / total : 0.0, f->summary);
       if (f->path->len > 1)
         {
-          g_string_append (out, "              via ");
+          g_string_append_printf (out, "              %s ", _("via"));
           for (guint k = 0; k < f->path->len; k++)
             {
               const RspFindingStep *step = &g_array_index (f->path, RspFindingStep, k);
@@ -94,7 +128,7 @@ rsp_report_text (const RspAnalysis *a, const char *path)
     anomalies += rsp_model_anomaly_count (m, k);
   if (anomalies > 0)
     {
-      g_string_append (out, "\nInferred from missing events:");
+      g_string_append_printf (out, "\n%s", _("Inferred from missing events:"));
       for (guint k = 0; k < RSP_ANOMALY_N; k++)
         if (rsp_model_anomaly_count (m, k) > 0)
           g_string_append_printf (out, " %s %" G_GUINT64_FORMAT, rsp_anomaly_id (k), rsp_model_anomaly_count (m, k));

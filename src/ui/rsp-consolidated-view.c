@@ -13,6 +13,7 @@
  */
 #include "rsp-consolidated-view.h"
 
+#include <glib/gi18n-lib.h>
 #include <math.h>
 #include <string.h>
 
@@ -341,7 +342,7 @@ rsp_consolidated_view_layout (const RspAnalysis *analysis, const RspConsolidated
   l->view_data = t;
   l->view_data_free = tree_free;
   Node root = { 0 };
-  root.name = "All";
+  root.name = _("All");
   root.box = RSP_FLAME_NO_BOX;
   g_array_append_val (t->nodes, root);
   for (guint p = 0; p < rsp_analysis_n_paths (analysis); p++)
@@ -476,8 +477,8 @@ zoom_summary (const Tree *t, guint32 zoom)
   g_autofree char *ns = rsp_flame_format_ns (z->total);
   g_autofree char *all = rsp_flame_format_ns (root->total);
   if (zoom == ROOT)
-    return g_strdup_printf ("%s total time", all);
-  return g_strdup_printf ("%s, %.1f%% of %s", ns, root->total > 0 ? 100.0 * z->total / root->total : 0.0, all);
+    return g_strdup_printf (_("%s total time"), all);
+  return g_strdup_printf (_("%s, %.1f%% of %s"), ns, root->total > 0 ? 100.0 * z->total / root->total : 0.0, all);
 }
 
 /* The breadcrumb's elements that fit in front of the summary: "All", then
@@ -503,7 +504,7 @@ crumbs (const RspFlameLayout *l, guint32 zoom, double width, double *summary_x, 
         break;
     }
   /* keep "All" and as many of the innermost as fit */
-  double used = crumb_text_width (l, "All");
+  double used = crumb_text_width (l, _("All"));
   guint first = 1;
   for (guint d = depth; d >= 1; d--)
     {
@@ -517,7 +518,7 @@ crumbs (const RspFlameLayout *l, guint32 zoom, double width, double *summary_x, 
       used += w;
     }
   double x = 8;
-  Crumb c = { ROOT, x, crumb_text_width (l, "All") };
+  Crumb c = { ROOT, x, crumb_text_width (l, _("All")) };
   g_array_append_val (out, c);
   x += c.width;
   if (first > 1)

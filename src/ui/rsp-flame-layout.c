@@ -2,6 +2,7 @@
  * labels, for both flame views (see the header for the coordinates). */
 #include "rsp-flame-layout.h"
 
+#include <glib/gi18n-lib.h>
 #include "rsp-kernel-sigs.h"
 
 #include <math.h>
@@ -660,9 +661,9 @@ rsp_flame_stretch_box (const RspAnalysis *a, const RspSegment *seg, RspCategory 
 {
   *kind = RSP_FLAME_BOX_DISK;
   if (cat == RSP_CAT_DISK_IO)
-    return "disk I/O";
+    return _("disk I/O");
   if (cat == RSP_CAT_IO_QUEUE)
-    return "I/O queue";
+    return _("I/O queue");
   if (cat != RSP_CAT_NETWORK)
     return NULL;
   *kind = RSP_FLAME_BOX_NETWORK;
@@ -670,10 +671,10 @@ rsp_flame_stretch_box (const RspAnalysis *a, const RspSegment *seg, RspCategory 
   const RspSleep *s = seg->kind == RSP_SEG_SLEEP ? rsp_model_sleep (m, seg->item) : NULL;
   if (s != NULL && s->net_op != RSP_NONE && rsp_model_net_op (m, s->net_op)->endpoint != NULL)
     {
-      g_autofree char *label = g_strdup_printf ("network %s", rsp_model_net_op (m, s->net_op)->endpoint);
+      g_autofree char *label = g_strdup_printf (_("network %s"), rsp_model_net_op (m, s->net_op)->endpoint);
       return g_intern_string (label);
     }
-  return "network";
+  return _("network");
 }
 
 char *

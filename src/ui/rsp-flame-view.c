@@ -19,6 +19,7 @@
  */
 #include "rsp-flame-view.h"
 
+#include <glib/gi18n-lib.h>
 #include <math.h>
 #include <string.h>
 
@@ -265,7 +266,7 @@ band_label (const RspAnalysis *a, guint p)
       g_string_append_printf (s, "%s%s [%d]", k > 0 ? ", " : "", t->comm != NULL ? t->comm : "?", t->tid);
     }
   if (path->task_time->len > shown)
-    g_string_append_printf (s, " and %u more", path->task_time->len - shown);
+    g_string_append_printf (s, _(" and %u more"), path->task_time->len - shown);
   g_autofree char *total = rsp_flame_format_ns (path->total);
   g_string_append_printf (s, "   %.2f–%.2f ms, %s", (path->start - origin) / 1e6, (path->end - origin) / 1e6,
                           total);

@@ -10,6 +10,7 @@
  * colour are filled with one cairo_fill. */
 #include "rsp-timeline-private.h"
 
+#include <glib/gi18n-lib.h>
 #include <math.h>
 #include <pango/pangocairo.h>
 #include <string.h>
@@ -628,7 +629,7 @@ draw_names (Frame *f, cairo_t *cr, guint first, guint last)
       if (row->kind == RSP_TIMELINE_ROW_TASK)
         {
           const RspTask *task = rsp_model_task (m, row->task);
-          name = task->comm != NULL ? task->comm : "(unnamed)";
+          name = task->comm != NULL ? task->comm : _("(unnamed)");
           g_snprintf (id, sizeof id, "%d", task->tid);
           is_thread = task->tid != task->pid;
           is_target = layout->options.pid > 0 && task->pid == layout->options.pid;
@@ -636,12 +637,12 @@ draw_names (Frame *f, cairo_t *cr, guint first, guint last)
         }
       else if (row->kind == RSP_TIMELINE_ROW_DISK)
         {
-          name = "disk";
+          name = _("disk");
           g_snprintf (id, sizeof id, "%u:%u", row->dev >> 20, row->dev & 0xfffff);
         }
       else
         {
-          name = "network";
+          name = _("network");
           id[0] = '\0';
         }
       /* the id right-aligned and muted, a column of its own */
@@ -738,9 +739,11 @@ draw_header (Frame *f, cairo_t *cr)
   const RspTimelineLayout *layout = f->layout;
   char text[96];
   if (layout->n_hidden > 0)
-    g_snprintf (text, sizeof text, "%u of %u tasks", layout->n_task_rows, layout->n_task_rows + layout->n_hidden);
+    g_snprintf (text, sizeof text,
+                ngettext ("%u of %u task", "%u of %u tasks", layout->n_task_rows + layout->n_hidden),
+                layout->n_task_rows, layout->n_task_rows + layout->n_hidden);
   else
-    g_snprintf (text, sizeof text, "%u task%s", layout->n_task_rows, layout->n_task_rows == 1 ? "" : "s");
+    g_snprintf (text, sizeof text, ngettext ("%u task", "%u tasks", layout->n_task_rows), layout->n_task_rows);
   g_autoptr (PangoLayout) pl = make_text_layout (cr, f->theme, f->theme->font_size - 1, FALSE);
   pango_layout_set_text (pl, text, -1);
   pango_layout_set_width (pl, (int) ((f->g.name_width - 2 * NAME_PAD_PX) * PANGO_SCALE));
