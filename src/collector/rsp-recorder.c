@@ -1260,6 +1260,14 @@ check_output_path (const char *output, GError **error)
                    _("%s is a directory: give a file name with -o"), output);
       return FALSE;
     }
+  /* the recording is renamed into place: never over a device, pipe or
+   * socket (as root, -o /dev/null would replace the device) */
+  if (lstat (output, &st) == 0 && !S_ISREG (st.st_mode))
+    {
+      g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_INVAL,
+                   _("%s exists and is not a regular file: give another file name with -o"), output);
+      return FALSE;
+    }
   if (access (dir, W_OK) != 0)
     {
       int saved_errno = errno;

@@ -132,8 +132,27 @@ def missing_event(rsp, workdir):
         t.fail("rsp dump --stats does not report the missing event sock:sk_data_ready")
 
 
+def bad_output(rsp, workdir):
+    """-o naming a device, a FIFO or a directory is refused before recording:
+    the recording is renamed into place and must never replace /dev/null."""
+    fifo = os.path.join(workdir, "fifo")
+    os.mkfifo(fifo)
+    for target in ("/dev/null", fifo, workdir):
+        before = os.lstat(target)
+        proc = t.run([rsp, "record", "-o", target, "--", "true"], timeout=60, check=False)
+        check_no_crash(proc, "rsp record -o " + target)
+        if proc.returncode == 0:
+            t.fail("rsp record -o %s succeeded" % target)
+        if not rsp_lines(proc.stderr):
+            t.fail("no 'rsp record:' line for -o %s: %r" % (target, proc.stderr))
+        after = os.lstat(target)
+        if (before.st_mode, before.st_ino) != (after.st_mode, after.st_ino):
+            t.fail("rsp record -o %s replaced it" % target)
+        t.log("-o %s: %s" % (target, proc.stderr.strip().splitlines()[-1]))
+
+
 def main():
-    tests = {"no-perf": no_perf, "non-root": non_root, "missing-event": missing_event}
+    tests = {"no-perf": no_perf, "non-root": non_root, "missing-event": missing_event, "bad-output": bad_output}
     if len(sys.argv) != 2 or sys.argv[1] not in tests:
         t.fail("usage: record-errors.py " + "|".join(tests))
     rsp = t.rsp_path()
