@@ -6,20 +6,9 @@
 #include <stdio.h>
 
 #include "rsp-analysis.h"
+#include "rsp-cli-target.h"
 #include "rsp-commands.h"
 #include "rsp-report.h"
-
-static void
-print_candidates (const RspModel *m)
-{
-  g_autoptr (GArray) busiest = rsp_model_busiest_processes (m, 8);
-  g_printerr (_("rsp: the busiest processes in this recording are:\n"));
-  for (guint i = 0; i < busiest->len; i++)
-    {
-      const RspProcessSummary *p = &g_array_index (busiest, RspProcessSummary, i);
-      g_printerr (_("    --pid %-8d %-16s %8.1f ms on CPU\n"), p->pid, p->comm != NULL ? p->comm : "?", p->cpu_ns / 1e6);
-    }
-}
 
 int
 rsp_cmd_report (int argc, char **argv)
@@ -54,38 +43,14 @@ rsp_cmd_report (int argc, char **argv)
     }
   const char *path = files[0];
 
-  g_autoptr (GPtrArray) warnings = g_ptr_array_new_with_free_func (g_free);
-  g_autoptr (RspModel) model = rsp_model_load (path, NULL, NULL, NULL, warnings, &error);
-  for (guint i = 0; i < warnings->len; i++)
-    g_printerr (_("rsp: warning: %s: %s\n"), path, (const char *) g_ptr_array_index (warnings, i));
+  g_autoptr (RspModel) model = rsp_cli_load (path);
   if (model == NULL)
-    {
-      g_printerr ("rsp: %s: %s\n", path, error->message);
-      return 1;
-    }
+    return 1;
 
-  const RspRecordingMeta *meta = rsp_model_meta (model);
-  if (pid <= 0 && comm != NULL)
-    {
-      RspIdx t = rsp_model_find_process (model, 0, comm);
-      if (t == RSP_NONE)
-        {
-          g_printerr (_("rsp: no process named '%s' ran in %s\n"), comm, path);
-          print_candidates (model);
-          return 1;
-        }
-      pid = rsp_model_task (model, t)->pid;
-    }
-  if (pid <= 0 && meta != NULL && meta->target_pid > 0)
-    pid = meta->target_pid;
-  if (pid <= 0)
-    {
-      g_printerr (_("rsp: %s has no target command (a plain perf.data or a whole-system recording): "
-                    "name the process of interest with --pid or --comm\n"),
-                  path);
-      print_candidates (model);
-      return 1;
-    }
+  /* the process of interest, as every analysing command picks it */
+  pid = rsp_cli_pick_target (model, path, pid, comm, TRUE);
+  if (pid < 0)
+    return 1;
 
   guint64 origin = rsp_model_start_time (model);
   guint64 from = from_ms >= 0 ? origin + (guint64) (from_ms * 1e6) : 0;
@@ -101,7 +66,7 @@ rsp_cmd_report (int argc, char **argv)
   if (analysis == NULL)
     {
       g_printerr ("rsp: %s: %s\n", path, error->message);
-      print_candidates (model);
+      rsp_cli_print_candidates (model);
       return 1;
     }
   g_autofree char *text = json ? rsp_report_json (analysis, path) : rsp_report_text (analysis, path);

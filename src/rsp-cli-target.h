@@ -1,0 +1,17 @@
+/* rsp-cli-target.h — what the commands that analyse a recording share:
+ * loading it with its warnings printed, and picking the process of
+ * interest (--pid, --comm, else the command rsp record ran). */
+#pragma once
+
+#include "rsp-model.h"
+
+/* Loads PATH, printing the reader's warnings; prints the error and returns
+ * NULL when it cannot be read. */
+RspModel *rsp_cli_load (const char *path);
+/* Lists the busiest processes, for "did you mean" messages. */
+void rsp_cli_print_candidates (const RspModel *model);
+/* The process of interest: PID if given, else the busiest process named
+ * COMM, else the recorded command's.  Returns 0 when there is none (with a
+ * message when REQUIRED), -1 after printing an error. */
+gint32 rsp_cli_pick_target (const RspModel *model, const char *path, gint32 pid, const char *comm,
+                            gboolean required);
