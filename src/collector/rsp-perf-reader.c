@@ -1414,32 +1414,40 @@ rsp_perf_reader_warnings (RspPerfReader *self)
 static struct tep_format_field *
 event_field (const RspEvent *event, const char *name)
 {
-  if (event->type != PERF_RECORD_SAMPLE || event->evsel == NULL || event->evsel->tp == NULL
-      || event->sample.raw == NULL)
+  if (event->type != PERF_RECORD_SAMPLE || event->evsel == NULL || event->evsel->tp == NULL)
     return NULL;
-  struct tep_format_field *field = tep_find_field (event->evsel->tp, name);
-  if (field == NULL || (guint64) field->offset + field->size > event->sample.raw_size)
+  return tep_find_field (event->evsel->tp, name);
+}
+
+/* FIELD (of EVENT's format) when it lies inside EVENT's payload, else NULL. */
+static const struct tep_format_field *
+field_in_payload (const RspEvent *event, const struct tep_format_field *field)
+{
+  if (field == NULL || event->sample.raw == NULL
+      || (guint64) field->offset + field->size > event->sample.raw_size)
     return NULL;
   return field;
 }
 
 gboolean
-rsp_event_get_field_u64 (const RspEvent *event, const char *name, guint64 *value)
+rsp_event_read_field_u64 (const RspEvent *event, const struct tep_format_field *field, guint64 *value)
 {
-  struct tep_format_field *field = event_field (event, name);
-  if (field == NULL || (field->flags & (TEP_FIELD_IS_DYNAMIC | TEP_FIELD_IS_STRING)))
+  /* byte arrays of 1, 2, 4 or 8 bytes (__u8 daddr[4]) read as numbers too:
+   * libtraceevent flags them as strings, and refuses other sizes itself */
+  field = field_in_payload (event, field);
+  if (field == NULL || (field->flags & TEP_FIELD_IS_DYNAMIC))
     return FALSE;
   unsigned long long v;
-  if (tep_read_number_field (field, event->sample.raw, &v) != 0)
+  if (tep_read_number_field ((struct tep_format_field *) field, event->sample.raw, &v) != 0)
     return FALSE;
   *value = v;
   return TRUE;
 }
 
 const char *
-rsp_event_get_field_str (const RspEvent *event, const char *name)
+rsp_event_read_field_str (const RspEvent *event, const struct tep_format_field *field)
 {
-  struct tep_format_field *field = event_field (event, name);
+  field = field_in_payload (event, field);
   if (field == NULL)
     return NULL;
   const guint8 *raw = event->sample.raw;
@@ -1461,6 +1469,18 @@ rsp_event_get_field_str (const RspEvent *event, const char *name)
   if (size == 0 || memchr (raw + offset, 0, size) == NULL)
     return NULL;
   return (const char *) raw + offset;
+}
+
+gboolean
+rsp_event_get_field_u64 (const RspEvent *event, const char *name, guint64 *value)
+{
+  return rsp_event_read_field_u64 (event, event_field (event, name), value);
+}
+
+const char *
+rsp_event_get_field_str (const RspEvent *event, const char *name)
+{
+  return rsp_event_read_field_str (event, event_field (event, name));
 }
 
 /* ---------------------------------------------------------------- printing */

@@ -103,6 +103,12 @@ const RspReaderStats *rsp_perf_reader_get_stats (RspPerfReader *self);
 /* Human-readable warnings gathered so far (NULL-terminated, owned by reader). */
 const char *const *rsp_perf_reader_warnings (RspPerfReader *self);
 
+/* The same with a field looked up once (tep_find_field on the evsel's
+ * format), for code that reads the same fields of many events. */
+struct tep_format_field;
+gboolean rsp_event_read_field_u64 (const RspEvent *event, const struct tep_format_field *field, guint64 *value);
+const char *rsp_event_read_field_str (const RspEvent *event, const struct tep_format_field *field);
+
 /* Reads a numeric tracepoint field of EVENT by name; FALSE if the event is
  * not a tracepoint or lacks the field. */
 gboolean rsp_event_get_field_u64 (const RspEvent *event, const char *field, guint64 *value);

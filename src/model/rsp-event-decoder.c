@@ -68,19 +68,15 @@ typedef struct {
 static guint64
 num (const RspEvent *ev, const EvselInfo *info, guint f)
 {
-  const struct tep_format_field *field = info->fields[f];
-  if (field == NULL || (guint64) field->offset + field->size > ev->sample.raw_size)
-    return 0;
-  unsigned long long v = 0;
-  if (tep_read_number_field ((struct tep_format_field *) field, ev->sample.raw, &v) != 0)
-    return 0;
+  guint64 v = 0;
+  rsp_event_read_field_u64 (ev, info->fields[f], &v);
   return v;
 }
 
 static const char *
 str (const RspEvent *ev, const EvselInfo *info, guint f)
 {
-  return info->fields[f] != NULL ? rsp_event_get_field_str (ev, field_names[f]) : NULL;
+  return rsp_event_read_field_str (ev, info->fields[f]);
 }
 
 static void

@@ -604,12 +604,7 @@ rsp_consolidated_view_hit_test (const RspFlameLayout *l, const RspConsolidatedOp
   const Tree *t = l->view_data;
   RspFlameViewport vp;
   rsp_consolidated_view_viewport (l, options, width, height, &vp);
-  memset (hit, 0, sizeof *hit);
-  hit->box = RSP_FLAME_NO_BOX;
-  hit->task = RSP_NONE;
-  hit->segment = RSP_NONE;
-  hit->node = G_MAXUINT32;
-  hit->category = RSP_CAT_UNACCOUNTED;
+  rsp_flame_hit_init (hit);
   guint64 all = node_at (t, ROOT)->total;
   if (y >= 0 && y < vp.top)
     {

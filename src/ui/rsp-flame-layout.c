@@ -694,3 +694,14 @@ rsp_flame_format_ns (guint64 ns)
     return g_strdup_printf ("%.0f µs", ns / 1e3);
   return g_strdup_printf ("%" G_GUINT64_FORMAT " ns", ns);
 }
+
+void
+rsp_flame_hit_init (RspFlameHit *hit)
+{
+  memset (hit, 0, sizeof *hit);
+  hit->box = RSP_FLAME_NO_BOX;
+  hit->task = RSP_NONE;
+  hit->segment = RSP_NONE;
+  hit->node = G_MAXUINT32;
+  hit->category = RSP_CAT_UNACCOUNTED;
+}

@@ -79,6 +79,9 @@ typedef struct {
   double x, y, width, height; /* the box as drawn, logical px (for tooltips and hover outlines) */
 } RspFlameHit;
 
+/* An empty hit: no box, task, segment or node. */
+void rsp_flame_hit_init (RspFlameHit *hit);
+
 /* How the rows of a layout map to a viewport. */
 typedef struct {
   guint64 t0;            /* axis value at x = LEFT */

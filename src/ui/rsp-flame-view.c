@@ -839,12 +839,7 @@ rsp_flame_view_hit_test (const RspFlameLayout *l, const RspFlameOptions *options
   const Flame *f = flame_of (l);
   RspFlameViewport vp;
   rsp_flame_view_viewport (l, options, width, height, &vp);
-  memset (hit, 0, sizeof *hit);
-  hit->box = RSP_FLAME_NO_BOX;
-  hit->task = RSP_NONE;
-  hit->segment = RSP_NONE;
-  hit->node = G_MAXUINT32;
-  hit->category = RSP_CAT_UNACCOUNTED;
+  rsp_flame_hit_init (hit);
   if (!rsp_flame_layout_hit (l, &vp, x, y, hit))
     {
       /* a label strip names its path */

@@ -344,29 +344,20 @@ rsp_flame_widget_show_range (RspFlameWidget *self, guint64 t0, guint64 t1)
   gtk_widget_queue_draw (GTK_WIDGET (self));
 }
 
-typedef struct {
-  RspFlameWidget *self;
-  RspTheme theme;
-} ExportJob;
-
 static void
-export_draw (cairo_t *cr, double width, double height, gpointer data)
+export_draw (cairo_t *cr, double width, double height, const RspTheme *theme, gpointer data)
 {
-  ExportJob *job = data;
+  RspFlameWidget *self = data;
   /* laid out for the export's scale, then dropped */
-  g_clear_pointer (&job->self->layout, rsp_flame_layout_free);
-  draw (job->self, cr, &job->theme, width, height);
-  g_clear_pointer (&job->self->layout, rsp_flame_layout_free);
+  g_clear_pointer (&self->layout, rsp_flame_layout_free);
+  draw (self, cr, theme, width, height);
+  g_clear_pointer (&self->layout, rsp_flame_layout_free);
 }
 
 gboolean
 rsp_flame_widget_export (RspFlameWidget *self, const char *path, GError **error)
 {
-  ExportJob job = { self };
-  rsp_widget_theme (GTK_WIDGET (self), &job.theme);
-  job.theme.scale = 1;
-  return rsp_export_image (path, MAX (gtk_widget_get_width (GTK_WIDGET (self)), 200),
-                           MAX (gtk_widget_get_height (GTK_WIDGET (self)), 150), export_draw, &job, error);
+  return rsp_widget_export (GTK_WIDGET (self), path, export_draw, self, error);
 }
 
 static void
@@ -400,31 +391,20 @@ static void
 rsp_flame_widget_init (RspFlameWidget *self)
 {
   self->highlight_category = -1;
-  gtk_widget_set_focusable (GTK_WIDGET (self), TRUE);
-  gtk_widget_set_hexpand (GTK_WIDGET (self), TRUE);
-  gtk_widget_set_vexpand (GTK_WIDGET (self), TRUE);
-  gtk_widget_set_has_tooltip (GTK_WIDGET (self), TRUE);
-  g_signal_connect (self, "query-tooltip", G_CALLBACK (on_query_tooltip), NULL);
-  GtkEventController *scroll = gtk_event_controller_scroll_new (GTK_EVENT_CONTROLLER_SCROLL_BOTH_AXES);
-  g_signal_connect (scroll, "scroll", G_CALLBACK (on_scroll), self);
-  gtk_widget_add_controller (GTK_WIDGET (self), scroll);
-  GtkEventController *motion = gtk_event_controller_motion_new ();
-  g_signal_connect (motion, "motion", G_CALLBACK (on_motion), self);
-  gtk_widget_add_controller (GTK_WIDGET (self), motion);
-  GtkGesture *drag = gtk_gesture_drag_new ();
-  g_signal_connect (drag, "drag-begin", G_CALLBACK (on_drag_begin), self);
-  g_signal_connect (drag, "drag-update", G_CALLBACK (on_drag_update), self);
-  gtk_widget_add_controller (GTK_WIDGET (self), GTK_EVENT_CONTROLLER (drag));
-  GtkGesture *click = gtk_gesture_click_new ();
-  g_signal_connect (click, "released", G_CALLBACK (on_click), self);
-  gtk_widget_add_controller (GTK_WIDGET (self), GTK_EVENT_CONTROLLER (click));
-  GtkEventController *key = gtk_event_controller_key_new ();
-  g_signal_connect (key, "key-pressed", G_CALLBACK (on_key), self);
-  gtk_widget_add_controller (GTK_WIDGET (self), key);
-  GtkGesture *pinch = gtk_gesture_zoom_new ();
-  g_signal_connect (pinch, "begin", G_CALLBACK (on_pinch_begin), self);
-  g_signal_connect (pinch, "scale-changed", G_CALLBACK (on_pinch), self);
-  gtk_widget_add_controller (GTK_WIDGET (self), GTK_EVENT_CONTROLLER (pinch));
+  static const RspViewInput input = {
+    .scroll = G_CALLBACK (on_scroll),
+    .motion = G_CALLBACK (on_motion),
+    .leave = NULL,
+    .drag_begin = G_CALLBACK (on_drag_begin),
+    .drag_update = G_CALLBACK (on_drag_update),
+    .drag_end = NULL,
+    .click_released = G_CALLBACK (on_click),
+    .key_pressed = G_CALLBACK (on_key),
+    .pinch_begin = G_CALLBACK (on_pinch_begin),
+    .pinch_scale_changed = G_CALLBACK (on_pinch),
+    .query_tooltip = G_CALLBACK (on_query_tooltip),
+  };
+  rsp_widget_add_view_input (GTK_WIDGET (self), &input, self);
 }
 
 GtkWidget *

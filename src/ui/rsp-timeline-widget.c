@@ -422,30 +422,21 @@ rsp_timeline_widget_zoom_fit (RspTimelineWidget *self)
   gtk_widget_queue_draw (GTK_WIDGET (self));
 }
 
-typedef struct {
-  RspTimelineWidget *self;
-  RspTheme theme;
-} ExportJob;
-
 static void
-export_draw (cairo_t *cr, double width, double height, gpointer data)
+export_draw (cairo_t *cr, double width, double height, const RspTheme *theme, gpointer data)
 {
-  ExportJob *job = data;
+  RspTimelineWidget *self = data;
   RspTimelineViewport vp;
-  viewport_for (job->self, &vp, &job->theme);
+  viewport_for (self, &vp, theme);
   vp.width = width;
   vp.height = height;
-  rsp_timeline_view_draw (job->self->layout, &vp, &job->theme, cr);
+  rsp_timeline_view_draw (self->layout, &vp, theme, cr);
 }
 
 gboolean
 rsp_timeline_widget_export (RspTimelineWidget *self, const char *path, GError **error)
 {
-  ExportJob job = { self };
-  rsp_widget_theme (GTK_WIDGET (self), &job.theme);
-  job.theme.scale = 1;
-  return rsp_export_image (path, MAX (gtk_widget_get_width (GTK_WIDGET (self)), 200),
-                           MAX (gtk_widget_get_height (GTK_WIDGET (self)), 150), export_draw, &job, error);
+  return rsp_widget_export (GTK_WIDGET (self), path, export_draw, self, error);
 }
 
 static void
@@ -474,34 +465,20 @@ static void
 rsp_timeline_widget_init (RspTimelineWidget *self)
 {
   self->hover_row = -1;
-  gtk_widget_set_focusable (GTK_WIDGET (self), TRUE);
-  gtk_widget_set_hexpand (GTK_WIDGET (self), TRUE);
-  gtk_widget_set_vexpand (GTK_WIDGET (self), TRUE);
-  gtk_widget_set_has_tooltip (GTK_WIDGET (self), TRUE);
-  g_signal_connect (self, "query-tooltip", G_CALLBACK (on_query_tooltip), NULL);
-
-  GtkEventController *scroll = gtk_event_controller_scroll_new (GTK_EVENT_CONTROLLER_SCROLL_BOTH_AXES);
-  g_signal_connect (scroll, "scroll", G_CALLBACK (on_scroll), self);
-  gtk_widget_add_controller (GTK_WIDGET (self), scroll);
-  GtkEventController *motion = gtk_event_controller_motion_new ();
-  g_signal_connect (motion, "motion", G_CALLBACK (on_motion), self);
-  g_signal_connect (motion, "leave", G_CALLBACK (on_leave), self);
-  gtk_widget_add_controller (GTK_WIDGET (self), motion);
-  GtkGesture *drag = gtk_gesture_drag_new ();
-  g_signal_connect (drag, "drag-begin", G_CALLBACK (on_drag_begin), self);
-  g_signal_connect (drag, "drag-update", G_CALLBACK (on_drag_update), self);
-  g_signal_connect (drag, "drag-end", G_CALLBACK (on_drag_end), self);
-  gtk_widget_add_controller (GTK_WIDGET (self), GTK_EVENT_CONTROLLER (drag));
-  GtkGesture *click = gtk_gesture_click_new ();
-  g_signal_connect (click, "released", G_CALLBACK (on_click), self);
-  gtk_widget_add_controller (GTK_WIDGET (self), GTK_EVENT_CONTROLLER (click));
-  GtkEventController *key = gtk_event_controller_key_new ();
-  g_signal_connect (key, "key-pressed", G_CALLBACK (on_key), self);
-  gtk_widget_add_controller (GTK_WIDGET (self), key);
-  GtkGesture *pinch = gtk_gesture_zoom_new ();
-  g_signal_connect (pinch, "begin", G_CALLBACK (on_pinch_begin), self);
-  g_signal_connect (pinch, "scale-changed", G_CALLBACK (on_pinch), self);
-  gtk_widget_add_controller (GTK_WIDGET (self), GTK_EVENT_CONTROLLER (pinch));
+  static const RspViewInput input = {
+    .scroll = G_CALLBACK (on_scroll),
+    .motion = G_CALLBACK (on_motion),
+    .leave = G_CALLBACK (on_leave),
+    .drag_begin = G_CALLBACK (on_drag_begin),
+    .drag_update = G_CALLBACK (on_drag_update),
+    .drag_end = G_CALLBACK (on_drag_end),
+    .click_released = G_CALLBACK (on_click),
+    .key_pressed = G_CALLBACK (on_key),
+    .pinch_begin = G_CALLBACK (on_pinch_begin),
+    .pinch_scale_changed = G_CALLBACK (on_pinch),
+    .query_tooltip = G_CALLBACK (on_query_tooltip),
+  };
+  rsp_widget_add_view_input (GTK_WIDGET (self), &input, self);
 }
 
 GtkWidget *

@@ -74,3 +74,63 @@ rsp_export_image (const char *path, double width, double height, RspDrawFunc dra
     }
   return TRUE;
 }
+
+typedef struct {
+  RspWidgetDrawFunc draw;
+  gpointer data;
+  RspTheme theme;
+} WidgetExport;
+
+static void
+widget_export_draw (cairo_t *cr, double width, double height, gpointer data)
+{
+  WidgetExport *e = data;
+  e->draw (cr, width, height, &e->theme, e->data);
+}
+
+gboolean
+rsp_widget_export (GtkWidget *widget, const char *path, RspWidgetDrawFunc draw, gpointer data, GError **error)
+{
+  WidgetExport e = { draw, data };
+  rsp_widget_theme (widget, &e.theme);
+  e.theme.scale = 1;
+  return rsp_export_image (path, MAX (gtk_widget_get_width (widget), 200), MAX (gtk_widget_get_height (widget), 150),
+                           widget_export_draw, &e, error);
+}
+
+void
+rsp_widget_add_view_input (GtkWidget *widget, const RspViewInput *in, gpointer data)
+{
+  gtk_widget_set_focusable (widget, TRUE);
+  gtk_widget_set_hexpand (widget, TRUE);
+  gtk_widget_set_vexpand (widget, TRUE);
+  if (in->query_tooltip != NULL)
+    {
+      gtk_widget_set_has_tooltip (widget, TRUE);
+      g_signal_connect (widget, "query-tooltip", in->query_tooltip, NULL);
+    }
+  GtkEventController *scroll = gtk_event_controller_scroll_new (GTK_EVENT_CONTROLLER_SCROLL_BOTH_AXES);
+  g_signal_connect (scroll, "scroll", in->scroll, data);
+  gtk_widget_add_controller (widget, scroll);
+  GtkEventController *motion = gtk_event_controller_motion_new ();
+  g_signal_connect (motion, "motion", in->motion, data);
+  if (in->leave != NULL)
+    g_signal_connect (motion, "leave", in->leave, data);
+  gtk_widget_add_controller (widget, motion);
+  GtkGesture *drag = gtk_gesture_drag_new ();
+  g_signal_connect (drag, "drag-begin", in->drag_begin, data);
+  g_signal_connect (drag, "drag-update", in->drag_update, data);
+  if (in->drag_end != NULL)
+    g_signal_connect (drag, "drag-end", in->drag_end, data);
+  gtk_widget_add_controller (widget, GTK_EVENT_CONTROLLER (drag));
+  GtkGesture *click = gtk_gesture_click_new ();
+  g_signal_connect (click, "released", in->click_released, data);
+  gtk_widget_add_controller (widget, GTK_EVENT_CONTROLLER (click));
+  GtkEventController *key = gtk_event_controller_key_new ();
+  g_signal_connect (key, "key-pressed", in->key_pressed, data);
+  gtk_widget_add_controller (widget, key);
+  GtkGesture *pinch = gtk_gesture_zoom_new ();
+  g_signal_connect (pinch, "begin", in->pinch_begin, data);
+  g_signal_connect (pinch, "scale-changed", in->pinch_scale_changed, data);
+  gtk_widget_add_controller (widget, GTK_EVENT_CONTROLLER (pinch));
+}

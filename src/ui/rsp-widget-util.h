@@ -22,4 +22,23 @@ typedef void (*RspDrawFunc) (cairo_t *cr, double width, double height, gpointer 
 gboolean rsp_export_image (const char *path, double width, double height, RspDrawFunc draw, gpointer data,
                            GError **error);
 
+/* Exports a view widget: DRAW paints it at the widget's size (at least
+ * 200x150) with the widget's palette at scale 1. */
+typedef void (*RspWidgetDrawFunc) (cairo_t *cr, double width, double height, const RspTheme *theme,
+                                   gpointer data);
+gboolean rsp_widget_export (GtkWidget *widget, const char *path, RspWidgetDrawFunc draw, gpointer data,
+                            GError **error);
+
+/* The input every view widget takes; NULL members are left out.  Also makes
+ * the widget focusable, expanding, with tooltips. */
+typedef struct {
+  GCallback scroll, motion, leave;
+  GCallback drag_begin, drag_update, drag_end;
+  GCallback click_released;
+  GCallback key_pressed;
+  GCallback pinch_begin, pinch_scale_changed;
+  GCallback query_tooltip;
+} RspViewInput;
+void rsp_widget_add_view_input (GtkWidget *widget, const RspViewInput *input, gpointer data);
+
 G_END_DECLS
