@@ -36,6 +36,8 @@ scen_on_exit() {
 
 _scen_exit() {
   local rc=$? i
+  # a second Ctrl-C must not cut the teardown short
+  trap '' INT TERM
   set +e
   for ((i = ${#_scen_cleanups[@]} - 1; i >= 0; i--)); do
     eval "${_scen_cleanups[i]}" >/dev/null 2>&1

@@ -41,6 +41,7 @@ typedef struct {
   const char *comm;
   const char *frame;
   const char *endpoint;
+  gboolean own; /* a task of the process of interest: never merged with namesakes */
 } FindingKey;
 
 /* ------------------------------------------------------------------ names */
@@ -235,6 +236,33 @@ task_is_ancestor (RspAnalysis *a, RspIdx seg, RspIdx task)
   return FALSE;
 }
 
+/* TASK's timeline over [WS, WE] as the child of PARENT_SEG.  When TASK came
+ * into being inside the window (an exec or a fork after WS), what created
+ * it comes first, up to that moment: the previous generation before an
+ * exec, the forking task before a fork, recursively.  A server that forks
+ * and execs a worker per connection (dovecot's imap-login) is then followed
+ * back to the listener that accepted the connection, instead of leaving
+ * the time before the exec unexplained. */
+static guint
+emit_with_origin (RspAnalysis *a, RspIdx task, guint64 ws, guint64 we, guint32 path, guint16 depth,
+                  RspIdx parent_seg, guint hops)
+{
+  const RspTask *t = &g_array_index (a->m->tasks, RspTask, task);
+  guint n = 0;
+  guint64 from = ws;
+  if (t->start > ws && t->start < we && t->parent != RSP_NONE && hops < 8)
+    {
+      RspIdx origin = t->parent;
+      const RspTask *ot = &g_array_index (a->m->tasks, RspTask, origin);
+      if (!ot->ignored && !ot->is_idle && !task_is_ancestor (a, parent_seg, origin))
+        {
+          n += emit_with_origin (a, origin, ws, t->start, path, depth, parent_seg, hops + 1);
+          from = t->start;
+        }
+    }
+  return n + emit_timeline (a, task, from, we, path, depth, parent_seg);
+}
+
 static void expand_children (RspAnalysis *a, RspIdx first, guint n);
 
 /* Where the activity that ends with run W began on behalf of someone: walk
@@ -250,6 +278,16 @@ chain_start (RspAnalysis *a, RspIdx w, RspIdx setter_task)
       if (run->start <= a->start)
         return a->start;
       RspIdx sl = run->prev_sleep;
+      if (sl == RSP_NONE && run->start_kind == RSP_RUN_START_EXEC)
+        {
+          /* an exec continues the previous generation's last run */
+          RspIdx prev = g_array_index (a->m->tasks, RspTask, run->task).parent;
+          RspIdx last = prev != RSP_NONE ? g_array_index (a->m->tasks, RspTask, prev).last_run : RSP_NONE;
+          if (last == RSP_NONE || last == r)
+            return run->start;
+          r = last;
+          continue;
+        }
       if (sl == RSP_NONE)
         return run->start;
       const RspSleep *s = sleep_at (a, sl);
@@ -281,8 +319,10 @@ expand_sleep (RspAnalysis *a, RspIdx seg_idx)
 {
   RspSegment seg = *seg_at (a, seg_idx);
   const RspSleep *s = sleep_at (a, seg.item);
-  if ((s->reason != RSP_WAKE_RUN && s->reason != RSP_WAKE_FORK && s->reason != RSP_WAKE_PREEMPTION)
-      || s->waker_run == RSP_NONE)
+  /* A new task's wait for its first run is not on behalf of its forker:
+   * the forker is its origin (emit_with_origin), or the process of
+   * interest itself starting a thread; the wait is scheduler time. */
+  if ((s->reason != RSP_WAKE_RUN && s->reason != RSP_WAKE_PREEMPTION) || s->waker_run == RSP_NONE)
     return;
   const RspRun *w = run_at (a, s->waker_run);
   RspIdx waker_task = w->task;
@@ -302,11 +342,20 @@ expand_sleep (RspAnalysis *a, RspIdx seg_idx)
       guint64 child_end = s->reason == RSP_WAKE_PREEMPTION ? MIN (seg.end, MAX (w->end, seg.start))
                                                            : MIN (seg.end, MAX (s->runnable_at, seg.start));
       guint first = a->segments->len;
-      guint n = emit_timeline (a, waker_task, seg.start, child_end, seg.path, seg.depth + 1, seg_idx);
+      guint n = emit_with_origin (a, waker_task, seg.start, child_end, seg.path, seg.depth + 1, seg_idx, 0);
       RspSegment *p = seg_at (a, seg_idx);
       p->first_child = n > 0 ? first : RSP_NONE;
       p->n_children = n;
       expand_children (a, first, n);
+      return;
+    }
+
+  /* A thread of the process of interest is a lane of control path 0
+   * already: waiting for it is waiting on that lane, not a new path that
+   * would count its time twice. */
+  if (wt->pid == a->pid && w->end > a->start && w->start < a->end)
+    {
+      seg_at (a, seg_idx)->other_path = 0;
       return;
     }
 
@@ -371,7 +420,8 @@ add_finding (RspAnalysis *a, RspCategory cat, RspIdx seg_idx, const char *frame,
   /* work reached over the network names the peer it answered */
   for (RspIdx i = seg->parent; endpoint == NULL && i != RSP_NONE; i = seg_at (a, i)->parent)
     endpoint = segment_endpoint (a, seg_at (a, i));
-  FindingKey key = { cat, g_array_index (a->m->tasks, RspTask, seg->task).comm, frame, endpoint };
+  const RspTask *task = &g_array_index (a->m->tasks, RspTask, seg->task);
+  FindingKey key = { cat, task->comm, frame, endpoint, task->pid == a->pid };
   gpointer found = g_hash_table_lookup (a->finding_index, &key);
   guint idx;
   if (found == NULL)
@@ -688,7 +738,7 @@ finding_key_hash (gconstpointer p)
 {
   const FindingKey *k = p;
   return (guint) k->category * 31 + GPOINTER_TO_UINT (k->comm) * 17 + GPOINTER_TO_UINT (k->frame)
-         + GPOINTER_TO_UINT (k->endpoint);
+         + GPOINTER_TO_UINT (k->endpoint) + (guint) k->own;
 }
 
 static gboolean
@@ -696,7 +746,7 @@ finding_key_equal (gconstpointer pa, gconstpointer pb)
 {
   const FindingKey *ka = pa, *kb = pb;
   return ka->category == kb->category && ka->comm == kb->comm && ka->frame == kb->frame
-         && ka->endpoint == kb->endpoint;
+         && ka->endpoint == kb->endpoint && ka->own == kb->own;
 }
 
 static gint
@@ -782,13 +832,27 @@ rsp_analysis_new (const RspModel *model, gint32 pid, guint64 from, guint64 to, G
   a->path_task_ns = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, g_free);
   build_indexes (a);
 
+  /* The command rsp record ran starts at its exec: before it, the forked
+   * child is rsp record's own, waiting for perf to be enabled. */
+  const RspRecordingMeta *meta = rsp_model_meta (model);
+  if (meta != NULL && meta->target_pid == pid)
+    for (guint i = 0; i < model->tasks->len; i++)
+      {
+        const RspTask *t = &g_array_index (model->tasks, RspTask, i);
+        if (t->pid == pid && t->tid == pid && t->generation == 1)
+          {
+            from = MAX (from, t->start);
+            break;
+          }
+      }
+
   /* the process's tasks and their span */
   g_autoptr (GArray) targets = g_array_new (FALSE, FALSE, sizeof (RspIdx));
   guint64 t0 = G_MAXUINT64, t1 = 0;
   for (guint i = 0; i < model->tasks->len; i++)
     {
       const RspTask *t = &g_array_index (model->tasks, RspTask, i);
-      if (t->pid != pid || t->is_idle || t->n_runs == 0)
+      if (t->pid != pid || t->is_idle || t->n_runs == 0 || t->end <= from)
         continue;
       RspIdx idx = i;
       g_array_append_val (targets, idx);

@@ -106,6 +106,36 @@ rq (Stream *s, RspModelEventKind kind, guint64 t, gint32 cpu, gint32 tid, guint6
   feed (s, &ev, NULL);
 }
 
+static void
+fork_ev (Stream *s, guint64 t, gint32 cpu, gint32 parent, gint32 child, const char *child_comm)
+{
+  RspModelEvent ev = { .kind = RSP_MEV_FORK, .time = t, .cpu = cpu, .pid = parent, .tid = parent };
+  ev.u.fork.parent_tid = parent;
+  ev.u.fork.child_tid = child;
+  ev.u.fork.child_comm = child_comm;
+  feed (s, &ev, NULL);
+  RspModelEvent wn = { .kind = RSP_MEV_WAKEUP_NEW, .time = t, .cpu = cpu, .pid = parent, .tid = parent };
+  wn.u.wake.tid = child;
+  feed (s, &wn, NULL);
+}
+
+static void
+task_ev (Stream *s, gint32 pid, gint32 tid)
+{
+  RspModelEvent ev = { .kind = RSP_MEV_TASK, .time = 0, .cpu = -1, .pid = pid, .tid = tid };
+  ev.u.task.pid = pid;
+  ev.u.task.tid = tid;
+  feed (s, &ev, NULL);
+}
+
+static void
+exec_ev (Stream *s, guint64 t, gint32 cpu, gint32 tid, const char *filename)
+{
+  RspModelEvent ev = { .kind = RSP_MEV_EXEC, .time = t, .cpu = cpu, .pid = tid, .tid = tid };
+  ev.u.exec.filename = filename;
+  feed (s, &ev, NULL);
+}
+
 /* Asserts the invariants every analysis must keep. */
 static void
 check_invariants (const RspAnalysis *a)
@@ -341,6 +371,96 @@ test_other_path (void)
   g_assert_cmpuint (rsp_analysis_total_ns (a), >, rsp_analysis_wall_ns (a));
 }
 
+/* A server that forks and execs a worker per connection: A connects to the
+ * listener M and waits; M forks C, C execs and answers A.  A's wait is
+ * explained all the way: M (accept, fork) before the fork, C before its
+ * exec, the worker after it; nothing unaccounted, one control path. */
+static void
+test_fork_exec_origin (void)
+{
+  Stream s;
+  stream_init (&s);
+  comm (&s, 100, 100, "client");
+  comm (&s, 200, 200, "listener");
+  sw (&s, T0, 1, 0, 0, 200, NULL);
+  sw (&s, T0 + 10 * US, 1, 200, 1, 0, user_read);           /* M listens */
+  sw (&s, T0, 0, 0, 0, 100, NULL);
+  sample (&s, T0 + 500 * US, 0, 100, user_work);
+  waking (&s, T0 + 1 * MS, 0, 100, 200, user_write_wake);   /* A connects */
+  sw (&s, T0 + 1 * MS + 10 * US, 0, 100, 1, 0, poll_stack); /* A waits */
+  sw (&s, T0 + 1 * MS + 20 * US, 1, 0, 0, 200, NULL);
+  sample (&s, T0 + 1500 * US, 1, 200, user_work);
+  fork_ev (&s, T0 + 2 * MS, 1, 200, 300, "listener");       /* M forks C */
+  task_ev (&s, 300, 300);
+  sw (&s, T0 + 2 * MS + 10 * US, 1, 200, 1, 0, user_read);
+  sw (&s, T0 + 2 * MS + 20 * US, 1, 0, 0, 300, NULL);
+  sample (&s, T0 + 2500 * US, 1, 300, user_work);
+  exec_ev (&s, T0 + 3 * MS, 1, 300, "/usr/lib/worker");     /* C execs */
+  sample (&s, T0 + 5 * MS, 1, 300, user_work);
+  waking (&s, T0 + 8 * MS, 1, 300, 100, user_write_wake);   /* the worker answers */
+  sw (&s, T0 + 8 * MS + 10 * US, 1, 300, 1, 0, user_read);
+  sw (&s, T0 + 8 * MS + 20 * US, 0, 0, 0, 100, NULL);
+  sample (&s, T0 + 8500 * US, 0, 100, user_work);
+  sw (&s, T0 + 9 * MS, 0, 100, 0x20, 0, NULL);
+  g_autoptr (RspModel) m = rsp_assembler_finish (s.as);
+  g_autoptr (RspAnalysis) a = rsp_analysis_new (m, 100, 0, G_MAXUINT64, NULL);
+  check_invariants (a);
+  g_assert_cmpuint (rsp_analysis_n_paths (a), ==, 1);
+  g_assert_cmpuint (rsp_analysis_category_ns (a, RSP_CAT_UNACCOUNTED), ==, 0);
+  g_assert_cmpuint (rsp_analysis_category_ns (a, RSP_CAT_OTHER_PATH), ==, 0);
+  g_assert_cmpuint (rsp_analysis_total_ns (a), ==, 9 * MS);
+  /* under A's wait: M until the fork, C until its exec, then the worker */
+  guint64 listener_ns = 0, pre_exec_ns = 0, worker_ns = 0;
+  for (guint i = 0; i < rsp_analysis_n_segments (a); i++)
+    {
+      const RspSegment *seg = rsp_analysis_segment (a, i);
+      const RspTask *t = rsp_model_task (m, seg->task);
+      if (seg->depth != 1)
+        continue;
+      if (t->tid == 200)
+        listener_ns += seg->end - seg->start;
+      else if (t->tid == 300 && t->generation == 0)
+        pre_exec_ns += seg->end - seg->start;
+      else if (t->tid == 300 && t->generation == 1)
+        worker_ns += seg->end - seg->start;
+    }
+  g_assert_cmpuint (listener_ns, ==, 2 * MS - (1 * MS + 10 * US));
+  g_assert_cmpuint (pre_exec_ns, ==, 1 * MS);
+  g_assert_cmpuint (worker_ns, ==, 5 * MS);
+}
+
+/* Threads of the process of interest are lanes of control path 0: a lane
+ * waiting for another lane that was already running waits "on other path"
+ * (path 0), and no new control path counts the other lane twice; a new
+ * thread's wait for its first run is not work of its creator. */
+static void
+test_own_threads (void)
+{
+  Stream s;
+  stream_init (&s);
+  comm (&s, 100, 100, "player");
+  sw (&s, T0, 0, 0, 0, 100, NULL);
+  sample (&s, T0 + 500 * US, 0, 100, user_work);
+  fork_ev (&s, T0 + 1 * MS, 0, 100, 101, "player/vo");      /* a thread */
+  sw (&s, T0 + 1 * MS + 10 * US, 1, 0, 0, 101, NULL);
+  sample (&s, T0 + 1500 * US, 1, 101, user_work);
+  sw (&s, T0 + 2 * MS, 0, 100, 1, 0, user_read);            /* main waits */
+  waking (&s, T0 + 10 * MS, 1, 101, 100, user_write_wake);  /* the thread, running since 1 ms, wakes it */
+  sw (&s, T0 + 10 * MS + 10 * US, 1, 101, 0x20, 0, NULL);
+  sw (&s, T0 + 10 * MS + 20 * US, 0, 0, 0, 100, NULL);
+  sw (&s, T0 + 11 * MS, 0, 100, 0x20, 0, NULL);
+  task_ev (&s, 100, 101); /* the helpers give each event pid = tid: say it is a thread last */
+  g_autoptr (RspModel) m = rsp_assembler_finish (s.as);
+  g_autoptr (RspAnalysis) a = rsp_analysis_new (m, 100, 0, G_MAXUINT64, NULL);
+  check_invariants (a);
+  g_assert_cmpuint (rsp_analysis_n_paths (a), ==, 1);
+  g_assert_cmpuint (rsp_analysis_wall_ns (a), ==, 11 * MS);
+  /* two lanes: main 11 ms, the thread from its fork to its exit */
+  g_assert_cmpuint (rsp_analysis_total_ns (a), ==, 11 * MS + 9 * MS + 10 * US);
+  g_assert_cmpuint (rsp_analysis_category_ns (a, RSP_CAT_OTHER_PATH), ==, 8 * MS);
+  g_assert_cmpuint (rsp_analysis_category_ns (a, RSP_CAT_UNACCOUNTED), ==, 0);
+}
+
 /* A wake-up from a hardware interrupt: "hardware", named after the IRQ. */
 static void
 test_interrupt (void)
@@ -531,6 +651,8 @@ main (int argc, char **argv)
   g_test_add_func ("/model/deliberate-sleep", test_deliberate_sleep);
   g_test_add_func ("/model/triangle-cut", test_triangle_cut);
   g_test_add_func ("/model/other-path", test_other_path);
+  g_test_add_func ("/model/fork-exec-origin", test_fork_exec_origin);
+  g_test_add_func ("/model/own-threads", test_own_threads);
   g_test_add_func ("/model/interrupt", test_interrupt);
   g_test_add_func ("/model/disk", test_disk);
   g_test_add_func ("/model/missing-completion", test_missing_completion);
