@@ -25,6 +25,8 @@ struct _RspAnalysis {
   GArray **task_runs;
   /* per task: its disk operations (indexes) */
   GArray **task_disk_ops;
+  guint64 *covered_until; /* per task: the latest end of its segments so far */
+  guint32 *covered_path;  /* ... and the control path of that segment */
   GHashTable *device_ops;  /* dev -> GArray of op indexes, in insert order */
 
   guint64 category_ns[RSP_CAT_N];
@@ -108,6 +110,8 @@ build_indexes (RspAnalysis *a)
   guint n_tasks = m->tasks->len;
   a->task_runs = g_new0 (GArray *, MAX (n_tasks, 1));
   a->task_disk_ops = g_new0 (GArray *, MAX (n_tasks, 1));
+  a->covered_until = g_new0 (guint64, MAX (n_tasks, 1));
+  a->covered_path = g_new0 (guint32, MAX (n_tasks, 1));
   for (guint t = 0; t < n_tasks; t++)
     {
       const RspTask *task = &g_array_index (m->tasks, RspTask, t);
@@ -172,6 +176,11 @@ emit (RspAnalysis *a, RspSegmentKind kind, RspIdx item, RspIdx task, guint64 sta
   s.start = start;
   s.end = end;
   g_array_append_val (a->segments, s);
+  if (end > a->covered_until[task])
+    {
+      a->covered_until[task] = end;
+      a->covered_path[task] = path;
+    }
   return a->segments->len - 1;
 }
 
@@ -368,17 +377,33 @@ expand_sleep (RspAnalysis *a, RspIdx seg_idx)
     }
   guint64 lane_start = chain_start (a, s->waker_run, seg.task);
   guint64 lane_end = MIN (w->end, a->end);
+  /* what of the waker is on a path already is not counted twice: the new
+   * lane starts where its last segment ends; if nothing is left, the sleep
+   * waits on the path that has it */
+  if (a->covered_until[waker_task] > lane_start)
+    {
+      if (a->covered_until[waker_task] >= lane_end)
+        {
+          seg_at (a, seg_idx)->other_path = a->covered_path[waker_task];
+          return;
+        }
+      lane_start = a->covered_until[waker_task];
+    }
   if (lane_end <= lane_start)
     return;
   guint32 id = new_path (a, lane_start, lane_end);
   g_hash_table_insert (a->path_of_run, GUINT_TO_POINTER (s->waker_run), GUINT_TO_POINTER (id + 1));
   seg_at (a, seg_idx)->other_path = id;
   guint first = a->segments->len;
-  guint n = emit_timeline (a, waker_task, lane_start, lane_end, id, 0, RSP_NONE);
+  /* the lane may begin before the waker's exec (chain_start) */
+  guint n = emit_with_origin (a, waker_task, lane_start, lane_end, id, 0, RSP_NONE, 0);
   RspControlPath *path = &g_array_index (a->paths, RspControlPath, id);
   path->first_root = first;
   path->n_roots = n;
-  path->total = lane_end - lane_start;
+  /* its total is what its roots cover, so that the accounting adds up */
+  path->total = 0;
+  for (guint k = 0; k < n; k++)
+    path->total += seg_at (a, first + k)->end - seg_at (a, first + k)->start;
   expand_children (a, first, n);
 }
 
@@ -942,6 +967,8 @@ rsp_analysis_free (RspAnalysis *a)
     }
   g_free (a->task_runs);
   g_free (a->task_disk_ops);
+  g_free (a->covered_until);
+  g_free (a->covered_path);
   g_clear_pointer (&a->device_ops, g_hash_table_unref);
   for (guint i = 0; i < a->paths->len; i++)
     g_array_unref (g_array_index (a->paths, RspControlPath, i).task_time);

@@ -371,6 +371,36 @@ test_other_path (void)
   g_assert_cmpuint (rsp_analysis_total_ns (a), >, rsp_analysis_wall_ns (a));
 }
 
+/* A waker that was already running, across an exec, before the sleep
+ * began heads another control path from where its activity began, before
+ * the exec: the lane covers both generations and the accounting adds up. */
+static void
+test_other_path_across_exec (void)
+{
+  Stream s;
+  stream_init (&s);
+  comm (&s, 100, 100, "waiter");
+  comm (&s, 200, 200, "launcher");
+  sw (&s, T0, 0, 0, 0, 100, NULL);                          /* A runs from T0 */
+  sw (&s, T0 + 500 * US, 1, 0, 0, 200, NULL);               /* B from 0.5 ms */
+  sample (&s, T0 + 700 * US, 1, 200, user_work);
+  exec_ev (&s, T0 + 1 * MS, 1, 200, "/usr/bin/tool");       /* and execs */
+  sample (&s, T0 + 3 * MS, 1, 200, user_work);
+  sw (&s, T0 + 2 * MS, 0, 100, 1, 0, user_read);            /* A waits from 2 ms */
+  waking (&s, T0 + 5 * MS, 1, 200, 100, user_write_wake);   /* B answers at 5 ms */
+  sw (&s, T0 + 5 * MS + 10 * US, 1, 200, 1, 0, user_read);
+  sw (&s, T0 + 5 * MS + 20 * US, 0, 0, 0, 100, NULL);
+  sw (&s, T0 + 6 * MS, 0, 100, 0x20, 0, NULL);
+  g_autoptr (RspModel) m = rsp_assembler_finish (s.as);
+  g_autoptr (RspAnalysis) a = rsp_analysis_new (m, 100, 0, G_MAXUINT64, NULL);
+  check_invariants (a);
+  g_assert_cmpuint (rsp_analysis_n_paths (a), ==, 2);
+  const RspControlPath *other = rsp_analysis_path (a, 1);
+  g_assert_cmpuint (other->start, ==, T0 + 500 * US);
+  g_assert_cmpuint (other->total, ==, 5 * MS + 10 * US - 500 * US);
+  g_assert_cmpuint (rsp_analysis_category_ns (a, RSP_CAT_UNACCOUNTED), ==, 0);
+}
+
 /* A server that forks and execs a worker per connection: A connects to the
  * listener M and waits; M forks C, C execs and answers A.  A's wait is
  * explained all the way: M (accept, fork) before the fork, C before its
@@ -652,6 +682,7 @@ main (int argc, char **argv)
   g_test_add_func ("/model/triangle-cut", test_triangle_cut);
   g_test_add_func ("/model/other-path", test_other_path);
   g_test_add_func ("/model/fork-exec-origin", test_fork_exec_origin);
+  g_test_add_func ("/model/other-path-across-exec", test_other_path_across_exec);
   g_test_add_func ("/model/own-threads", test_own_threads);
   g_test_add_func ("/model/interrupt", test_interrupt);
   g_test_add_func ("/model/disk", test_disk);
