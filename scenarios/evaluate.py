@@ -569,10 +569,12 @@ def parallel_lines(rep):
                 over.append((t["ms"] / span if span else 0, t, p))
     if over:
         over.sort(key=lambda x: x[0], reverse=True)
-        lines.append("**Time counted more than once**: %s; a task cannot spend more time on a control path "
-                     "than the path lasts, so these are counted in several lanes at once (probably as a "
-                     "lane of their own and again as the child of other lanes' waits). This inflates the total and "
-                     "needs investigation." % ", ".join(
+        lines.append("Tasks in several lanes at once: %s. Such a task is a lane of its own and also the "
+                     "child of the waits it ended in other lanes (the pseudo-stack: a lane waiting for it is "
+                     "explained by what it did meanwhile), so its time on the path can exceed the path's "
+                     "duration. The total is not inflated by this: it is the sum of the lanes (the paper's "
+                     "definition, parallelism counted), and every lane's time is in exactly one category."
+                     % ", ".join(
                          "%s has %s on control path #%d, which lasts %s (%.1f×)"
                          % (md(task_name(t)), ms(t["ms"]), p["id"], ms(path_duration(p)), k)
                          for k, t, p in over[:4]))
@@ -622,6 +624,21 @@ def means_web_request(rep):
         lines.append("Does curl's resolver still poll? **No sign of it**: no finding puts a timed-out "
                      "wait in curl (%s); the whole report has %s in waits that timed out."
                      % (cut_off_note(rep), ms(rep.cat("timeout"))))
+    curl_pid = rep.target.get("pid")
+    curl_threads = {t["tid"] for p in rep.paths for t in p["tasks"]
+                    if t["pid"] == curl_pid and t["tid"] != curl_pid}
+    if curl_threads:
+        lines.append("curl ran %d thread(s) besides its main one (its threaded resolver)%s." % (
+            len(curl_threads),
+            ": the timed-out waits above are its main thread's short poll timeouts while the resolver "
+            "thread works, the paper's pattern; the flame view shows whether the thread itself ends "
+            "the last of them" if curl_timeout else
+            ", and no wait of curl ended by a timeout: the thread wakes the main one when the lookup "
+            "is done"))
+    else:
+        lines.append("curl started no resolver thread in this recording: curl 7.88 answers `localhost` "
+                     "itself. `sudo WEB_REQUEST_HOST=$(hostname) scenarios/web-request.sh` sends a name "
+                     "through the threaded resolver instead.")
     is_auth = comm_matches("auth")
     auth_ms = rep.time_of(lambda t: is_auth(t["comm"]))
     if auth_ms > 0:
@@ -750,11 +767,15 @@ def means_database(rep):
                  "(%d pids): %s (%s)." % (target_pid, ms(own), pct(own, rep.total), len(pg_pids), ms(pg),
                                          pct(pg, rep.total)))
     if load_pids:
-        lines.append("**Other pgbench processes** (%s, the background load, not the measured client) "
-                     "hold %s (%s of the total), %s of it on control path #0: the model follows wake-ups "
-                     "from server processes shared with the load back into the load clients (the paper's "
-                     "\"backchain into unrelated material\"). This needs investigation; the findings, "
-                     "keyed by process name, merge the measured pgbench with the load."
+        lines.append("Other pgbench processes (%s, the background load, not the measured client) "
+                     "hold %s (%s of the total), %s of it on control path #0. This is a cause, not noise: "
+                     "the measured client's backend waits for other backends (on its latch, in epoll_wait, "
+                     "for locks that TPC-B's updates of the same few branch rows make them share; on futexes "
+                     "for lightweight locks; for the WAL flush another backend does for the group commit), a "
+                     "backend in the middle of a transaction waits for its own client's next statement, and "
+                     "that load client waits for a CPU on this 2-CPU machine: the wake-ups lead from the "
+                     "measured transaction into the load. Findings keep the measured pgbench apart from its "
+                     "namesakes."
                      % (pids_text(load_pids), ms(load), pct(load, rep.total), ms(load_p0)))
     if rep.paths:
         p0 = path_ms(rep.paths[0])
@@ -1087,6 +1108,16 @@ def document(results, args, facts, failures):
         "- database is PostgreSQL; the paper's SpatialTable is a different, distributed database, shown "
         "beside for scale only.",
         "- The paper's figures are as printed there, with its precision.",
+        "- Limits of this reproduction, whatever the figures: the machine is a 2-CPU virtual machine "
+        "with a virtio disk (no I/O scheduler, so I/O queue overhead stays near 0, and a host cache "
+        "under the guest's: a cold page cache costs far less disk time than in 2015); disk findings "
+        "name no file (`file` is null: an inode-to-path map is not built yet); the recordings use "
+        "`rsp record --keep-awake` (idle CPUs lose interrupt-context events otherwise, PERF-NOTES §3), "
+        "whose idle-priority spinners yield at once only within their own scheduling group: with "
+        "kernel.sched_autogroup_enabled, a task of another session can lose a scheduler tick (about "
+        "4 ms) to them now and then, which shows as involuntary sleeps (an idle CPU cgroup or a "
+        "spinner autogroup at nice 19 avoided that but slowed fsync-heavy work 15-fold on this kernel, "
+        "so neither is used).",
     ]
     if recorded:
         out.append("")
