@@ -13,7 +13,6 @@ scen_install xvfb openbox xterm x11-utils
 
 log=$SCEN_OUT/$SCEN_NAME.log
 # The X server picks a free display and writes its number to fd 3.
-exec 3<> <(:)
 Xvfb -displayfd 3 -screen 0 1280x800x24 -nolisten tcp -noreset >>"$log" 2>&1 3>"$SCEN_WORK/display" &
 xvfb_pid=$!
 scen_on_exit kill "$xvfb_pid"
