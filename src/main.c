@@ -57,7 +57,16 @@ main (int argc, char **argv)
     }
   for (gsize i = 0; i < G_N_ELEMENTS (commands); i++)
     if (strcmp (argv[1], commands[i].name) == 0)
-      return commands[i].run (argc - 1, argv + 1);
+      {
+        /* "Usage: rsp report [OPTION…] FILE", not "Usage: report …".  The
+         * viewer keeps the plain name: it is the application's. */
+        if (commands[i].run != rsp_cmd_view)
+          {
+            g_autofree char *prgname = g_strdup_printf ("rsp %s", commands[i].name);
+            g_set_prgname (prgname);
+          }
+        return commands[i].run (argc - 1, argv + 1);
+      }
 
   /* `rsp FILE` opens FILE in the viewer */
   if (argv[1][0] != '-' && g_file_test (argv[1], G_FILE_TEST_EXISTS))

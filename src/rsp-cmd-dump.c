@@ -209,7 +209,7 @@ rsp_cmd_dump (int argc, char **argv)
     { G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &files, NULL, N_ ("FILE") },
     { NULL },
   };
-  g_autoptr (GOptionContext) ctx = g_option_context_new (N_ ("FILE - print the decoded events of a recording"));
+  g_autoptr (GOptionContext) ctx = g_option_context_new (N_ ("- print the decoded events of a recording"));
   g_option_context_add_main_entries (ctx, entries, GETTEXT_PACKAGE);
   g_option_context_set_translation_domain (ctx, GETTEXT_PACKAGE);
   g_option_context_set_description (ctx, N_ ("FILE is an RSP recording (rsp record) or a perf.data file."));

@@ -27,7 +27,7 @@ rsp_cmd_report (int argc, char **argv)
     { G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &files, NULL, N_ ("FILE") },
     { NULL },
   };
-  g_autoptr (GOptionContext) ctx = g_option_context_new (N_ ("FILE - where the time of a process went, and why"));
+  g_autoptr (GOptionContext) ctx = g_option_context_new (N_ ("- where the time of a process went, and why"));
   g_option_context_add_main_entries (ctx, entries, GETTEXT_PACKAGE);
   g_option_context_set_translation_domain (ctx, GETTEXT_PACKAGE);
   g_autoptr (GError) error = NULL;

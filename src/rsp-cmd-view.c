@@ -3,15 +3,30 @@
 #include <glib.h>
 #include <glib/gi18n.h>
 #include <stdio.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "rsp-application.h"
 #include "rsp-commands.h"
 
+static gboolean
+asks_for_help (int argc, char **argv)
+{
+  for (int i = 1; i < argc; i++)
+    {
+      if (strcmp (argv[i], "--") == 0)
+        break;
+      if (strcmp (argv[i], "-h") == 0 || strcmp (argv[i], "-?") == 0 || g_str_has_prefix (argv[i], "--help"))
+        return TRUE;
+    }
+  return FALSE;
+}
+
 int
 rsp_cmd_view (int argc, char **argv)
 {
-  if (geteuid () == 0)
+  /* Printing the options needs no display and no privilege check. */
+  if (geteuid () == 0 && !asks_for_help (argc, argv))
     {
       g_printerr (_("rsp view: the viewer does not run as root; run it as yourself (recordings made with sudo "
                     "belong to you; Record… asks for privileges through pkexec)\n"));

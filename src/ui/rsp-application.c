@@ -150,6 +150,10 @@ rsp_application_init (RspApplication *self)
 RspApplication *
 rsp_application_new (void)
 {
-  return g_object_new (RSP_TYPE_APPLICATION, "application-id", RSP_APPLICATION_ID, "flags",
-                       G_APPLICATION_HANDLES_OPEN | G_APPLICATION_NON_UNIQUE, NULL);
+  RspApplication *self = g_object_new (RSP_TYPE_APPLICATION, "application-id", RSP_APPLICATION_ID, "flags",
+                                       G_APPLICATION_HANDLES_OPEN | G_APPLICATION_NON_UNIQUE, NULL);
+  g_application_set_option_context_parameter_string (G_APPLICATION (self), _("[FILE…]"));
+  g_application_set_option_context_summary (G_APPLICATION (self),
+                                            _("Open RSP recordings or perf.data files in the viewer."));
+  return self;
 }
