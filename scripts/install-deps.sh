@@ -1,16 +1,42 @@
 #!/bin/sh
-# Install everything RSP needs to build, record and test on Debian 12.
-# Idempotent; run as root (or through sudo). Usage: scripts/install-deps.sh [--test]
+# Install everything RSP needs on Debian 12.  Idempotent.
+#
+# Usage: scripts/install-deps.sh [--test]      install (as root, or through sudo)
+#        scripts/install-deps.sh --list [--test]  print the package list, install nothing
+#
+# The base list is what building RSP, `meson install` and the demo
+# (scripts/demo.sh: build, rsp record, rsp report) need on a minimal Debian
+# (debootstrap --variant=minbase); --test adds what the test suite needs.
+# tests/scripts/check-deps.py checks that every program and library meson
+# looks up as required comes from the base list (or from what a minimal
+# Debian always has), and scripts/fresh-check.sh proves it on a fresh chroot.
 set -eu
 packages="build-essential meson ninja-build pkg-config gettext
 libglib2.0-dev libgtk-4-dev libjson-glib-dev libtraceevent-dev
 libelf-dev libdw-dev linux-perf procps util-linux python3"
 # Tests: clang + libFuzzer (fuzz/), useradd (passwd) for the unprivileged
-# recording test, a display and screenshots for the GUI tests.
+# recording test, a display and screenshots for the GUI tests, validators
+# for the desktop files.
 test_packages="clang libclang-rt-14-dev passwd xvfb xdotool imagemagick
 desktop-file-utils appstream libxml2-utils librsvg2-bin shared-mime-info libglib2.0-bin"
+
+list=0
+test=0
+for arg in "$@"; do
+  case $arg in
+    --list) list=1 ;;
+    --test) test=1 ;;
+    -h|--help) sed -n '2,12p' "$0"; exit 0 ;;
+    *) echo "install-deps: unknown option $arg (try --help)" >&2; exit 2 ;;
+  esac
+done
 want="$packages"
-[ "${1:-}" = "--test" ] && want="$packages $test_packages"
+[ "$test" -eq 1 ] && want="$packages $test_packages"
+if [ "$list" -eq 1 ]; then
+  # shellcheck disable=SC2086
+  printf '%s\n' $want
+  exit 0
+fi
 
 missing=""
 for p in $want; do
@@ -19,11 +45,18 @@ done
 [ -z "$missing" ] && exit 0
 
 if [ "$(id -u)" -ne 0 ]; then
-  if command -v sudo >/dev/null 2>&1; then exec sudo "$0" "$@"; fi
-  echo "install-deps: missing packages:$missing; run this script as root" >&2
+  if command -v sudo >/dev/null 2>&1; then
+    echo "install-deps: installing through sudo:$missing"
+    exec sudo "$0" "$@"
+  fi
+  echo "install-deps: missing packages:$missing" >&2
+  echo "install-deps: run this script as root (su -c 'scripts/install-deps.sh'), or install sudo" >&2
   exit 1
 fi
 export DEBIAN_FRONTEND=noninteractive
-apt-get update -q
+if ! apt-get update -q; then
+  echo "install-deps: apt-get update failed: check the network and /etc/apt/sources.list" >&2
+  exit 1
+fi
 # shellcheck disable=SC2086
 apt-get install -y -q --no-install-recommends $missing
