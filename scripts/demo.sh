@@ -5,10 +5,13 @@
 # with `rsp record`, and shows `rsp report` (where the time went, and why)
 # and `rsp dump --stats` (what was recorded) of the recording.
 #
-# Usage: sudo scripts/demo.sh [OUTPUT.rsp]     (default: rsp-demo.rsp)
+# Usage: scripts/demo.sh [OUTPUT.rsp]     (default: rsp-demo.rsp)
 #
-# Recording the whole system needs root.  Without it the script says how to
-# get it and shows the bundled demo recording (tests/data/pingpong.rsp).
+# Run it as root (a minimal Debian has no sudo), or as a user with sudo: the
+# package installation and the recording then go through sudo, the build
+# stays yours.  Recording the whole system needs root: without root or sudo
+# (or without perf) the script says how to get them and shows the bundled
+# demo recording (tests/data/pingpong.rsp) instead.
 set -euo pipefail
 
 src_root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -45,10 +48,16 @@ demo=$build_dir/tests/model/pass
 say "3. record the demo workload: $rsp record -o $output -- $demo"
 recording=""
 # rsp record itself checks perf and the privileges, and says what is missing.
-if "$rsp" record -o "$output" -- "$demo"; then
+# Through sudo, rsp record runs the workload as you and gives you the file.
+record=("$rsp" record -o "$output" -- "$demo")
+if [ "$(id -u)" -ne 0 ] && command -v sudo >/dev/null 2>&1; then
+  echo "(recording the whole system needs root: through sudo)"
+  record=(sudo "${record[@]}")
+fi
+if "${record[@]}"; then
   recording=$output
 elif [ "$(id -u)" -ne 0 ]; then
-  echo "To record, run this script as root: sudo scripts/demo.sh"
+  echo "To record, run this script as root, or as a user who may use sudo."
 fi
 if [ -z "$recording" ]; then
   echo "Showing the bundled demo recording instead: $bundled"

@@ -6,7 +6,11 @@
 #   3. build-fuzz: clang + libFuzzer on the perf.data reader for 60 s
 # then prints one closing line "tests: N passed, N failed, N skipped".
 #
-# Usage: sudo scripts/test.sh [--quick] [--no-deps] [-- MESON_TEST_ARGS...]
+# Usage: scripts/test.sh [--quick] [--no-deps] [-- MESON_TEST_ARGS...]
+#   Run it as root (a minimal Debian has no sudo), or as a user with sudo:
+#   it then runs itself through sudo, because the recording tests need root,
+#   and gives the build directories back to you at the end
+#   (RSP_TEST_NO_SUDO=1 runs as you; the recording tests then SKIP).
 #   --quick     stage 1 only
 #   --no-deps   do not check or install packages
 #   MESON_TEST_ARGS go to every `meson test` (e.g. -- --suite golden)
@@ -18,6 +22,26 @@ set -euo pipefail
 src_root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$src_root"
 
+case " $* " in *" -h "*|*" --help "*) ;; *)
+  if [ "$(id -u)" -ne 0 ] && [ -z "${RSP_TEST_NO_SUDO:-}" ] && command -v sudo >/dev/null 2>&1; then
+    echo "test.sh: the recording tests need root: running through sudo (RSP_TEST_NO_SUDO=1 runs as you)"
+    exec sudo --preserve-env=CI,FUZZ_SECONDS,RSP_TEST_OWNER env RSP_TEST_OWNER="$(id -u):$(id -g)" \
+      bash "$src_root/scripts/test.sh" "$@"
+  fi ;;
+esac
+# Started through sudo by a user: the build directories are theirs.
+give_back() {
+  local owner=${RSP_TEST_OWNER:-}
+  [ -n "$owner" ] || owner=${SUDO_UID:+$SUDO_UID:${SUDO_GID:-$SUDO_UID}}
+  [ -n "$owner" ] && [ "$(id -u)" -eq 0 ] || return 0
+  local d
+  for d in build-ci build-asan build-fuzz; do
+    [ -e "$d" ] && chown -R "$owner" "$d"
+  done
+  return 0
+}
+trap give_back EXIT
+
 quick=0
 deps=1
 meson_test_args=()
@@ -26,7 +50,7 @@ while [ $# -gt 0 ]; do
     --quick) quick=1 ;;
     --no-deps) deps=0 ;;
     --) shift; meson_test_args=("$@"); break ;;
-    -h|--help) sed -n '2,16p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,21p' "$0"; exit 0 ;;
     *) echo "test.sh: unknown option $1 (try --help)" >&2; exit 2 ;;
   esac
   shift
