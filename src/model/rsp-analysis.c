@@ -12,7 +12,8 @@
 #define MAX_DEPTH 48
 
 struct _RspAnalysis {
-  const RspModel *m;
+  RspModel *m;   /* a reference of the analysis's own: the model outlives it */
+  guint n_tasks;     /* the model's, at analysis time: the per-task arrays' length */
   gint32 pid;
   RspIdx target_task;
   guint64 start, end;
@@ -108,6 +109,7 @@ build_indexes (RspAnalysis *a)
 {
   const RspModel *m = a->m;
   guint n_tasks = m->tasks->len;
+  a->n_tasks = n_tasks;
   a->task_runs = g_new0 (GArray *, MAX (n_tasks, 1));
   a->task_disk_ops = g_new0 (GArray *, MAX (n_tasks, 1));
   a->covered_until = g_new0 (guint64, MAX (n_tasks, 1));
@@ -846,7 +848,7 @@ rsp_analysis_new (const RspModel *model, gint32 pid, guint64 from, guint64 to, G
 {
   g_return_val_if_fail (model != NULL, NULL);
   RspAnalysis *a = g_new0 (RspAnalysis, 1);
-  a->m = model;
+  a->m = rsp_model_ref (model);
   a->pid = pid;
   a->segments = g_array_new (FALSE, TRUE, sizeof (RspSegment));
   a->paths = g_array_new (FALSE, TRUE, sizeof (RspControlPath));
@@ -958,7 +960,7 @@ rsp_analysis_free (RspAnalysis *a)
 {
   if (a == NULL)
     return;
-  for (guint t = 0; t < a->m->tasks->len; t++)
+  for (guint t = 0; t < a->n_tasks; t++)
     {
       if (a->task_runs != NULL && a->task_runs[t] != NULL)
         g_array_unref (a->task_runs[t]);
@@ -985,6 +987,7 @@ rsp_analysis_free (RspAnalysis *a)
   g_hash_table_unref (a->finding_index);
   g_array_unref (a->findings);
   g_array_unref (a->finding_best);
+  rsp_model_unref (a->m);
   g_free (a);
 }
 

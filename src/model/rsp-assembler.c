@@ -1080,7 +1080,7 @@ rsp_assembler_free (RspAssembler *a)
 {
   if (a == NULL)
     return;
-  g_clear_pointer (&a->m, rsp_model_free);
+  g_clear_pointer (&a->m, rsp_model_unref);
   g_hash_table_unref (a->tids);
   g_array_unref (a->cpus);
   g_hash_table_unref (a->inflight_disk);

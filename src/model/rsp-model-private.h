@@ -6,6 +6,7 @@
 G_BEGIN_DECLS
 
 struct _RspModel {
+  gint ref_count;   /* rsp_model_ref / rsp_model_unref */
   GArray *tasks;    /* RspTask */
   GArray *runs;     /* RspRun */
   GArray *sleeps;   /* RspSleep */

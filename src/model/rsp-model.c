@@ -53,6 +53,7 @@ RspModel *
 rsp_model_new (void)
 {
   RspModel *m = g_new0 (RspModel, 1);
+  m->ref_count = 1;
   m->tasks = g_array_new (FALSE, TRUE, sizeof (RspTask));
   m->runs = g_array_new (FALSE, TRUE, sizeof (RspRun));
   m->sleeps = g_array_new (FALSE, TRUE, sizeof (RspSleep));
@@ -68,10 +69,22 @@ rsp_model_new (void)
   return m;
 }
 
-void
-rsp_model_free (RspModel *m)
+/* The model is read-only once built, so holders on several threads (the
+ * viewer's window, its pages, an analysis running beside the UI) share it
+ * by reference; the count is the only thing that changes. */
+RspModel *
+rsp_model_ref (const RspModel *model)
 {
-  if (m == NULL)
+  RspModel *m = (RspModel *) model;
+  g_return_val_if_fail (m != NULL && g_atomic_int_get (&m->ref_count) > 0, NULL);
+  g_atomic_int_inc (&m->ref_count);
+  return m;
+}
+
+void
+rsp_model_unref (RspModel *m)
+{
+  if (m == NULL || !g_atomic_int_dec_and_test (&m->ref_count))
     return;
   g_array_unref (m->tasks);
   g_array_unref (m->runs);

@@ -172,8 +172,11 @@ typedef void (*RspProgressFunc) (gdouble fraction, gpointer user_data);
  * model.  Honours CANCELLABLE; PROGRESS may be NULL. */
 RspModel *rsp_model_build (RspPerfReader *reader, RspSymbolizer *symbolizer, GCancellable *cancellable,
                            RspProgressFunc progress, gpointer progress_data, GError **error);
-void rsp_model_free (RspModel *model);
-G_DEFINE_AUTOPTR_CLEANUP_FUNC (RspModel, rsp_model_free)
+/* The model is shared by reference: every holder (a window, a view, an
+ * analysis) keeps it alive; the last unref frees it. */
+RspModel *rsp_model_ref (const RspModel *model);
+void rsp_model_unref (RspModel *model);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (RspModel, rsp_model_unref)
 
 /* Opens PATH, sets up symbols as rsp dump does, builds.  The reader's
  * warnings are appended to WARNINGS when it is not NULL. */

@@ -10,7 +10,7 @@
 
 struct _RspViews {
   GtkBox parent_instance;
-  const RspModel *model;
+  RspModel *model; /* a reference */
   GtkWidget *notebook;
   GtkWidget *timeline;
   GtkWidget *range_label;
@@ -154,9 +154,17 @@ add_process_page (RspViews *self, gint32 pid, RspAnalysis *analysis)
 
 typedef struct {
   RspViews *views;
-  const RspModel *model;
+  RspModel *model; /* a reference: the thread reads it while another recording may open */
   gint32 pid;
 } AnalysisJob;
+
+static void
+analysis_job_free (gpointer data)
+{
+  AnalysisJob *job = data;
+  rsp_model_unref (job->model);
+  g_free (job);
+}
 
 static void
 analysis_thread (GTask *task, gpointer source, gpointer data, GCancellable *cancellable)
@@ -207,10 +215,10 @@ rsp_views_open_process (RspViews *self, gint32 pid)
   g_hash_table_add (self->pending, GINT_TO_POINTER (pid));
   AnalysisJob *job = g_new0 (AnalysisJob, 1);
   job->views = self;
-  job->model = self->model;
+  job->model = rsp_model_ref (self->model);
   job->pid = pid;
   GTask *task = g_task_new (self, NULL, analysis_done, NULL);
-  g_task_set_task_data (task, job, g_free);
+  g_task_set_task_data (task, job, analysis_job_free);
   g_task_run_in_thread (task, analysis_thread);
   g_object_unref (task);
 }
@@ -280,7 +288,9 @@ rsp_views_set_model (RspViews *self, const RspModel *model, const char *title)
   while (gtk_notebook_get_n_pages (GTK_NOTEBOOK (self->notebook)) > 0)
     gtk_notebook_remove_page (GTK_NOTEBOOK (self->notebook), -1);
   g_hash_table_remove_all (self->process_pages);
-  self->model = model;
+  RspModel *old = self->model;
+  self->model = rsp_model_ref (model);
+  rsp_model_unref (old);
 
   const RspRecordingMeta *meta = rsp_model_meta (model);
   gint32 pid = meta != NULL ? meta->target_pid : 0;
@@ -337,6 +347,7 @@ rsp_views_finalize (GObject *object)
   RspViews *self = RSP_VIEWS (object);
   g_hash_table_unref (self->process_pages);
   g_hash_table_unref (self->pending);
+  g_clear_pointer (&self->model, rsp_model_unref);
   G_OBJECT_CLASS (rsp_views_parent_class)->finalize (object);
 }
 

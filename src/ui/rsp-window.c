@@ -55,7 +55,7 @@ load_thread (GTask *task, gpointer source, gpointer task_data, GCancellable *can
   if (model == NULL)
     g_task_return_error (task, error);
   else
-    g_task_return_pointer (task, model, (GDestroyNotify) rsp_model_free);
+    g_task_return_pointer (task, model, (GDestroyNotify) rsp_model_unref);
 }
 
 static gboolean
@@ -104,11 +104,14 @@ load_done (GObject *source, GAsyncResult *result, gpointer user_data)
   for (guint i = 0; i < job->warnings->len; i++)
     g_message ("%s: %s", job->path, (const char *) g_ptr_array_index (job->warnings, i));
 
-  g_clear_pointer (&self->model, rsp_model_free);
+  /* The old model goes after the views have let go of it (they hold a
+   * reference of their own, as does any analysis still running). */
+  RspModel *old = self->model;
   self->model = model;
   g_autofree char *name = g_file_get_basename (self->file);
   gtk_window_set_title (GTK_WINDOW (self), name);
   rsp_views_set_model (RSP_VIEWS (self->views_page), self->model, name);
+  rsp_model_unref (old);
   gtk_stack_set_visible_child (GTK_STACK (self->stack), self->views_page);
 
   g_autofree char *uri = g_file_get_uri (self->file);
@@ -356,7 +359,7 @@ rsp_window_finalize (GObject *object)
   RspWindow *self = RSP_WINDOW (object);
   g_clear_object (&self->cancellable);
   g_clear_object (&self->file);
-  g_clear_pointer (&self->model, rsp_model_free);
+  g_clear_pointer (&self->model, rsp_model_unref);
   G_OBJECT_CLASS (rsp_window_parent_class)->finalize (object);
 }
 

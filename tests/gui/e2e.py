@@ -185,6 +185,28 @@ def windows_of_children(display, proc):
     return found
 
 
+def open_flame(display, window, workdir):
+    """Clicks down the task-name column of the timeline until a flame view
+    opens; returns (dy, blue, red) of the click that opened it, or None."""
+    time.sleep(1)
+    x, y, w, h = window_geometry(display, window)
+    before = screenshot(display, os.path.join(workdir, "before.png"))
+    flame_area = (x, y + 150, x + w * 55 // 100, y + h - 20)
+    baseline = count_colour(before, flame_area, SLEEP) + count_colour(before, flame_area, BOTH)
+    # The task names are the column at the left of the timeline; the
+    # process of interest's rows come first.  Click down the column until
+    # a flame view opens (theme metrics differ a little between machines).
+    for dy in range(120, min(h - 40, 420), 12):
+        xdotool(display, "mousemove", str(x + 60), str(y + dy), "click", "1")
+        time.sleep(1.5)
+        shot = screenshot(display, os.path.join(workdir, "after.png"))
+        blue = count_colour(shot, flame_area, SLEEP) + count_colour(shot, flame_area, BOTH)
+        red = count_colour(shot, flame_area, RUN)
+        if blue > baseline + 200 and red > 20:
+            return (dy, blue, red)
+    return None
+
+
 def flame_test(display, workdir):
     src = os.path.join(os.environ["RSP_SOURCE_ROOT"], "tests", "data", "tcp_loop.rsp")
     recording = os.path.join(workdir, "tcp_loop.rsp")
@@ -199,24 +221,7 @@ def flame_test(display, workdir):
         if not wait_loaded(display, wins[0], "tcp_loop.rsp", 120):
             screenshot(display, os.path.join(workdir, "loading.png"))
             t.fail("the recording did not finish loading in 120 s (screenshot in %s)" % workdir)
-        time.sleep(1)
-        x, y, w, h = window_geometry(display, wins[0])
-        before = screenshot(display, os.path.join(workdir, "before.png"))
-        flame_area = (x, y + 150, x + w * 55 // 100, y + h - 20)
-        baseline = count_colour(before, flame_area, SLEEP) + count_colour(before, flame_area, BOTH)
-        # The task names are the column at the left of the timeline; the
-        # process of interest's rows come first.  Click down the column until
-        # a flame view opens (theme metrics differ a little between machines).
-        opened = None
-        for dy in range(120, min(h - 40, 420), 12):
-            xdotool(display, "mousemove", str(x + 60), str(y + dy), "click", "1")
-            time.sleep(1.5)
-            shot = screenshot(display, os.path.join(workdir, "after.png"))
-            blue = count_colour(shot, flame_area, SLEEP) + count_colour(shot, flame_area, BOTH)
-            red = count_colour(shot, flame_area, RUN)
-            if blue > baseline + 200 and red > 20:
-                opened = (dy, blue, red)
-                break
+        opened = open_flame(display, wins[0], workdir)
         if opened is None:
             t.fail("no flame view opened after clicking the task-name column (screenshots in %s)" % workdir)
         t.log("clicked at +%d px: the flame view drew %d sleep/both and %d run pixels (sampled every 2nd)"
@@ -338,6 +343,63 @@ def export_test(display, workdir):
         stop_viewer(proc)
 
 
+def open_with_dialog(display, window, path):
+    """Ctrl+O, type PATH into the file chooser, Enter."""
+    xdotool(display, "windowactivate", "--sync", window)
+    xdotool(display, "key", "ctrl+o")
+    for _ in range(40):
+        if xdotool(display, "search", "--onlyvisible", "--name", "^Open a Recording$").stdout.split():
+            break
+        time.sleep(0.25)
+    else:
+        t.fail("Ctrl+O opened no file chooser")
+    time.sleep(0.5)
+    # GTK's chooser: typing a leading "/" opens its location entry
+    xdotool(display, "type", "--delay", "10", path)
+    time.sleep(0.3)
+    xdotool(display, "key", "Return")
+
+
+def reopen_test(display, workdir):
+    """Open recording after recording into one window, each time with a
+    flame tab open (the old model once went away under its flame pages and
+    the viewer died of a use-after-free): the viewer must stay up and show
+    each recording."""
+    names = ["tcp_loop.rsp", "pingpong.rsp"]
+    for name in names:
+        dst = os.path.join(workdir, name)
+        shutil.copy(os.path.join(os.environ["RSP_SOURCE_ROOT"], "tests", "data", name), dst)
+        os.chmod(dst, 0o644)
+    proc = start_viewer(display, os.path.join(workdir, names[0]), workdir)
+    try:
+        wins = wait_windows(display, proc, 1, 30)
+        if not wins or not wait_loaded(display, wins[0], names[0], 120):
+            t.fail("the first recording did not load")
+        cycles = 4
+        for cycle in range(cycles):
+            current = names[cycle % 2]
+            if open_flame(display, wins[0], workdir) is None:
+                t.fail("cycle %d: no flame view opened in %s" % (cycle, current))
+            following = names[(cycle + 1) % 2]
+            open_with_dialog(display, wins[0], os.path.join(workdir, following))
+            if not wait_loaded(display, wins[0], following, 120):
+                if proc.poll() is not None:
+                    t.fail("cycle %d: the viewer died (exit %s) opening %s with a flame tab open; log: %s"
+                           % (cycle, proc.returncode, following,
+                              open(os.path.join(workdir, "viewer.log")).read()[-3000:]))
+                screenshot(display, os.path.join(workdir, "reopen.png"))
+                t.fail("cycle %d: %s did not load (screenshot in %s)" % (cycle, following, workdir))
+            time.sleep(1)
+            if proc.poll() is not None:
+                t.fail("cycle %d: the viewer died (exit %s) after opening %s" % (cycle, proc.returncode, following))
+        t.log("opened %d recordings in turn, each over an open flame tab; the viewer stayed up" % cycles)
+    finally:
+        stop_viewer(proc)
+    log = open(os.path.join(workdir, "viewer.log")).read()
+    if "ERROR: AddressSanitizer" in log or "runtime error:" in log:
+        t.fail("the sanitizers reported an error: %s" % log[-3000:])
+
+
 def main():
     what = sys.argv[1] if len(sys.argv) > 1 else "flame"
     for tool in ("Xvfb", "xdotool", "import", "convert"):
@@ -352,6 +414,8 @@ def main():
             record_test(display, workdir)
         elif what == "export":
             export_test(display, workdir)
+        elif what == "reopen":
+            reopen_test(display, workdir)
         else:
             error_test(display, workdir)
     finally:

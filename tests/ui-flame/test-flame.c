@@ -47,7 +47,7 @@ static void
 teardown (Fixture *fx, gconstpointer data)
 {
   rsp_analysis_free (fx->analysis);
-  rsp_model_free (fx->model);
+  rsp_model_unref (fx->model);
 }
 
 /* ------------------------------------------------------------------ pixels */

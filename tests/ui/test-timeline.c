@@ -763,6 +763,6 @@ main (int argc, char **argv)
   g_test_add_func ("/timeline/draw/network-row", test_network_row);
   g_test_add_func ("/timeline/draw/odd-viewports", test_odd_viewports);
   int status = g_test_run ();
-  rsp_model_free (pingpong);
+  rsp_model_unref (pingpong);
   return status;
 }
