@@ -102,7 +102,8 @@ dump_event (Dumper *d, const RspEvent *ev)
   append_prefix (d, ev);
   if (ev->type == PERF_RECORD_SAMPLE)
     {
-      g_string_append_printf (d->line, "%s: ", ev->evsel->name);
+      /* the instance's events are not perf's: `perf script` never shows them */
+      g_string_append_printf (d->line, ev->evsel->ftrace ? "%s@ftrace: " : "%s: ", ev->evsel->name);
       if (ev->evsel->attr.type == PERF_TYPE_TRACEPOINT)
         {
           if (!rsp_event_format_tracepoint (ev, d->tep, d->line) && ev->evsel->tp == NULL)
@@ -111,7 +112,8 @@ dump_event (Dumper *d, const RspEvent *ev)
       else
         g_string_append_printf (d->line, "period=%" G_GUINT64_FORMAT, ev->sample.period);
       g_string_append_c (d->line, '\n');
-      append_frames (d, ev);
+      if (!ev->evsel->ftrace) /* the instance records no stacks */
+        append_frames (d, ev);
     }
   else
     {
@@ -154,8 +156,17 @@ print_stats (Dumper *d, const char *path, const guint64 *per_event, guint64 fram
     {
       const RspEvsel *evsel = rsp_perf_reader_get_evsel (r, i);
       guint64 n = per_event[evsel->index];
-      fprintf (out, "  %-28s %12" G_GUINT64_FORMAT "\n", evsel->name, n);
+      g_autofree char *name = evsel->ftrace ? g_strdup_printf ("%s@ftrace", evsel->name) : g_strdup (evsel->name);
+      fprintf (out, "  %-28s %12" G_GUINT64_FORMAT "\n", name, n);
     }
+  const RspFtraceStats *fs = rsp_perf_reader_get_ftrace_stats (r);
+  if (fs != NULL)
+    fprintf (out,
+             _("\nftrace:        %llu events from RSP's tracefs instance: %llu merged, %llu also in perf's stream "
+               "(dropped as twins), %llu of unknown type; %llu sub-buffers, %llu damaged, %llu after lost events\n"),
+             (unsigned long long) fs->events, (unsigned long long) fs->delivered, (unsigned long long) fs->twins,
+             (unsigned long long) fs->unknown_ids, (unsigned long long) fs->subbuffers,
+             (unsigned long long) fs->bad_subbuffers, (unsigned long long) fs->missed_events);
   fprintf (out, "\n%s\n", _("records:"));
   for (guint t = 0; t < RSP_RECORD_TYPE_MAX; t++)
     if (st->by_type[t] > 0)
@@ -179,7 +190,8 @@ print_stats (Dumper *d, const char *path, const guint64 *per_event, guint64 fram
                    e->counted, e->recorded, pct, rsp_health_entry_incomplete (e) ? _("  LOSS") : "");
         }
       if (m->idle_loss_suspected)
-        fprintf (out, "  %s\n", _("events were lost in idle context (PERF-NOTES §3); record with --keep-awake"));
+        fprintf (out, "  %s\n", _("perf lost events that fire in interrupt context on idle CPUs; rsp record "
+                                   "keeps them through its own tracefs instance (the ftrace line above)"));
       for (guint i = 0; i < m->missing_events->len; i++)
         {
           const RspMissingEvent *e = &g_array_index (m->missing_events, RspMissingEvent, i);

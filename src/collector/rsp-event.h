@@ -46,6 +46,8 @@ typedef struct {
   struct perf_event_attr attr; /* normalised to the UAPI size, zero-filled */
   char *name;                  /* "sched:sched_switch", "cpu-clock", ... */
   RspTepEvent *tp;             /* tracepoint format, NULL if not one */
+  gboolean ftrace;             /* an event of RSP's tracefs instance (the
+                                * recording's ftrace section), not perf's */
   guint64 *ids;
   guint n_ids;
   gsize id_trailer_size;       /* bytes of sample_id_all trailer */

@@ -13,6 +13,8 @@
  * against the bytes that remain.
  */
 #include "rsp-perf-reader.h"
+#include "rsp-ftrace-reader.h"
+#include "rsp-ftrace-section.h"
 
 #include <glib/gi18n-lib.h>
 #include <errno.h>
@@ -95,6 +97,7 @@ struct _RspPerfReader {
   gboolean warned_unknown_id;
   gboolean warned_bad_record;
   gboolean header_truncated; /* found while parsing the header */
+  RspFtraceStream *ftrace;   /* the recording's ftrace section, merged in by time */
   gboolean tracing_data_damaged;
 };
 
@@ -470,6 +473,28 @@ finish_evsels (RspPerfReader *self)
                  n_undecodable);
 }
 
+/* RSP's tracefs instance's events (rsp-ftrace-reader.h): a damaged section
+ * costs those events, never the recording. */
+static void
+open_ftrace_section (RspPerfReader *self)
+{
+  if (self->recording == NULL)
+    return;
+  for (guint i = 0; i < self->recording->sections->len; i++)
+    {
+      const RspSection *sec = &g_array_index (self->recording->sections, RspSection, i);
+      if (strcmp (sec->name, RSP_SECTION_FTRACE) != 0)
+        continue;
+      g_autoptr (GError) error = NULL;
+      self->ftrace = rsp_ftrace_stream_new (self->data + sec->offset, sec->size, self->evsels, &error);
+      if (self->ftrace == NULL)
+        reader_warn (self, _("%s: the events of RSP's tracefs instance (block completions, wake-ups from "
+                             "interrupts and timers on idle CPUs) are lost; perf's events are read"),
+                     error->message);
+      return;
+    }
+}
+
 static gboolean
 parse_file (RspPerfReader *self, GError **error)
 {
@@ -580,6 +605,8 @@ parse_file (RspPerfReader *self, GError **error)
   self->header.data_offset = self->data_start;
   self->header.data_size = self->data_end - self->data_start;
   finish_evsels (self);
+  /* after perf's evsels are final: the instance's are appended to them */
+  open_ftrace_section (self);
   return TRUE;
 
 truncated:
@@ -1184,10 +1211,21 @@ deliver (RspPerfReader *self, guint64 offset, RspEvsel *evsel, RspEvent *event)
   return TRUE;
 }
 
+static gboolean perf_next (RspPerfReader *self, RspEvent *event);
+
 gboolean
 rsp_perf_reader_next (RspPerfReader *self, RspEvent *event)
 {
   g_return_val_if_fail (self != NULL, FALSE);
+  if (self->ftrace != NULL)
+    return rsp_ftrace_stream_next (self->ftrace, (RspFtracePullFunc) perf_next, self, event);
+  return perf_next (self, event);
+}
+
+/* The next event of perf's own stream, in time order. */
+static gboolean
+perf_next (RspPerfReader *self, RspEvent *event)
+{
   for (;;)
     {
       const RspQueuedRecord *top = rsp_ordered_queue_peek (&self->queue);
@@ -1244,6 +1282,8 @@ rsp_perf_reader_rewind (RspPerfReader *self)
   self->last_delivered = 0;
   memset (&self->stats, 0, sizeof self->stats);
   self->stats.truncated = self->header_truncated;
+  if (self->ftrace != NULL)
+    rsp_ftrace_stream_rewind (self->ftrace);
 }
 
 /* ---------------------------------------------------------------- lifetime */
@@ -1334,6 +1374,7 @@ rsp_perf_reader_free (RspPerfReader *self)
     munmap ((void *) self->data, self->size);
   if (self->fd >= 0)
     close (self->fd);
+  g_clear_pointer (&self->ftrace, rsp_ftrace_stream_free);
   g_clear_pointer (&self->recording, rsp_recording_free);
   g_ptr_array_unref (self->evsels);
   g_hash_table_unref (self->id_to_evsel);
@@ -1401,6 +1442,12 @@ const RspReaderStats *
 rsp_perf_reader_get_stats (RspPerfReader *self)
 {
   return &self->stats;
+}
+
+const RspFtraceStats *
+rsp_perf_reader_get_ftrace_stats (RspPerfReader *self)
+{
+  return self->ftrace != NULL ? rsp_ftrace_stream_get_stats (self->ftrace) : NULL;
 }
 
 const char *const *

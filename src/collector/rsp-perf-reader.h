@@ -11,6 +11,7 @@
 #include <glib.h>
 
 #include "rsp-event.h"
+#include "rsp-ftrace-reader.h"
 #include "rsp-recording.h"
 
 G_BEGIN_DECLS
@@ -100,6 +101,9 @@ gboolean rsp_perf_reader_next (RspPerfReader *self, RspEvent *event);
 void rsp_perf_reader_rewind (RspPerfReader *self);
 
 const RspReaderStats *rsp_perf_reader_get_stats (RspPerfReader *self);
+/* The ftrace section's figures (rsp-ftrace-reader.h), NULL when the
+ * recording has none or it could not be read. */
+const RspFtraceStats *rsp_perf_reader_get_ftrace_stats (RspPerfReader *self);
 /* Human-readable warnings gathered so far (NULL-terminated, owned by reader). */
 const char *const *rsp_perf_reader_warnings (RspPerfReader *self);
 

@@ -958,8 +958,10 @@ rsp_symbolizer_resolve_callchain (RspSymbolizer *self, const RspEvent *sample, R
   if (s->callchain == NULL || s->n_callchain == 0)
     {
       /* No callchain: the sampled address alone (in dwarf mode only if it
-       * is in the kernel; the unwinder starts from the user IP). */
-      if (max > 0 && !(dwarf && mode == MODE_USER))
+       * is in the kernel; the unwinder starts from the user IP).  An event
+       * that samples no address (the tracefs instance's) has no frame. */
+      gboolean has_ip = sample->evsel == NULL || (sample->evsel->attr.sample_type & PERF_SAMPLE_IP);
+      if (max > 0 && has_ip && !(dwarf && mode == MODE_USER))
         resolve_in_mode (self, sample->pid, s->ip, mode, &frames[n++]);
     }
   else

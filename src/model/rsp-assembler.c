@@ -575,6 +575,10 @@ handle_waking (Assembler *a, const RspModelEvent *ev, gboolean is_new)
                   : RSP_SIG_SOFTIRQ;
       else if (cs->hardirq_depth > 0)
         context = rsp_irq_name_is_disk (cs->hardirq_name) ? RSP_SIG_DISK : RSP_SIG_HARDIRQ;
+      /* no bracket recorded: a request that completed on this CPU just
+       * before is what the interrupt was for */
+      else if (cs->last_completed_op != RSP_NONE && ev->time - cs->last_complete_time <= RSP_IRQ_WAKE_WINDOW_NS)
+        context = RSP_SIG_DISK;
     }
   /* a hardware interrupt of a disk controller is a disk completion */
   if (context == RSP_SIG_HARDIRQ && cs->hardirq_depth > 0 && rsp_irq_name_is_disk (cs->hardirq_name))

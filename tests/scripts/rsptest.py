@@ -219,9 +219,11 @@ RSP_HEADER = re.compile(
 RSP_RECORD = re.compile(r"^\S.*? PERF_RECORD_(?P<type>[A-Z0-9_]+):")
 
 
-def parse_rsp_dump(text):
+def parse_rsp_dump(text, with_ftrace=False):
     """Returns (samples, records, unparsed lines); records maps
-    PERF_RECORD_<TYPE> to a count."""
+    PERF_RECORD_<TYPE> to a count.  The events of RSP's tracefs instance
+    ("NAME@ftrace", never in `perf script`) are left out unless
+    WITH_FTRACE."""
     samples = []
     records = collections.Counter()
     bad = []
@@ -247,6 +249,8 @@ def parse_rsp_dump(text):
             bad.append(line)
             continue
         name = m.group("event")
+        if name.endswith("@ftrace") and not with_ftrace:
+            continue
         fields = (m.group("fields") or "").rstrip()
         period = None
         pm = re.fullmatch(r"period=(\d+)", fields)

@@ -1,0 +1,669 @@
+/* rsp-ftrace-reader.c — the "ftrace" section: decoding its ring-buffer
+ * sub-buffers with libtraceevent's kbuffer, and merging its events into
+ * perf's by time.  See rsp-ftrace-reader.h for the rules. */
+#include "rsp-ftrace-reader.h"
+
+#include <glib/gi18n-lib.h>
+#include <string.h>
+#include <traceevent/event-parse.h>
+#include <traceevent/kbuffer.h>
+
+#include "rsp-ftrace-section.h"
+#include "rsp-perf-reader.h"
+
+#define MAX_FORMATS 4096
+#define MAX_CPUS 8192
+#define MAX_TEXT (1u << 20)
+/* The ring buffer's sub-buffer header: a u64 timestamp, then the commit
+ * word (a long), whose high bits flag lost events. */
+#define RB_MISSED_EVENTS (1UL << 31)
+#define RB_MISSED_STORED (1UL << 30)
+#define RB_COMMIT_MASK 0xfffffUL
+
+typedef struct {
+  gint32 cpu;
+  guint8 *data;   /* the CPU's sub-buffers, copied to aligned memory */
+  guint64 size;
+  guint64 next_subbuf;  /* offset of the next sub-buffer to load */
+  gboolean loaded;      /* kbuf holds a sub-buffer with events left */
+  struct kbuffer *kbuf;
+  const guint8 *sub;    /* the loaded sub-buffer */
+  guint64 sub_end;      /* its header plus committed bytes */
+  /* the current event, when has_event */
+  gboolean has_event;
+  guint64 time;
+  const guint8 *payload;
+  guint32 payload_size;
+} CpuCursor;
+
+/* An event waiting in the merge: perf's (pulled ahead) or delivered (kept
+ * for twin matching for a window). */
+typedef struct {
+  RspEvent event;
+  gboolean twin_taken; /* already the twin of an instance event */
+} Held;
+
+struct _RspFtraceStream {
+  struct tep_handle *tep;
+  guint32 subbuf_size;
+  guint32 long_size;
+  GArray *cpus;          /* CpuCursor */
+  GPtrArray *evsels;     /* the reader's; ours are appended */
+  guint first_evsel;     /* index of our first evsel in evsels */
+  GHashTable *evsel_of_id; /* tracepoint id -> our RspEvsel* */
+  /* per evsel index (the reader's numbering): the paired evsel of the other
+   * channel, or -1 */
+  GArray *twin_of;       /* gint */
+
+  /* merge state */
+  GQueue ahead;          /* Held*: perf events pulled, not yet delivered */
+  GQueue recent;         /* Held*: perf events delivered within the window, twin candidates */
+  gboolean perf_done;
+  GHashTable *tgid_of;   /* tid -> pid, learnt from perf's events */
+  RspFtraceStats stats;
+};
+
+static guint64
+rd64 (const guint8 *p)
+{
+  guint64 v;
+  memcpy (&v, p, 8);
+  return v;
+}
+
+static guint32
+rd32 (const guint8 *p)
+{
+  guint32 v;
+  memcpy (&v, p, 4);
+  return v;
+}
+
+typedef struct {
+  const guint8 *p, *end;
+} Cursor;
+
+static gboolean
+take (Cursor *c, guint64 n, const guint8 **out)
+{
+  if (n > (guint64) (c->end - c->p))
+    return FALSE;
+  *out = c->p;
+  c->p += n;
+  return TRUE;
+}
+
+static gboolean
+take_u32 (Cursor *c, guint32 *v)
+{
+  const guint8 *p;
+  if (!take (c, 4, &p))
+    return FALSE;
+  *v = rd32 (p);
+  return TRUE;
+}
+
+static gboolean
+take_u64 (Cursor *c, guint64 *v)
+{
+  const guint8 *p;
+  if (!take (c, 8, &p))
+    return FALSE;
+  *v = rd64 (p);
+  return TRUE;
+}
+
+static void
+cpu_cursor_clear (gpointer data)
+{
+  CpuCursor *c = data;
+  g_free (c->data);
+  if (c->kbuf != NULL)
+    kbuffer_free (c->kbuf);
+}
+
+/* A tracepoint format as tracefs writes it: printable text with the name,
+ * ID, format and print fmt lines, each field line closed by "signed:N;".
+ * libtraceevent trusts what it parses; this keeps text that is not a
+ * format (damage) away from it. */
+static gboolean
+format_text_ok (const char *text, gsize len)
+{
+  for (gsize i = 0; i < len; i++)
+    {
+      guchar ch = (guchar) text[i];
+      if (ch == 0 || (ch < 0x20 && ch != '\n' && ch != '\t') || ch >= 0x7f)
+        return FALSE;
+    }
+  if (!g_str_has_prefix (text, "name: ") || strstr (text, "\nID: ") == NULL
+      || strstr (text, "\nformat:\n") == NULL || strstr (text, "\nprint fmt: ") == NULL)
+    return FALSE;
+  guint fields = 0;
+  for (const char *l = strstr (text, "\n\tfield:"); l != NULL; l = strstr (l + 1, "\n\tfield:"))
+    {
+      const char *eol = strchr (l + 1, '\n');
+      g_autofree char *line = eol != NULL ? g_strndup (l + 1, (gsize) (eol - l - 1)) : g_strdup (l + 1);
+      if (strstr (line, ";\toffset:") == NULL || strstr (line, ";\tsize:") == NULL
+          || strstr (line, ";\tsigned:") == NULL)
+        return FALSE;
+      fields++;
+    }
+  return fields > 0 && fields < 512;
+}
+
+static gboolean
+parse_formats (RspFtraceStream *s, Cursor *c, GError **error)
+{
+  guint32 n_formats;
+  if (!take_u32 (c, &n_formats) || n_formats > MAX_FORMATS)
+    goto damaged;
+  for (guint32 i = 0; i < n_formats; i++)
+    {
+      guint32 system_len;
+      guint64 format_len;
+      const guint8 *system, *format;
+      if (!take_u32 (c, &system_len) || system_len == 0 || system_len > 256 || !take (c, system_len, &system)
+          || !take_u64 (c, &format_len) || format_len == 0 || format_len > MAX_TEXT
+          || !take (c, format_len, &format))
+        goto damaged;
+      g_autofree char *sys = g_strndup ((const char *) system, system_len);
+      g_autofree char *text = g_strndup ((const char *) format, format_len);
+      struct tep_event *event = NULL;
+      /* the same checks as perf's tracing data before libtraceevent sees it */
+      if (!format_text_ok (text, strlen (text))
+          || tep_parse_format (s->tep, &event, text, strlen (text), sys) != 0 || event == NULL)
+        continue; /* that event's records count as unknown */
+      if (g_hash_table_contains (s->evsel_of_id, GINT_TO_POINTER (event->id)))
+        continue;
+      RspEvsel *evsel = g_new0 (RspEvsel, 1);
+      evsel->index = s->evsels->len;
+      evsel->attr.type = PERF_TYPE_TRACEPOINT;
+      evsel->attr.config = (guint64) event->id;
+      evsel->attr.size = sizeof evsel->attr;
+      evsel->attr.sample_type = PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU | PERF_SAMPLE_RAW;
+      evsel->name = g_strdup_printf ("%s:%s", event->system, event->name);
+      evsel->tp = event;
+      evsel->ftrace = TRUE;
+      g_ptr_array_add (s->evsels, evsel);
+      g_hash_table_insert (s->evsel_of_id, GINT_TO_POINTER (event->id), evsel);
+    }
+  return TRUE;
+
+damaged:
+  g_set_error (error, RSP_READER_ERROR, RSP_READER_ERROR_CORRUPT,
+               _("the ftrace section's event formats are damaged"));
+  return FALSE;
+}
+
+static void
+pair_evsels (RspFtraceStream *s)
+{
+  s->twin_of = g_array_new (FALSE, FALSE, sizeof (gint));
+  for (guint i = 0; i < s->evsels->len; i++)
+    {
+      gint none = -1;
+      g_array_append_val (s->twin_of, none);
+    }
+  for (guint i = s->first_evsel; i < s->evsels->len; i++)
+    {
+      const RspEvsel *ours = g_ptr_array_index (s->evsels, i);
+      for (guint j = 0; j < s->first_evsel; j++)
+        {
+          const RspEvsel *perfs = g_ptr_array_index (s->evsels, j);
+          if (perfs->attr.type == PERF_TYPE_TRACEPOINT && g_strcmp0 (perfs->name, ours->name) == 0)
+            {
+              g_array_index (s->twin_of, gint, i) = (gint) j;
+              g_array_index (s->twin_of, gint, j) = (gint) i;
+              break;
+            }
+        }
+    }
+}
+
+RspFtraceStream *
+rsp_ftrace_stream_new (const guint8 *data, gsize size, GPtrArray *evsels, GError **error)
+{
+  g_return_val_if_fail (evsels != NULL, NULL);
+  Cursor c = { data, data + size };
+  const guint8 *magic;
+  guint32 version = 0, subbuf_size = 0, long_size = 0, n_cpus = 0;
+  guint64 header_len;
+  const guint8 *header_page;
+
+  if (!take (&c, 8, &magic) || memcmp (magic, RSP_FTRACE_SECTION_MAGIC, 8) != 0)
+    {
+      g_set_error (error, RSP_READER_ERROR, RSP_READER_ERROR_CORRUPT, _("the ftrace section has no valid header"));
+      return NULL;
+    }
+  if (!take_u32 (&c, &version) || version != RSP_FTRACE_SECTION_VERSION)
+    {
+      g_set_error (error, RSP_READER_ERROR, RSP_READER_ERROR_FOREIGN,
+                   _("the ftrace section has version %u, this rsp reads version %u"), version,
+                   RSP_FTRACE_SECTION_VERSION);
+      return NULL;
+    }
+  if (!take_u32 (&c, &subbuf_size) || !take_u32 (&c, &long_size) || !take_u32 (&c, &n_cpus)
+      || subbuf_size < 64 || subbuf_size > (1u << 24) || (subbuf_size & 7) != 0
+      || (long_size != 4 && long_size != 8) || n_cpus > MAX_CPUS
+      || !take_u64 (&c, &header_len) || header_len > MAX_TEXT || !take (&c, header_len, &header_page))
+    {
+      g_set_error (error, RSP_READER_ERROR, RSP_READER_ERROR_CORRUPT, _("the ftrace section's header is damaged"));
+      return NULL;
+    }
+
+  RspFtraceStream *s = g_new0 (RspFtraceStream, 1);
+  s->subbuf_size = subbuf_size;
+  s->long_size = long_size;
+  s->evsels = evsels;
+  s->first_evsel = evsels->len;
+  s->evsel_of_id = g_hash_table_new (g_direct_hash, g_direct_equal);
+  s->cpus = g_array_new (FALSE, TRUE, sizeof (CpuCursor));
+  g_array_set_clear_func (s->cpus, cpu_cursor_clear);
+  s->tgid_of = g_hash_table_new (g_direct_hash, g_direct_equal);
+  g_queue_init (&s->ahead);
+  g_queue_init (&s->recent);
+  s->tep = tep_alloc ();
+  tep_set_file_bigendian (s->tep, G_BYTE_ORDER == G_BIG_ENDIAN ? TEP_BIG_ENDIAN : TEP_LITTLE_ENDIAN);
+  tep_set_local_bigendian (s->tep, G_BYTE_ORDER == G_BIG_ENDIAN ? TEP_BIG_ENDIAN : TEP_LITTLE_ENDIAN);
+  tep_set_long_size (s->tep, (int) long_size);
+  tep_set_page_size (s->tep, (int) subbuf_size);
+  if (header_len > 0)
+    {
+      g_autofree char *text = g_strndup ((const char *) header_page, header_len);
+      tep_parse_header_page (s->tep, text, strlen (text), (int) long_size);
+    }
+  if (!parse_formats (s, &c, error))
+    goto fail;
+
+  for (guint32 i = 0; i < n_cpus; i++)
+    {
+      guint32 cpu, reserved;
+      guint64 len;
+      const guint8 *bytes;
+      if (!take_u32 (&c, &cpu) || !take_u32 (&c, &reserved) || !take_u64 (&c, &len) || !take (&c, len, &bytes)
+          || cpu >= MAX_CPUS)
+        {
+          g_set_error (error, RSP_READER_ERROR, RSP_READER_ERROR_CORRUPT,
+                       _("the ftrace section is truncated in the buffers of its CPU %u of %u"), i + 1, n_cpus);
+          goto fail;
+        }
+      CpuCursor cc = { 0 };
+      cc.cpu = (gint32) cpu;
+      /* whole sub-buffers only: a partial one at the end is damage */
+      cc.size = len - len % subbuf_size;
+      if (cc.size > 0)
+        cc.data = g_memdup2 (bytes, cc.size); /* aligned, for kbuffer's loads */
+      cc.kbuf = kbuffer_alloc (long_size == 8 ? KBUFFER_LSIZE_8 : KBUFFER_LSIZE_4,
+                               G_BYTE_ORDER == G_BIG_ENDIAN ? KBUFFER_ENDIAN_BIG : KBUFFER_ENDIAN_LITTLE);
+      if (len % subbuf_size != 0)
+        s->stats.bad_subbuffers++;
+      g_array_append_val (s->cpus, cc);
+    }
+
+  pair_evsels (s);
+  rsp_ftrace_stream_rewind (s);
+  return s;
+
+fail:
+  /* our evsels point into the tep: take them back out of the reader's list */
+  g_ptr_array_set_size (evsels, s->first_evsel);
+  rsp_ftrace_stream_free (s);
+  return NULL;
+}
+
+static void
+held_free (gpointer data)
+{
+  g_free (data);
+}
+
+void
+rsp_ftrace_stream_free (RspFtraceStream *s)
+{
+  if (s == NULL)
+    return;
+  g_queue_clear_full (&s->ahead, held_free);
+  g_queue_clear_full (&s->recent, held_free);
+  g_array_unref (s->cpus);
+  g_clear_pointer (&s->twin_of, g_array_unref);
+  g_hash_table_unref (s->evsel_of_id);
+  g_hash_table_unref (s->tgid_of);
+  tep_free (s->tep);
+  g_free (s);
+}
+
+/* ---------------------------------------------------------------- decoding */
+
+/* Loads CPU's next sound sub-buffer into its kbuffer; FALSE at the end. */
+static gboolean
+load_next_subbuf (RspFtraceStream *s, CpuCursor *cc)
+{
+  guint32 header = 8 + s->long_size;
+  while (cc->next_subbuf + s->subbuf_size <= cc->size)
+    {
+      guint8 *sub = cc->data + cc->next_subbuf;
+      cc->next_subbuf += s->subbuf_size;
+      s->stats.subbuffers++;
+      guint64 commit = s->long_size == 8 ? rd64 (sub + 8) : rd32 (sub + 8);
+      if (commit & (RB_MISSED_EVENTS | RB_MISSED_STORED))
+        s->stats.missed_events++;
+      guint64 used = commit & RB_COMMIT_MASK;
+      if (used == 0)
+        continue; /* an empty sub-buffer (a flush with nothing new) */
+      if (used > s->subbuf_size - header)
+        {
+          s->stats.bad_subbuffers++;
+          continue;
+        }
+      if (kbuffer_load_subbuffer (cc->kbuf, sub) < 0)
+        {
+          s->stats.bad_subbuffers++;
+          continue;
+        }
+      cc->sub = sub;
+      cc->sub_end = header + used;
+      return TRUE;
+    }
+  return FALSE;
+}
+
+/* Steps CPU's cursor to its next event with a sound payload. */
+static void
+advance (RspFtraceStream *s, CpuCursor *cc)
+{
+  cc->has_event = FALSE;
+  for (;;)
+    {
+      if (!cc->loaded)
+        {
+          if (!load_next_subbuf (s, cc))
+            return;
+          cc->loaded = TRUE;
+        }
+      unsigned long long ts = 0;
+      const guint8 *rec = kbuffer_read_event (cc->kbuf, &ts);
+      if (rec == NULL)
+        {
+          cc->loaded = FALSE;
+          continue;
+        }
+      int size = kbuffer_event_size (cc->kbuf);
+      kbuffer_next_event (cc->kbuf, NULL);
+      /* the payload must lie inside the committed part of the sub-buffer */
+      if (rec < cc->sub || size < 2 || (guint64) (rec - cc->sub) + (guint64) size > cc->sub_end)
+        {
+          s->stats.bad_subbuffers++;
+          cc->loaded = FALSE;
+          continue;
+        }
+      s->stats.events++;
+      cc->has_event = TRUE;
+      cc->time = ts;
+      cc->payload = rec;
+      cc->payload_size = (guint32) size;
+      return;
+    }
+}
+
+void
+rsp_ftrace_stream_rewind (RspFtraceStream *s)
+{
+  g_queue_clear_full (&s->ahead, held_free);
+  g_queue_clear_full (&s->recent, held_free);
+  g_hash_table_remove_all (s->tgid_of);
+  s->perf_done = FALSE;
+  memset (&s->stats, 0, sizeof s->stats);
+  for (guint i = 0; i < s->cpus->len; i++)
+    {
+      CpuCursor *cc = &g_array_index (s->cpus, CpuCursor, i);
+      cc->next_subbuf = 0;
+      cc->loaded = FALSE;
+      cc->has_event = FALSE;
+      if (cc->size % s->subbuf_size != 0)
+        s->stats.bad_subbuffers++;
+      advance (s, cc);
+    }
+}
+
+/* The CPU whose current event is the oldest, or NULL. */
+static CpuCursor *
+oldest_cpu (RspFtraceStream *s)
+{
+  CpuCursor *best = NULL;
+  for (guint i = 0; i < s->cpus->len; i++)
+    {
+      CpuCursor *cc = &g_array_index (s->cpus, CpuCursor, i);
+      if (cc->has_event && (best == NULL || cc->time < best->time))
+        best = cc;
+    }
+  return best;
+}
+
+/* Fills EVENT from CPU's current event; FALSE when its type is unknown. */
+static gboolean
+fill_event (RspFtraceStream *s, const CpuCursor *cc, RspEvent *event)
+{
+  guint16 type;
+  memcpy (&type, cc->payload, 2);
+  const RspEvsel *evsel = g_hash_table_lookup (s->evsel_of_id, GINT_TO_POINTER ((gint) type));
+  if (evsel == NULL)
+    {
+      s->stats.unknown_ids++;
+      return FALSE;
+    }
+  memset (event, 0, sizeof *event);
+  event->type = PERF_RECORD_SAMPLE;
+  event->evsel = evsel;
+  event->has_time = TRUE;
+  event->time = cc->time;
+  event->cpu = cc->cpu;
+  event->sample.raw = cc->payload;
+  event->sample.raw_size = cc->payload_size;
+  gint32 tid = -1;
+  const struct tep_format_field *f = tep_find_common_field ((struct tep_event *) evsel->tp, "common_pid");
+  if (f != NULL && (guint64) f->offset + 4 <= cc->payload_size && f->size == 4)
+    memcpy (&tid, cc->payload + f->offset, 4);
+  event->tid = tid;
+  gpointer pid = g_hash_table_lookup (s->tgid_of, GINT_TO_POINTER (tid));
+  event->pid = pid != NULL ? GPOINTER_TO_INT (pid) : tid;
+  return TRUE;
+}
+
+static void
+learn_tgid (RspFtraceStream *s, const RspEvent *ev)
+{
+  gint32 pid = ev->pid, tid = ev->tid;
+  if (ev->type == PERF_RECORD_COMM)
+    pid = ev->u.comm.pid, tid = ev->u.comm.tid;
+  else if (ev->type == PERF_RECORD_FORK)
+    pid = ev->u.fork.pid, tid = ev->u.fork.tid;
+  if (tid > 0 && pid > 0)
+    g_hash_table_insert (s->tgid_of, GINT_TO_POINTER (tid), GINT_TO_POINTER (pid));
+}
+
+/* The bytes of a dynamic (__data_loc / __rel_loc) field's data in EV. */
+static gboolean
+dynamic_bytes (const RspEvent *ev, const struct tep_format_field *f, const guint8 **p, guint32 *len)
+{
+  if ((guint64) f->offset + 4 > ev->sample.raw_size)
+    return FALSE;
+  guint32 loc;
+  memcpy (&loc, ev->sample.raw + f->offset, 4);
+  guint64 start = loc & 0xffff;
+  if (f->flags & TEP_FIELD_IS_RELATIVE)
+    start += (guint64) f->offset + (guint64) f->size;
+  *len = loc >> 16;
+  if (start + *len > ev->sample.raw_size)
+    return FALSE;
+  *p = ev->sample.raw + start;
+  return TRUE;
+}
+
+/* The same event data: every field past the common ones (type, flags,
+ * preempt count, pid, which the channels may fill differently) equal, the
+ * holes between fields ignored (the channels leave different bytes there),
+ * dynamic fields compared by their contents. */
+static gboolean
+payloads_match (const RspEvent *a, const RspEvent *b)
+{
+  struct tep_event *tp = (struct tep_event *) b->evsel->tp;
+  for (struct tep_format_field *f = tp->format.fields; f != NULL; f = f->next)
+    {
+      if (f->flags & TEP_FIELD_IS_DYNAMIC)
+        {
+          const guint8 *pa, *pb;
+          guint32 la, lb;
+          if (!dynamic_bytes (a, f, &pa, &la) || !dynamic_bytes (b, f, &pb, &lb) || la != lb
+              || memcmp (pa, pb, la) != 0)
+            return FALSE;
+          continue;
+        }
+      guint64 end = (guint64) f->offset + (guint64) f->size;
+      if (end > a->sample.raw_size || end > b->sample.raw_size)
+        return FALSE;
+      const guint8 *fa = a->sample.raw + f->offset, *fb = b->sample.raw + f->offset;
+      guint32 n = (guint32) f->size;
+      if (f->flags & TEP_FIELD_IS_STRING)
+        {
+          /* char rwbs[10]: what follows the terminator is whatever was there */
+          guint32 len = (guint32) strnlen ((const char *) fa, n);
+          if (len != strnlen ((const char *) fb, n))
+            return FALSE;
+          n = len;
+        }
+      if (memcmp (fa, fb, n) != 0)
+        return FALSE;
+    }
+  return TRUE;
+}
+
+static gboolean
+is_twin (const RspFtraceStream *s, Held *h, const RspEvent *ours, gint perf_index)
+{
+  const RspEvent *p = &h->event;
+  guint64 d = p->time > ours->time ? p->time - ours->time : ours->time - p->time;
+  return !h->twin_taken && p->evsel != NULL && (gint) p->evsel->index == perf_index && p->cpu == ours->cpu
+         && d <= RSP_FTRACE_TWIN_WINDOW_NS && payloads_match (p, ours);
+}
+
+/* Pulls perf events until one is newer than LIMIT (or perf ends). */
+static void
+pull_until (RspFtraceStream *s, RspFtracePullFunc pull, gpointer source, guint64 limit)
+{
+  while (!s->perf_done)
+    {
+      Held *tail = g_queue_peek_tail (&s->ahead);
+      if (tail != NULL && tail->event.has_time && tail->event.time > limit)
+        return;
+      Held *h = g_new0 (Held, 1);
+      if (!pull (source, &h->event))
+        {
+          g_free (h);
+          s->perf_done = TRUE;
+          return;
+        }
+      g_queue_push_tail (&s->ahead, h);
+    }
+}
+
+/* Finds and takes a twin of OURS among perf's events in the window. */
+static gboolean
+take_twin (RspFtraceStream *s, const RspEvent *ours)
+{
+  gint perf_index = g_array_index (s->twin_of, gint, ours->evsel->index);
+  if (perf_index < 0)
+    return FALSE;
+  GQueue *queues[2] = { &s->recent, &s->ahead };
+  for (guint q = 0; q < 2; q++)
+    for (GList *l = queues[q]->head; l != NULL; l = l->next)
+      {
+        Held *h = l->data;
+        if (is_twin (s, h, ours, perf_index))
+          {
+            h->twin_taken = TRUE;
+            return TRUE;
+          }
+      }
+  return FALSE;
+}
+
+static void
+forget_before (RspFtraceStream *s, guint64 time)
+{
+  for (;;)
+    {
+      Held *h = g_queue_peek_head (&s->recent);
+      if (h == NULL || (h->event.has_time && h->event.time + RSP_FTRACE_TWIN_WINDOW_NS >= time))
+        return;
+      g_free (g_queue_pop_head (&s->recent));
+    }
+}
+
+gboolean
+rsp_ftrace_stream_next (RspFtraceStream *s, RspFtracePullFunc pull, gpointer source, RspEvent *event)
+{
+  for (;;)
+    {
+      CpuCursor *cc = oldest_cpu (s);
+      if (cc == NULL)
+        {
+          /* the instance is done: perf's events as they come */
+          Held *h = g_queue_pop_head (&s->ahead);
+          if (h != NULL)
+            {
+              *event = h->event;
+              g_free (h);
+              return TRUE;
+            }
+          if (s->perf_done || !pull (source, event))
+            {
+              s->perf_done = TRUE;
+              return FALSE;
+            }
+          return TRUE;
+        }
+      /* perf's events up to the instance's oldest one, and a window past it */
+      pull_until (s, pull, source, cc->time + RSP_FTRACE_TWIN_WINDOW_NS);
+      Held *head = g_queue_peek_head (&s->ahead);
+      if (head != NULL && (!head->event.has_time || head->event.time <= cc->time))
+        {
+          g_queue_pop_head (&s->ahead);
+          *event = head->event;
+          learn_tgid (s, event);
+          if (event->evsel != NULL && event->type == PERF_RECORD_SAMPLE
+              && g_array_index (s->twin_of, gint, event->evsel->index) >= 0)
+            {
+              /* kept a while: an instance event may still find its twin in it */
+              g_queue_push_tail (&s->recent, head);
+              forget_before (s, event->has_time ? event->time : 0);
+            }
+          else
+            g_free (head);
+          return TRUE;
+        }
+      gboolean known = fill_event (s, cc, event);
+      advance (s, cc);
+      if (!known)
+        continue;
+      forget_before (s, event->time);
+      if (take_twin (s, event))
+        {
+          s->stats.twins++;
+          continue;
+        }
+      s->stats.delivered++;
+      return TRUE;
+    }
+}
+
+const RspFtraceStats *
+rsp_ftrace_stream_get_stats (const RspFtraceStream *s)
+{
+  return &s->stats;
+}
+
+guint
+rsp_ftrace_stream_get_n_cpus (const RspFtraceStream *s)
+{
+  return s->cpus->len;
+}

@@ -1,0 +1,61 @@
+/* rsp-ftrace-reader.h — decodes the "ftrace" section of an RSP recording
+ * (rsp-ftrace-section.h) and merges its events into perf's by time.
+ *
+ * The instance's events come out of the reader as PERF_RECORD_SAMPLEs of
+ * evsels of their own (RspEvsel.ftrace is TRUE), named like perf's
+ * ("sched:sched_waking"), with the tracepoint payload as the raw data, the
+ * CPU of the buffer they were in, and no callchain.  The model reads them
+ * like perf's.
+ *
+ * Duplicates: an event that perf recorded too is delivered once, as perf's
+ * (perf's copy carries the callchain).  An instance event is a twin of a
+ * perf event of the same name on the same CPU whose payload, past the common
+ * fields, is byte for byte the same, within RSP_FTRACE_TWIN_WINDOW_NS in
+ * time; each perf event is the twin of at most one instance event, matched
+ * in time order.  The instance's copy of a twin is dropped and counted.
+ */
+#pragma once
+
+#include <glib.h>
+
+#include "rsp-event.h"
+
+G_BEGIN_DECLS
+
+/* Both channels take their timestamps from CLOCK_MONOTONIC within a
+ * microsecond or two of each other; 50 µs leaves room and still keeps two
+ * real events of the same kind apart (a task is woken at most once per run). */
+#define RSP_FTRACE_TWIN_WINDOW_NS 50000ULL
+
+typedef struct _RspFtraceStream RspFtraceStream;
+
+typedef struct {
+  guint64 events;        /* decoded from the section */
+  guint64 delivered;     /* merged into the event sequence */
+  guint64 twins;         /* dropped: perf delivered the same event */
+  guint64 subbuffers;    /* sub-buffers read */
+  guint64 bad_subbuffers;/* skipped as damaged */
+  guint64 missed_events; /* sub-buffers the kernel flagged as following lost events */
+  guint64 unknown_ids;   /* events whose type has no stored format */
+} RspFtraceStats;
+
+/* Reads pull the next perf event (in perf's time order) into EVENT. */
+typedef gboolean (*RspFtracePullFunc) (gpointer source, RspEvent *event);
+
+/* Parses the section DATA (SIZE bytes; it must outlive the stream).  Appends
+ * one evsel per stored format to EVSELS (RspEvsel*, owned by the array; their
+ * index is their position) and pairs them with perf's evsels of the same
+ * name already in EVSELS.  Returns NULL and sets ERROR when the section is
+ * unusable; a damaged sub-buffer later is skipped and counted. */
+RspFtraceStream *rsp_ftrace_stream_new (const guint8 *data, gsize size, GPtrArray *evsels, GError **error);
+void rsp_ftrace_stream_free (RspFtraceStream *stream);
+
+/* The next event of the merged sequence: perf's, pulled through PULL, and
+ * the instance's, in time order, twins dropped. */
+gboolean rsp_ftrace_stream_next (RspFtraceStream *stream, RspFtracePullFunc pull, gpointer source, RspEvent *event);
+void rsp_ftrace_stream_rewind (RspFtraceStream *stream);
+const RspFtraceStats *rsp_ftrace_stream_get_stats (const RspFtraceStream *stream);
+/* Events the section holds for EVSEL (an instance evsel), delivered or not. */
+guint rsp_ftrace_stream_get_n_cpus (const RspFtraceStream *stream);
+
+G_END_DECLS
