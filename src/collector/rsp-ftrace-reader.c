@@ -24,6 +24,7 @@ typedef struct {
   gint32 cpu;
   guint8 *data;   /* the CPU's sub-buffers, copied to aligned memory */
   guint64 size;
+  gboolean partial_tail; /* bytes of an incomplete sub-buffer followed: damage */
   guint64 next_subbuf;  /* offset of the next sub-buffer to load */
   gboolean loaded;      /* kbuf holds a sub-buffer with events left */
   struct kbuffer *kbuf;
@@ -295,8 +296,7 @@ rsp_ftrace_stream_new (const guint8 *data, gsize size, GPtrArray *evsels, GError
         cc.data = g_memdup2 (bytes, cc.size); /* aligned, for kbuffer's loads */
       cc.kbuf = kbuffer_alloc (long_size == 8 ? KBUFFER_LSIZE_8 : KBUFFER_LSIZE_4,
                                G_BYTE_ORDER == G_BIG_ENDIAN ? KBUFFER_ENDIAN_BIG : KBUFFER_ENDIAN_LITTLE);
-      if (len % subbuf_size != 0)
-        s->stats.bad_subbuffers++;
+      cc.partial_tail = len % subbuf_size != 0;
       g_array_append_val (s->cpus, cc);
     }
 
@@ -419,7 +419,7 @@ rsp_ftrace_stream_rewind (RspFtraceStream *s)
       cc->next_subbuf = 0;
       cc->loaded = FALSE;
       cc->has_event = FALSE;
-      if (cc->size % s->subbuf_size != 0)
+      if (cc->partial_tail)
         s->stats.bad_subbuffers++;
       advance (s, cc);
     }

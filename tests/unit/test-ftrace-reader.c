@@ -1,0 +1,339 @@
+/* test-ftrace-reader.c — the ftrace section's decoder and its merge with
+ * perf's events (src/collector/rsp-ftrace-reader.c), on sections built
+ * here byte by byte as rsp-ftrace-section.h lays them out and as the
+ * kernel's ring buffer writes its sub-buffers. */
+#include <glib.h>
+#include <string.h>
+#include <traceevent/event-parse.h>
+
+#include "rsp-ftrace-reader.h"
+#include "rsp-ftrace-section.h"
+#include "rsp-perf-reader.h"
+
+#define SUBBUF 4096
+#define WAKING_ID 375
+#define WAKING_SIZE 36 /* payload bytes, a multiple of 4: type_len 9 */
+
+static const char header_page[]
+    = "\tfield: u64 timestamp;\toffset:0;\tsize:8;\tsigned:0;\n"
+      "\tfield: local_t commit;\toffset:8;\tsize:8;\tsigned:1;\n"
+      "\tfield: int overwrite;\toffset:8;\tsize:1;\tsigned:1;\n"
+      "\tfield: char data;\toffset:16;\tsize:4080;\tsigned:0;\n";
+
+/* sched_waking as kernel 6.18 writes it */
+static const char waking_format[]
+    = "name: sched_waking\n"
+      "ID: 375\n"
+      "format:\n"
+      "\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"
+      "\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n"
+      "\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n"
+      "\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n"
+      "\n"
+      "\tfield:char comm[16];\toffset:8;\tsize:16;\tsigned:0;\n"
+      "\tfield:pid_t pid;\toffset:24;\tsize:4;\tsigned:1;\n"
+      "\tfield:int prio;\toffset:28;\tsize:4;\tsigned:1;\n"
+      "\tfield:int target_cpu;\toffset:32;\tsize:4;\tsigned:1;\n"
+      "\n"
+      "print fmt: \"comm=%s pid=%d prio=%d target_cpu=%03d\", REC->comm, REC->pid, REC->prio, REC->target_cpu\n";
+
+static void
+put_u32 (GByteArray *b, guint32 v)
+{
+  g_byte_array_append (b, (const guint8 *) &v, 4);
+}
+
+static void
+put_u64 (GByteArray *b, guint64 v)
+{
+  g_byte_array_append (b, (const guint8 *) &v, 8);
+}
+
+static void
+waking_payload (guint8 *p, gint32 waker, const char *comm, gint32 pid)
+{
+  memset (p, 0, WAKING_SIZE);
+  guint16 type = WAKING_ID;
+  memcpy (p, &type, 2);
+  memcpy (p + 4, &waker, 4);
+  strncpy ((char *) p + 8, comm, 16);
+  memcpy (p + 24, &pid, 4);
+  gint32 prio = 120, cpu = 1;
+  memcpy (p + 28, &prio, 4);
+  memcpy (p + 32, &cpu, 4);
+}
+
+/* One sub-buffer holding sched_waking events at TIMES (absolute ns) for
+ * the pids in PIDS; COMMIT_OVERRIDE != 0 writes a damaged commit word. */
+static void
+add_subbuf (GByteArray *cpu_data, const guint64 *times, const gint32 *pids, guint n, guint64 commit_override)
+{
+  guint8 page[SUBBUF] = { 0 };
+  guint64 base = times[0];
+  memcpy (page, &base, 8);
+  guint off = 16;
+  guint64 prev = base;
+  for (guint i = 0; i < n; i++)
+    {
+      guint32 delta = (guint32) (times[i] - prev);
+      prev = times[i];
+      guint32 header = (WAKING_SIZE / 4) | (delta << 5);
+      memcpy (page + off, &header, 4);
+      waking_payload (page + off + 4, 7, "dd", pids[i]);
+      off += 4 + WAKING_SIZE;
+    }
+  guint64 commit = commit_override != 0 ? commit_override : off - 16;
+  memcpy (page + 8, &commit, 8);
+  g_byte_array_append (cpu_data, page, SUBBUF);
+}
+
+static GByteArray *
+section (GByteArray **cpus, guint n_cpus)
+{
+  GByteArray *b = g_byte_array_new ();
+  g_byte_array_append (b, (const guint8 *) RSP_FTRACE_SECTION_MAGIC, 8);
+  put_u32 (b, RSP_FTRACE_SECTION_VERSION);
+  put_u32 (b, SUBBUF);
+  put_u32 (b, 8);
+  put_u32 (b, n_cpus);
+  put_u64 (b, strlen (header_page));
+  g_byte_array_append (b, (const guint8 *) header_page, strlen (header_page));
+  put_u32 (b, 1);
+  put_u32 (b, 5);
+  g_byte_array_append (b, (const guint8 *) "sched", 5);
+  put_u64 (b, strlen (waking_format));
+  g_byte_array_append (b, (const guint8 *) waking_format, strlen (waking_format));
+  for (guint c = 0; c < n_cpus; c++)
+    {
+      put_u32 (b, c);
+      put_u32 (b, 0);
+      put_u64 (b, cpus[c]->len);
+      g_byte_array_append (b, cpus[c]->data, cpus[c]->len);
+    }
+  return b;
+}
+
+/* perf's side: a fixed list of sched_waking samples of perf's evsel */
+typedef struct {
+  RspEvsel *evsel;
+  guint8 payloads[8][WAKING_SIZE + 4];
+  guint64 times[8];
+  gint32 cpus[8];
+  guint n, next;
+} FakePerf;
+
+static gboolean
+fake_pull (gpointer data, RspEvent *ev)
+{
+  FakePerf *p = data;
+  if (p->next >= p->n)
+    return FALSE;
+  guint i = p->next++;
+  memset (ev, 0, sizeof *ev);
+  ev->type = PERF_RECORD_SAMPLE;
+  ev->evsel = p->evsel;
+  ev->has_time = TRUE;
+  ev->time = p->times[i];
+  ev->cpu = p->cpus[i];
+  ev->pid = ev->tid = 7;
+  ev->sample.raw = p->payloads[i];
+  ev->sample.raw_size = WAKING_SIZE + 4; /* perf pads to keep 8-byte alignment */
+  return TRUE;
+}
+
+static void
+fake_add (FakePerf *p, guint64 time, gint32 cpu, gint32 pid, gboolean garbage)
+{
+  guint i = p->n++;
+  waking_payload (p->payloads[i], 7, "dd", pid);
+  if (garbage)
+    {
+      /* what perf's buffer held after the comm's NUL and in the padding */
+      memset (p->payloads[i] + 11, 0x70, 13);
+      memset (p->payloads[i] + WAKING_SIZE, 0x5a, 4);
+      p->payloads[i][2] = 0x0d; /* common_flags differ between channels */
+    }
+  p->times[i] = time;
+  p->cpus[i] = cpu;
+}
+
+/* as the reader's array frees its evsels: the instance's own their names */
+static void
+evsel_free (gpointer data)
+{
+  RspEvsel *evsel = data;
+  if (evsel->ftrace)
+    g_free (evsel->name);
+  g_free (evsel);
+}
+
+static GPtrArray *
+perf_evsels (FakePerf *p)
+{
+  GPtrArray *evsels = g_ptr_array_new_with_free_func (evsel_free);
+  RspEvsel *evsel = g_new0 (RspEvsel, 1);
+  evsel->index = 0;
+  evsel->attr.type = PERF_TYPE_TRACEPOINT;
+  evsel->attr.config = WAKING_ID;
+  evsel->name = (char *) "sched:sched_waking";
+  g_ptr_array_add (evsels, evsel);
+  p->evsel = evsel;
+  return evsels;
+}
+
+
+static void
+test_merge_and_twins (void)
+{
+  FakePerf perf = { 0 };
+  GPtrArray *evsels = perf_evsels (&perf);
+  /* perf: t=100 µs (pid 10), 300 µs (pid 30, a twin of the instance's),
+   * 500 µs (pid 50, whose instance copy is 60 µs away: not a twin) */
+  fake_add (&perf, 100000, 0, 10, FALSE);
+  fake_add (&perf, 300000, 0, 30, TRUE);
+  fake_add (&perf, 500000, 0, 50, FALSE);
+
+  GByteArray *cpu0 = g_byte_array_new (), *cpu1 = g_byte_array_new ();
+  guint64 t0[] = { 200000, 299200, 560000 };
+  gint32 p0[] = { 20, 30, 50 };
+  add_subbuf (cpu0, t0, p0, 3, 0);
+  guint64 t1[] = { 250000 };
+  gint32 p1[] = { 25 };
+  add_subbuf (cpu1, t1, p1, 1, 0);
+  GByteArray *cpus[] = { cpu0, cpu1 };
+  g_autoptr (GByteArray) sec = section (cpus, 2);
+
+  g_autoptr (GError) error = NULL;
+  RspFtraceStream *s = rsp_ftrace_stream_new (sec->data, sec->len, evsels, &error);
+  g_assert_no_error (error);
+  g_assert_nonnull (s);
+  g_assert_cmpuint (evsels->len, ==, 2);
+  const RspEvsel *ours = g_ptr_array_index (evsels, 1);
+  g_assert_true (ours->ftrace);
+  g_assert_cmpstr (ours->name, ==, "sched:sched_waking");
+
+  guint64 want_time[] = { 100000, 200000, 250000, 300000, 500000, 560000 };
+  gint32 want_pid[] = { 10, 20, 25, 30, 50, 50 };
+  gboolean want_ftrace[] = { FALSE, TRUE, TRUE, FALSE, FALSE, TRUE };
+  RspEvent ev;
+  guint n = 0;
+  while (rsp_ftrace_stream_next (s, fake_pull, &perf, &ev))
+    {
+      g_assert_cmpuint (n, <, G_N_ELEMENTS (want_time));
+      g_assert_cmpuint (ev.time, ==, want_time[n]);
+      g_assert_cmpint (ev.evsel->ftrace, ==, want_ftrace[n]);
+      gint32 pid;
+      memcpy (&pid, ev.sample.raw + 24, 4);
+      g_assert_cmpint (pid, ==, want_pid[n]);
+      if (ev.evsel->ftrace)
+        {
+          g_assert_cmpint (ev.cpu, ==, ev.time == 250000 ? 1 : 0);
+          g_assert_cmpint (ev.tid, ==, 7); /* common_pid */
+          g_assert_cmpint (ev.pid, ==, 7); /* learnt from perf's samples of tid 7 */
+        }
+      n++;
+    }
+  g_assert_cmpuint (n, ==, G_N_ELEMENTS (want_time));
+  const RspFtraceStats *st = rsp_ftrace_stream_get_stats (s);
+  g_assert_cmpuint (st->events, ==, 4);
+  g_assert_cmpuint (st->twins, ==, 1);
+  g_assert_cmpuint (st->delivered, ==, 3);
+  g_assert_cmpuint (st->subbuffers, ==, 2);
+  g_assert_cmpuint (st->bad_subbuffers, ==, 0);
+
+  /* rewind: the same sequence again */
+  rsp_ftrace_stream_rewind (s);
+  perf.next = 0;
+  n = 0;
+  while (rsp_ftrace_stream_next (s, fake_pull, &perf, &ev))
+    n++;
+  g_assert_cmpuint (n, ==, G_N_ELEMENTS (want_time));
+  g_assert_cmpuint (rsp_ftrace_stream_get_stats (s)->twins, ==, 1);
+
+  rsp_ftrace_stream_free (s);
+  g_byte_array_unref (cpu0);
+  g_byte_array_unref (cpu1);
+  g_ptr_array_unref (evsels);
+}
+
+static void
+test_damaged_subbuffer (void)
+{
+  FakePerf perf = { 0 };
+  GPtrArray *evsels = perf_evsels (&perf);
+  GByteArray *cpu0 = g_byte_array_new ();
+  guint64 t[] = { 1000, 2000 };
+  gint32 p[] = { 1, 2 };
+  add_subbuf (cpu0, t, p, 2, SUBBUF * 2); /* commit past the sub-buffer */
+  guint64 t2[] = { 3000 };
+  gint32 p2[] = { 3 };
+  add_subbuf (cpu0, t2, p2, 1, 0);
+  /* and a partial sub-buffer at the end */
+  g_byte_array_append (cpu0, (const guint8 *) "partial", 7);
+  GByteArray *cpus[] = { cpu0 };
+  g_autoptr (GByteArray) sec = section (cpus, 1);
+
+  g_autoptr (GError) error = NULL;
+  RspFtraceStream *s = rsp_ftrace_stream_new (sec->data, sec->len, evsels, &error);
+  g_assert_no_error (error);
+  RspEvent ev;
+  guint n = 0;
+  while (rsp_ftrace_stream_next (s, fake_pull, &perf, &ev))
+    {
+      g_assert_cmpuint (ev.time, ==, 3000);
+      n++;
+    }
+  g_assert_cmpuint (n, ==, 1);
+  g_assert_cmpuint (rsp_ftrace_stream_get_stats (s)->bad_subbuffers, ==, 2);
+  rsp_ftrace_stream_free (s);
+  g_byte_array_unref (cpu0);
+  g_ptr_array_unref (evsels);
+}
+
+static void
+test_truncated_section (void)
+{
+  FakePerf perf = { 0 };
+  GPtrArray *evsels = perf_evsels (&perf);
+  GByteArray *cpu0 = g_byte_array_new ();
+  guint64 t[] = { 1000 };
+  gint32 p[] = { 1 };
+  add_subbuf (cpu0, t, p, 1, 0);
+  GByteArray *cpus[] = { cpu0 };
+  g_autoptr (GByteArray) sec = section (cpus, 1);
+
+  /* every cut either reads (up to the last whole sub-buffer) or fails with
+   * an error, and a failure leaves perf's evsels as they were */
+  for (guint cut = 0; cut < sec->len; cut += 7)
+    {
+      g_autoptr (GError) error = NULL;
+      RspFtraceStream *s = rsp_ftrace_stream_new (sec->data, cut, evsels, &error);
+      if (s == NULL)
+        {
+          g_assert_nonnull (error);
+          g_assert_cmpuint (evsels->len, ==, 1);
+          continue;
+        }
+      RspEvent ev;
+      while (rsp_ftrace_stream_next (s, fake_pull, &perf, &ev))
+        ;
+      rsp_ftrace_stream_free (s);
+      g_ptr_array_set_size (evsels, 1);
+      perf.next = 0;
+    }
+  g_autoptr (GError) error = NULL;
+  g_assert_null (rsp_ftrace_stream_new ((const guint8 *) "RSPFTR99", 8, evsels, &error));
+  g_assert_error (error, RSP_READER_ERROR, RSP_READER_ERROR_CORRUPT);
+  g_byte_array_unref (cpu0);
+  g_ptr_array_unref (evsels);
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+  g_test_add_func ("/ftrace-reader/merge-and-twins", test_merge_and_twins);
+  g_test_add_func ("/ftrace-reader/damaged-subbuffer", test_damaged_subbuffer);
+  g_test_add_func ("/ftrace-reader/truncated-section", test_truncated_section);
+  return g_test_run ();
+}
