@@ -56,6 +56,7 @@ typedef struct {
   const char *hardirq_name;
   gint softirq_depth;
   guint32 softirq_vec;
+  gint hrtimer_depth;   /* inside a timer's expiry callback (hrtimer_expire_entry/exit) */
   RspIdx last_completed_op;
   guint64 last_complete_time;
   guint64 data_ready_sk;
@@ -565,10 +566,14 @@ handle_waking (Assembler *a, const RspModelEvent *ev, gboolean is_new)
    * local peer delivered it */
   if (context == RSP_SIG_NET_RX && !interrupt_below && waker_run != RSP_NONE)
     sender_below = TRUE;
-  /* Without a stack, the interrupt brackets of the CPU tell. */
+  /* Without a stack, the interrupt brackets of the CPU tell.  A timer's
+   * expiry callback runs inside the timer interrupt or softirq: it is the
+   * innermost bracket. */
   if (context == RSP_SIG_NONE && ev->n_frames == 0)
     {
-      if (cs->softirq_depth > 0)
+      if (cs->hrtimer_depth > 0)
+        context = RSP_SIG_TIMER;
+      else if (cs->softirq_depth > 0)
         context = cs->softirq_vec == SOFTIRQ_NET_RX ? RSP_SIG_NET_RX
                   : cs->softirq_vec == SOFTIRQ_BLOCK ? RSP_SIG_DISK
                   : (cs->softirq_vec == SOFTIRQ_TIMER || cs->softirq_vec == SOFTIRQ_HRTIMER) ? RSP_SIG_TIMER
@@ -961,6 +966,14 @@ rsp_assembler_feed (RspAssembler *a, const RspModelEvent *ev)
     case RSP_MEV_SOFTIRQ_EXIT:
       if ((cs = cpu_state (a, ev->cpu)) != NULL && cs->softirq_depth > 0)
         cs->softirq_depth--;
+      break;
+    case RSP_MEV_HRTIMER_ENTRY:
+      if ((cs = cpu_state (a, ev->cpu)) != NULL)
+        cs->hrtimer_depth++;
+      break;
+    case RSP_MEV_HRTIMER_EXIT:
+      if ((cs = cpu_state (a, ev->cpu)) != NULL && cs->hrtimer_depth > 0)
+        cs->hrtimer_depth--;
       break;
     case RSP_MEV_SEND:
       handle_send (a, ev);

@@ -46,6 +46,8 @@ static const struct {
   { "irq:irq_handler_exit", RSP_MEV_IRQ_EXIT },
   { "irq:softirq_entry", RSP_MEV_SOFTIRQ_ENTRY },
   { "irq:softirq_exit", RSP_MEV_SOFTIRQ_EXIT },
+  { "timer:hrtimer_expire_entry", RSP_MEV_HRTIMER_ENTRY },
+  { "timer:hrtimer_expire_exit", RSP_MEV_HRTIMER_EXIT },
   { "sock:sock_send_length", RSP_MEV_SEND },
   { "sock:sk_data_ready", RSP_MEV_DATA_READY },
   { "sock:inet_sock_set_state", RSP_MEV_SOCK_STATE },

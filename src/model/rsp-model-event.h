@@ -23,6 +23,8 @@ typedef enum {
   RSP_MEV_IRQ_EXIT,
   RSP_MEV_SOFTIRQ_ENTRY,
   RSP_MEV_SOFTIRQ_EXIT,
+  RSP_MEV_HRTIMER_ENTRY, /* hrtimer_expire_entry: a timer's callback runs */
+  RSP_MEV_HRTIMER_EXIT,
   RSP_MEV_SEND,          /* sock_send_length */
   RSP_MEV_DATA_READY,    /* sk_data_ready */
   RSP_MEV_SOCK_STATE,    /* inet_sock_set_state */

@@ -96,6 +96,13 @@ irq (Stream *s, guint64 t, gint32 cpu, gboolean entry, const char *name)
 }
 
 static void
+hrtimer (Stream *s, guint64 t, gint32 cpu, gboolean entry)
+{
+  RspModelEvent ev = { .kind = entry ? RSP_MEV_HRTIMER_ENTRY : RSP_MEV_HRTIMER_EXIT, .time = t, .cpu = cpu };
+  feed (s, &ev, NULL);
+}
+
+static void
 rq (Stream *s, RspModelEventKind kind, guint64 t, gint32 cpu, gint32 tid, guint64 sector)
 {
   RspModelEvent ev = { .kind = kind, .time = t, .cpu = cpu, .pid = tid, .tid = tid };
@@ -672,6 +679,57 @@ test_sample_grace (void)
   g_assert_cmpuint (rsp_model_anomaly_count (m, RSP_ANOMALY_MISSING_SWITCH_IN), ==, 0);
 }
 
+/* The tracefs instance's wake-ups carry no stack: on an idle CPU, a wake-up
+ * inside a timer's expiry callback (hrtimer_expire_entry/exit) is the
+ * timer's.  A poll that ends so timed out; a nanosleep stays a deliberate
+ * sleep. */
+static void
+test_stackless_timer (void)
+{
+  const char *const *stacks[] = { poll_stack, nanosleep_stack };
+  RspCategory want[] = { RSP_CAT_TIMEOUT, RSP_CAT_SLEEP };
+  for (guint k = 0; k < G_N_ELEMENTS (stacks); k++)
+    {
+      Stream s;
+      stream_init (&s);
+      sw (&s, T0, 0, 0, 0, 100, NULL);
+      sw (&s, T0 + 100 * US, 0, 100, 1, 0, stacks[k]);
+      hrtimer (&s, T0 + 1000 * MS, 0, TRUE);
+      waking (&s, T0 + 1000 * MS + 1 * US, 0, 0, 100, NULL);
+      hrtimer (&s, T0 + 1000 * MS + 2 * US, 0, FALSE);
+      sw (&s, T0 + 1000 * MS + 10 * US, 0, 0, 0, 100, NULL);
+      sw (&s, T0 + 1001 * MS, 0, 100, 0x20, 0, NULL);
+      g_autoptr (RspModel) m = rsp_assembler_finish (s.as);
+      g_autoptr (RspAnalysis) a = rsp_analysis_new (m, 100, 0, G_MAXUINT64, NULL);
+      check_invariants (a);
+      g_assert_cmpuint (rsp_analysis_category_ns (a, want[k]), >=, 1000 * MS - 100 * US);
+      g_assert_cmpuint (rsp_analysis_category_ns (a, RSP_CAT_HARDWARE), ==, 0);
+      g_assert_cmpint (rsp_analysis_finding (a, 0)->category, ==, want[k]);
+    }
+}
+
+/* A stackless wake-up right after a completion on the same CPU, with no
+ * interrupt bracket recorded, is that completion's. */
+static void
+test_stackless_disk (void)
+{
+  Stream s;
+  stream_init (&s);
+  sw (&s, T0, 0, 0, 0, 100, NULL);
+  rq (&s, RSP_MEV_RQ_INSERT, T0 + 100 * US, 0, 100, 4096);
+  sw (&s, T0 + 200 * US, 0, 100, 2, 0, io_stack);
+  rq (&s, RSP_MEV_RQ_ISSUE, T0 + 1 * MS, 1, 0, 4096);
+  rq (&s, RSP_MEV_RQ_COMPLETE, T0 + 5 * MS, 1, 0, 4096);
+  waking (&s, T0 + 5 * MS + 2 * US, 1, 0, 100, NULL);
+  sw (&s, T0 + 5 * MS + 10 * US, 0, 0, 0, 100, NULL);
+  sw (&s, T0 + 6 * MS, 0, 100, 0x20, 0, NULL);
+  g_autoptr (RspModel) m = rsp_assembler_finish (s.as);
+  g_autoptr (RspAnalysis) a = rsp_analysis_new (m, 100, 0, G_MAXUINT64, NULL);
+  check_invariants (a);
+  g_assert_cmpuint (rsp_analysis_category_ns (a, RSP_CAT_DISK_IO), ==, 4 * MS + 2 * US);
+  g_assert_cmpuint (rsp_analysis_category_ns (a, RSP_CAT_HARDWARE), ==, 0);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -686,6 +744,8 @@ main (int argc, char **argv)
   g_test_add_func ("/model/own-threads", test_own_threads);
   g_test_add_func ("/model/interrupt", test_interrupt);
   g_test_add_func ("/model/disk", test_disk);
+  g_test_add_func ("/model/stackless-timer", test_stackless_timer);
+  g_test_add_func ("/model/stackless-disk", test_stackless_disk);
   g_test_add_func ("/model/missing-completion", test_missing_completion);
   g_test_add_func ("/model/preemption", test_preemption);
   g_test_add_func ("/model/missing-switches", test_missing_switches);
