@@ -31,6 +31,7 @@ struct _RspAnalysis {
   GHashTable *device_ops;  /* dev -> GArray of op indexes, in insert order */
 
   guint64 category_ns[RSP_CAT_N];
+  guint64 inferred_ns[RSP_CAT_N]; /* the part of each inferred from a sleeper's stack */
   GHashTable *path_task_ns;  /* (path << 32 | task) -> guint64* */
   GHashTable *finding_index; /* FindingKey -> index in findings */
   GArray *findings;          /* RspFinding */
@@ -513,6 +514,8 @@ stretch (StretchCtx *c, guint64 s0, guint64 s1, RspCategory cat, const char *fra
       const RspSegment *seg = seg_at (a, c->seg);
       a->category_ns[cat] += s1 - s0;
       g_array_index (a->paths, RspControlPath, seg->path).category_ns[cat] += s1 - s0;
+      if (seg->kind == RSP_SEG_SLEEP && g_array_index (a->m->sleeps, RspSleep, seg->item).inferred)
+        a->inferred_ns[cat] += s1 - s0;
       add_finding (a, cat, c->seg, frame, endpoint, s0, s1 - s0);
       guint64 key = ((guint64) seg->path << 32) | seg->task;
       guint64 *slot = g_hash_table_lookup (a->path_task_ns, &key);
@@ -1021,6 +1024,13 @@ rsp_analysis_category_ns (const RspAnalysis *a, RspCategory cat)
 {
   g_return_val_if_fail (cat < RSP_CAT_N, 0);
   return a->category_ns[cat];
+}
+
+guint64
+rsp_analysis_inferred_ns (const RspAnalysis *a, RspCategory cat)
+{
+  g_return_val_if_fail (cat < RSP_CAT_N, 0);
+  return a->inferred_ns[cat];
 }
 
 guint64 rsp_analysis_wall_ns (const RspAnalysis *a) { return a->end - a->start; }

@@ -113,6 +113,9 @@ const RspControlPath *rsp_analysis_path (const RspAnalysis *a, guint i);
 /* Accounting: ns per category, summed over every lane of every path (each
  * path's own: RspControlPath.category_ns). */
 guint64 rsp_analysis_category_ns (const RspAnalysis *a, RspCategory cat);
+/* The part of a category's time that comes from sleeps whose wake-up was
+ * not recorded, decided from the sleeper's own stack (RspSleep.inferred). */
+guint64 rsp_analysis_inferred_ns (const RspAnalysis *a, RspCategory cat);
 guint64 rsp_analysis_wall_ns (const RspAnalysis *a);
 guint64 rsp_analysis_total_ns (const RspAnalysis *a);
 guint64 rsp_analysis_accounted_ns (const RspAnalysis *a);

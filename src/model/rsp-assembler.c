@@ -239,6 +239,62 @@ add_link (Assembler *a, RspLinkKind kind, guint64 time, RspIdx from_run, RspIdx 
   return a->m->links->len - 1;
 }
 
+/* A sleep whose wake-up was not recorded (perf drops those that fire in
+ * interrupt context on idle CPUs): what its own stack says it waited for.
+ * Waiting for I/O with a disk request of its task outstanding: that
+ * request.  In nanosleep: a deliberate sleep.  In poll, select or epoll
+ * (not a futex: threads wake those, and perf records such wake-ups): its
+ * timeout.  Marks the sleep inferred and counts it; FALSE if the stack
+ * says nothing. */
+static gboolean
+infer_wake (Assembler *a, RspSleep *s)
+{
+  RspModel *m = a->m;
+  guint n;
+  const RspModelFrame *f = rsp_model_stack (m, s->stack, &n);
+  gboolean io = FALSE, poll = FALSE, nanosleep = FALSE;
+  for (guint i = 0; i < n && f[i].kernel; i++)
+    {
+      RspKernelSig sig = frame_sig (a, f[i].symbol);
+      nanosleep |= sig == RSP_SIG_NANOSLEEP;
+      poll |= sig == RSP_SIG_POLL && f[i].symbol != NULL && !g_str_has_prefix (f[i].symbol, "futex");
+      io |= rsp_kernel_is_io_wait (f[i].symbol);
+    }
+  if (io)
+    {
+      /* the task's latest request that was in flight during the sleep */
+      for (guint i = m->disk_ops->len; i > 0 && m->disk_ops->len - i < 4096; i--)
+        {
+          RspDiskOp *op = &g_array_index (m->disk_ops, RspDiskOp, i - 1);
+          guint64 began = op->insert != 0 ? op->insert : op->issue;
+          if (op->task != s->task || began == 0 || began > s->end || (op->complete != 0 && op->complete < s->start))
+            continue;
+          if (op->complete == 0)
+            {
+              op->complete = s->end;
+              op->complete_inferred = TRUE;
+              m->anomalies[RSP_ANOMALY_MISSING_COMPLETION]++;
+            }
+          s->reason = RSP_WAKE_DISK;
+          s->disk_op = i - 1;
+          s->runnable_at = MIN (op->complete, s->end);
+          s->inferred = TRUE;
+          m->anomalies[RSP_ANOMALY_INFERRED_DISK]++;
+          return TRUE;
+        }
+    }
+  if (nanosleep || poll)
+    {
+      s->reason = RSP_WAKE_TIMER;
+      s->deliberate = nanosleep;
+      s->runnable_at = s->end;
+      s->inferred = TRUE;
+      m->anomalies[RSP_ANOMALY_INFERRED_TIMER]++;
+      return TRUE;
+    }
+  return FALSE;
+}
+
 /* Ends TS's open sleep at TIME, applying what woke it. */
 static void
 close_sleep (Assembler *a, TidState *ts, guint64 time, RspIdx next_run)
@@ -265,9 +321,12 @@ close_sleep (Assembler *a, TidState *ts, guint64 time, RspIdx next_run)
         }
       else
         {
-          s->reason = RSP_WAKE_UNKNOWN;
-          s->runnable_at = s->end;
           m->anomalies[RSP_ANOMALY_MISSING_WAKEUP]++;
+          if (!infer_wake (a, s))
+            {
+              s->reason = RSP_WAKE_UNKNOWN;
+              s->runnable_at = s->end;
+            }
         }
     }
   if (s->runnable_at > s->end)

@@ -187,3 +187,24 @@ rsp_kernel_sig (const char *symbol)
     }
   return RSP_SIG_NONE;
 }
+
+/* Waits for the task's own disk I/O, by the function it sleeps in.  Kept
+ * apart from the signatures above: io_schedule is also scheduler plumbing
+ * there (never the frame that describes a sleep). */
+static const char *const io_waits[] = {
+  "io_schedule", "io_schedule_timeout", "blk_io_schedule", "bit_wait_io", "folio_wait_bit_common",
+  "folio_wait_bit", "folio_wait_writeback", "__folio_lock", "__folio_lock_killable", "submit_bio_wait",
+  "wait_on_page_bit_common", "__wait_on_buffer", "wait_for_completion_io", "wait_for_completion_io_timeout",
+  "__iomap_dio_rw", "blkdev_issue_flush", "filemap_fdatawait_range", "__filemap_fdatawait_range",
+};
+
+gboolean
+rsp_kernel_is_io_wait (const char *symbol)
+{
+  if (symbol == NULL)
+    return FALSE;
+  for (gsize i = 0; i < G_N_ELEMENTS (io_waits); i++)
+    if (strcmp (symbol, io_waits[i]) == 0)
+      return TRUE;
+  return FALSE;
+}

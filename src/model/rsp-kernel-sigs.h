@@ -27,5 +27,9 @@ gboolean rsp_irq_name_is_disk (const char *irq_name);
 
 /* Classifies one kernel function name (interned or not). */
 RspKernelSig rsp_kernel_sig (const char *symbol);
+/* A function a task sleeps in while it waits for its own disk I/O
+ * (io_schedule, folio_wait_bit_common, submit_bio_wait, ...): on a sleep's
+ * stack it says what the sleep was for when the wake-up was not recorded. */
+gboolean rsp_kernel_is_io_wait (const char *symbol);
 
 G_END_DECLS

@@ -228,6 +228,8 @@ rsp_anomaly_id (RspAnomaly anomaly)
     [RSP_ANOMALY_MISSING_ISSUE] = "missing_issue",
     [RSP_ANOMALY_ORPHAN_SAMPLE] = "orphan_sample",
     [RSP_ANOMALY_LOST_EVENTS] = "lost_events",
+    [RSP_ANOMALY_INFERRED_DISK] = "inferred_disk_wait",
+    [RSP_ANOMALY_INFERRED_TIMER] = "inferred_timer",
   };
   return anomaly < RSP_ANOMALY_N ? ids[anomaly] : "unknown";
 }

@@ -102,6 +102,7 @@ typedef struct {
   RspIdx net_op;         /* RSP_WAKE_NETWORK, or annotating a loopback RUN wake */
   const char *irq_name;  /* RSP_WAKE_IRQ */
   guint64 defacto_start; /* start of the series of timed-out polls it ends */
+  gboolean inferred;     /* no wake-up was recorded: the reason comes from its own stack */
 } RspSleep;
 
 typedef struct {
@@ -156,6 +157,8 @@ typedef enum {
   RSP_ANOMALY_MISSING_ISSUE,      /* a disk request completed without an issue */
   RSP_ANOMALY_ORPHAN_SAMPLE,      /* a sample outside every run of its task */
   RSP_ANOMALY_LOST_EVENTS,        /* PERF_RECORD_LOST */
+  RSP_ANOMALY_INFERRED_DISK,      /* a sleep with no wake-up taken as a wait for its task's disk request */
+  RSP_ANOMALY_INFERRED_TIMER,     /* a sleep with no wake-up taken as a timeout or a deliberate sleep */
   RSP_ANOMALY_N
 } RspAnomaly;
 

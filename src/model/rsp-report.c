@@ -84,6 +84,14 @@ rsp_report_text (const RspAnalysis *a, const char *path)
   g_string_append_printf (out, " %10.2f\n", ms (rsp_analysis_category_ns (a, RSP_CAT_UNACCOUNTED)));
   append_label (out, "", _("Percent accounted"), width);
   g_string_append_printf (out, " %9.1f%%\n", rsp_analysis_accounted_percent (a));
+  guint64 inferred = 0;
+  for (guint c = 0; c < RSP_CAT_N; c++)
+    inferred += rsp_analysis_inferred_ns (a, c);
+  if (inferred > 0)
+    g_string_append_printf (out,
+                            _("(%.2f ms of it inferred: no wake-up was recorded, so the sleeper's own stack "
+                              "decided; record with rsp record to get every interrupt-time event)\n"),
+                            ms (inferred));
 
   g_string_append_printf (out, "\n%s\n", _("Control paths:"));
   for (guint p = 0; p < rsp_analysis_n_paths (a); p++)
@@ -230,6 +238,7 @@ rsp_report_json (const RspAnalysis *a, const char *path)
       member_string (b, "id", rsp_category_id (c));
       member_string (b, "label", rsp_category_label (c));
       member_double (b, "ms", ms (rsp_analysis_category_ns (a, c)));
+      member_double (b, "inferred_ms", ms (rsp_analysis_inferred_ns (a, c)));
       json_builder_end_object (b);
     }
   json_builder_end_array (b);

@@ -730,6 +730,51 @@ test_stackless_disk (void)
   g_assert_cmpuint (rsp_analysis_category_ns (a, RSP_CAT_HARDWARE), ==, 0);
 }
 
+/* Plain perf.data drops the wake-ups that fire in interrupt context on idle
+ * CPUs.  With none recorded, the sleeper's own stack decides, and the time
+ * is marked inferred: waiting in io_schedule with a request of its own in
+ * flight is that request (its completion inferred too); poll is a timeout;
+ * nanosleep a deliberate sleep.  A pipe read stays unaccounted. */
+static void
+test_inferred_from_stack (void)
+{
+  const char *const *stacks[] = { io_stack, poll_stack, nanosleep_stack, user_read };
+  RspCategory want[] = { RSP_CAT_DISK_IO, RSP_CAT_TIMEOUT, RSP_CAT_SLEEP, RSP_CAT_UNACCOUNTED };
+  for (guint k = 0; k < G_N_ELEMENTS (stacks); k++)
+    {
+      Stream s;
+      stream_init (&s);
+      sw (&s, T0, 0, 0, 0, 100, NULL);
+      rq (&s, RSP_MEV_RQ_INSERT, T0 + 100 * US, 0, 100, 4096);
+      rq (&s, RSP_MEV_RQ_ISSUE, T0 + 150 * US, 0, 100, 4096);
+      sw (&s, T0 + 200 * US, 0, 100, k == 0 ? 2 : 1, 0, stacks[k]);
+      /* no completion, no wake-up: the task simply runs again */
+      sw (&s, T0 + 5 * MS, 0, 0, 0, 100, NULL);
+      sw (&s, T0 + 6 * MS, 0, 100, 0x20, 0, NULL);
+      g_autoptr (RspModel) m = rsp_assembler_finish (s.as);
+      g_autoptr (RspAnalysis) a = rsp_analysis_new (m, 100, 0, G_MAXUINT64, NULL);
+      check_invariants (a);
+      g_assert_cmpuint (rsp_analysis_category_ns (a, want[k]), ==, 5 * MS - 200 * US);
+      guint64 inferred = 0;
+      for (guint c = 0; c < RSP_CAT_N; c++)
+        inferred += rsp_analysis_inferred_ns (a, c);
+      if (want[k] == RSP_CAT_UNACCOUNTED)
+        {
+          g_assert_cmpuint (inferred, ==, 0);
+          continue;
+        }
+      g_assert_cmpuint (rsp_analysis_inferred_ns (a, want[k]), ==, 5 * MS - 200 * US);
+      g_assert_cmpuint (inferred, ==, 5 * MS - 200 * US);
+      g_assert_cmpuint (rsp_model_anomaly_count (m, k == 0 ? RSP_ANOMALY_INFERRED_DISK : RSP_ANOMALY_INFERRED_TIMER),
+                        ==, 1);
+      if (k == 0)
+        {
+          g_assert_true (rsp_model_disk_op (m, 0)->complete_inferred);
+          g_assert_cmpuint (rsp_model_disk_op (m, 0)->complete, ==, T0 + 5 * MS);
+        }
+    }
+}
+
 int
 main (int argc, char **argv)
 {
@@ -746,6 +791,7 @@ main (int argc, char **argv)
   g_test_add_func ("/model/disk", test_disk);
   g_test_add_func ("/model/stackless-timer", test_stackless_timer);
   g_test_add_func ("/model/stackless-disk", test_stackless_disk);
+  g_test_add_func ("/model/inferred-from-stack", test_inferred_from_stack);
   g_test_add_func ("/model/missing-completion", test_missing_completion);
   g_test_add_func ("/model/preemption", test_preemption);
   g_test_add_func ("/model/missing-switches", test_missing_switches);
