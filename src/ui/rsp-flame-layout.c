@@ -15,6 +15,7 @@
 /* A box this many device px wide or more gets a one-px seam on its right,
  * so that neighbours read as separate boxes. */
 #define SEAM_MIN_DEVICE_PX 4.0
+#define HATCH_STEP_PX 5.0 /* spacing of the hatching of inferred boxes */
 /* How much the highlight fades what does not match. */
 #define FADE 0.72
 
@@ -385,6 +386,24 @@ paint_box (cairo_t *cr, const RspTheme *theme, const RspFlameViewport *vp, const
   double seam = (d1 - d0 >= SEAM_MIN_DEVICE_PX) ? 1.0 : 0.0;
   rsp_flame_set_color (cr, c, 1.0);
   cairo_rectangle (cr, d0 / s, y_top, (d1 - d0 - seam) / s, h);
+  if (b->flags & RSP_FLAME_BOX_INFERRED)
+    {
+      /* inferred: diagonal hatching over the colour */
+      cairo_fill_preserve (cr);
+      cairo_save (cr);
+      cairo_clip (cr);
+      double x0 = d0 / s, x1 = (d1 - seam) / s;
+      cairo_set_source_rgba (cr, 0, 0, 0, *faded ? 0.12 : 0.35);
+      cairo_set_line_width (cr, 1.0);
+      for (double x = x0 - h; x < x1; x += HATCH_STEP_PX)
+        {
+          cairo_move_to (cr, x, y_top + h);
+          cairo_line_to (cr, x + h, y_top);
+        }
+      cairo_stroke (cr);
+      cairo_restore (cr);
+      return d1;
+    }
   cairo_fill (cr);
   return d1;
 }

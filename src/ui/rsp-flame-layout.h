@@ -49,7 +49,14 @@ typedef struct {
   guint16 categories;  /* bit (1 << RspCategory) per category of its own layer's time under it */
   guint8 kind;         /* RspFlameBoxKind */
   guint8 shade;        /* from the name's hash: neighbours with other names differ a little */
+  guint8 flags;        /* RspFlameBoxFlags */
 } RspFlameBox;
+
+typedef enum {
+  /* its time includes a sleep whose wake-up was not recorded, explained
+   * from the sleeper's own stack (RspSleep.inferred): drawn hatched */
+  RSP_FLAME_BOX_INFERRED = 1 << 0,
+} RspFlameBoxFlags;
 
 #define RSP_FLAME_NO_BOX G_MAXUINT32
 

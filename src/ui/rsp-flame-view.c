@@ -399,7 +399,7 @@ add_box (Builder *b, guint level, guint64 start, guint64 end, const char *name, 
       if (start >= end)
         return row->len - 1;
     }
-  RspFlameBox box = { start, end, name, parent, seg, 0, cats, kind, rsp_flame_name_shade (name) };
+  RspFlameBox box = { start, end, name, parent, seg, 0, cats, kind, rsp_flame_name_shade (name), 0 };
   g_array_append_val (row, box);
   return row->len - 1;
 }
@@ -457,13 +457,20 @@ lay_out_segment (Builder *b, RspIdx i, guint32 parent)
   guint32 top = add_stack (b, base + 1, sl->stack, FALSE, s->start, s->end, RSP_FLAME_BOX_SLEEP, task_box, i,
                           f->seg_cats[i]);
   guint box_level = base + 1 + f->seg_frames[i];
+  /* an inferred sleep's innermost frame and its stretches are hatched */
+  if (sl->inferred)
+    g_array_index (b->rows[box_level - 1], RspFlameBox, top).flags |= RSP_FLAME_BOX_INFERRED;
   for (guint k = f->seg_stretch[i]; k < f->seg_stretch[i + 1]; k++)
     {
       const Stretch *st = &g_array_index (f->stretches, Stretch, k);
       RspFlameBoxKind kind;
       const char *name = rsp_flame_stretch_box (a, s, st->category, &kind);
       if (name != NULL)
-        add_box (b, box_level, st->start, st->end, name, kind, top, i, RSP_NONE, 1u << st->category);
+        {
+          guint32 at = add_box (b, box_level, st->start, st->end, name, kind, top, i, RSP_NONE, 1u << st->category);
+          if (sl->inferred)
+            g_array_index (b->rows[box_level], RspFlameBox, at).flags |= RSP_FLAME_BOX_INFERRED;
+        }
     }
   for (guint k = 0; k < s->n_children; k++)
     lay_out_segment (b, s->first_child + k, top);
