@@ -12,7 +12,7 @@
 # Debian always has), and scripts/fresh-check.sh proves it on a fresh chroot.
 set -eu
 packages="build-essential meson ninja-build pkg-config gettext
-libglib2.0-dev libgtk-4-dev libjson-glib-dev libtraceevent-dev
+libglib2.0-dev libgtk-4-dev libjson-glib-dev libtraceevent-dev libtracefs-dev
 libelf-dev libdw-dev linux-perf procps util-linux python3"
 # Tests: clang + libFuzzer (fuzz/), useradd (passwd) for the unprivileged
 # recording test, a display and screenshots for the GUI tests, validators

@@ -22,6 +22,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "rsp-ftrace-section.h"
+#include "rsp-ftrace.h"
 #include "rsp-health.h"
 #include "rsp-perf-reader.h"
 #include "rsp-probe.h"
@@ -348,6 +350,11 @@ typedef struct {
   RspKeepAwake *keep_awake;
   RspHealthCounters *counters;
 
+  /* RSP's tracefs instance (rsp-ftrace.h); NULL when the channel is off,
+   * and then FTRACE_ERROR says why. */
+  RspFtrace *ftrace;
+  char *ftrace_error;
+
   /* COMMAND's user when rsp was started through sudo or pkexec. */
   gboolean drop_privileges;
   uid_t user_uid;
@@ -594,7 +601,8 @@ reap_children (Session *s)
 static void
 session_poll (Session *s, gint64 deadline_us)
 {
-  struct pollfd fds[5];
+  guint n_ftrace_max = s->ftrace != NULL ? rsp_ftrace_get_n_cpus (s->ftrace) : 0;
+  struct pollfd *fds = g_newa (struct pollfd, 5 + n_ftrace_max);
   nfds_t n = 0;
   gint64 now = g_get_monotonic_time ();
   gint64 timeout_ms = -1;
@@ -619,9 +627,14 @@ session_poll (Session *s, gint64 deadline_us)
     fds[n++] = (struct pollfd) { s->command_pidfd, POLLIN, 0 };
   if (s->perf_pidfd >= 0)
     fds[n++] = (struct pollfd) { s->perf_pidfd, POLLIN, 0 };
+  /* the instance's buffers: readable when RSP_FTRACE_BUFFER_PERCENT full */
+  nfds_t ftrace_first = n;
+  n += rsp_ftrace_poll_fds (s->ftrace, fds + n, n_ftrace_max);
 
   if (poll (fds, n, (int) MIN (timeout_ms, G_MAXINT)) < 0 && errno != EINTR)
     g_warning ("poll: %s", g_strerror (errno));
+  else if (n > ftrace_first)
+    rsp_ftrace_drain (s->ftrace, fds + ftrace_first, (guint) (n - ftrace_first));
 
   unsigned char signals[16];
   ssize_t n_signals;
@@ -1016,6 +1029,9 @@ session_cleanup (Session *s)
       s->command_exited = TRUE;
     }
   g_clear_pointer (&s->keep_awake, rsp_keep_awake_free);
+  /* Nothing stays enabled in the kernel: the instance goes on every path
+   * (a SIGKILL or crash leaves it to the next rsp record's sweep). */
+  g_clear_pointer (&s->ftrace, rsp_ftrace_free);
   if (perf_alive (s))
     {
       kill (s->perf_pid, SIGINT);
@@ -1047,6 +1063,7 @@ session_free_fields (Session *s)
   g_clear_pointer (&s->user_home, g_free);
   g_clear_pointer (&s->user_groups, g_array_unref);
   g_clear_pointer (&s->tmp_path, g_free);
+  g_clear_pointer (&s->ftrace_error, g_free);
   if (s->ack_text != NULL)
     g_string_free (s->ack_text, TRUE);
   if (s->perf_output != NULL)
@@ -1195,23 +1212,78 @@ build_meta (const Session *s, char **events, const GArray *missing, const GArray
     }
   meta->idle_loss_suspected = idle_loss_suspected;
   meta->interrupted = s->interrupted;
+  if (s->ftrace != NULL)
+    meta->ftrace = rsp_ftrace_build_meta (s->ftrace);
+  else if (s->ftrace_error != NULL)
+    {
+      meta->ftrace = rsp_ftrace_meta_new ();
+      meta->ftrace->clock = g_strdup (RSP_FTRACE_CLOCK);
+      meta->ftrace->error = g_strdup (s->ftrace_error);
+    }
   return meta;
 }
 
-/* Appends the trailer to the perf.data at the temporary path, gives it to
- * the invoking user, and renames it into place. */
+static GPtrArray *
+single_part (GBytes *bytes)
+{
+  GPtrArray *parts = g_ptr_array_new_with_free_func ((GDestroyNotify) g_bytes_unref);
+  g_ptr_array_add (parts, g_bytes_ref (bytes));
+  return parts;
+}
+
+/* Appends the trailer: meta, symbols and, when FTRACE_PARTS is given, the
+ * instance's section. */
 static gboolean
-write_recording (Session *s, const RspRecordingMeta *meta, GBytes *symbols, GError **error)
+append_trailer (Session *s, const RspRecordingMeta *meta, GBytes *symbols, GPtrArray *ftrace_parts,
+                GError **error)
 {
   gsize meta_length = 0;
   char *meta_json = rsp_recording_meta_to_json (meta, &meta_length);
   g_autoptr (GBytes) meta_bytes = g_bytes_new_take (meta_json, meta_length);
   g_autoptr (GBytes) no_symbols = g_bytes_new_static ("", 0);
-  const char *const names[] = { RSP_SECTION_META, RSP_SECTION_SYMBOLS };
-  GBytes *const blobs[] = { meta_bytes, symbols != NULL ? symbols : no_symbols };
+  g_autoptr (GPtrArray) meta_parts = single_part (meta_bytes);
+  g_autoptr (GPtrArray) symbol_parts = single_part (symbols != NULL ? symbols : no_symbols);
+  const char *const names[] = { RSP_SECTION_META, RSP_SECTION_SYMBOLS, RSP_SECTION_FTRACE };
+  GPtrArray *const parts[] = { meta_parts, symbol_parts, ftrace_parts };
 
-  if (!rsp_recording_append_trailer (s->tmp_path, names, blobs, G_N_ELEMENTS (names), error))
+  return rsp_recording_append_sections (s->tmp_path, names, parts, ftrace_parts != NULL ? 3 : 2, error);
+}
+
+/* Appends the trailer to the perf.data at the temporary path, gives it to
+ * the invoking user, and renames it into place.  When the instance's
+ * section cannot be written (a full disk), the recording is written
+ * without it, and META says so. */
+static gboolean
+write_recording (Session *s, RspRecordingMeta *meta, GBytes *symbols, GError **error)
+{
+  g_autoptr (GPtrArray) ftrace_parts = NULL;
+  if (s->ftrace != NULL && meta->ftrace != NULL)
+    {
+      g_autoptr (GError) ftrace_error = NULL;
+      ftrace_parts = rsp_ftrace_section_parts (s->ftrace, &ftrace_error);
+      if (ftrace_parts == NULL)
+        {
+          fprintf (stderr, _("rsp record: warning: the tracefs instance's events are left out: %s; %s\n"),
+                   ftrace_error->message, _(RSP_FTRACE_LOSS_TEXT));
+          g_free (meta->ftrace->error);
+          meta->ftrace->error = g_strdup (ftrace_error->message);
+        }
+    }
+  if (ftrace_parts != NULL)
+    {
+      g_autoptr (GError) ftrace_error = NULL;
+      if (append_trailer (s, meta, symbols, ftrace_parts, &ftrace_error))
+        goto written;
+      fprintf (stderr, _("rsp record: warning: the tracefs instance's events cannot be written (%s): the "
+                         "recording is written without them; %s\n"),
+               ftrace_error->message, _(RSP_FTRACE_LOSS_TEXT));
+      g_free (meta->ftrace->error);
+      meta->ftrace->error = g_strdup_printf (_("its section could not be written: %s"), ftrace_error->message);
+    }
+  if (!append_trailer (s, meta, symbols, NULL, error))
     return FALSE;
+
+written:
   if (s->drop_privileges && chown (s->tmp_path, s->user_uid, s->user_gid) != 0)
     {
       int saved_errno = errno;
@@ -1338,6 +1410,19 @@ probe_machine (const RspRecorderOptions *options, Probe *probe, GError **error)
   return TRUE;
 }
 
+/* The instance cannot run: one warning, and the reason kept for the meta. */
+static void
+channel_off (Session *s, const char *why)
+{
+  fprintf (stderr,
+           _("rsp record: warning: RSP's tracefs instance is off: %s; %s (perf drops them). To fix it, run "
+             "rsp record as root with tracefs mounted read-write: 'mount -t tracefs nodev /sys/kernel/tracing'\n"),
+           why, _(RSP_FTRACE_LOSS_TEXT));
+  g_free (s->ftrace_error);
+  s->ftrace_error = g_strdup (why);
+  g_clear_pointer (&s->ftrace, rsp_ftrace_free);
+}
+
 static void
 open_health_counters (Session *s, const Probe *probe, const GArray *cpus)
 {
@@ -1419,6 +1504,49 @@ session_wait_for_end (Session *s)
   s->end_ns = monotonic_ns ();
 }
 
+/* The instance's own losses, next to perf's. */
+static void
+report_ftrace_losses (const RspFtraceMeta *ftrace)
+{
+  for (guint i = 0; ftrace != NULL && i < ftrace->cpus->len; i++)
+    {
+      const RspFtraceCpuStats *c = &g_array_index (ftrace->cpus, RspFtraceCpuStats, i);
+      guint64 lost = c->overrun + c->commit_overrun + c->dropped_events;
+      if (lost > 0)
+        fprintf (stderr,
+                 _("rsp record: warning: the tracefs instance lost %llu events on CPU %u (buffer overrun): "
+                   "its %d kB buffer filled faster than rsp record emptied it; %s\n"),
+                 (unsigned long long) lost, c->cpu, RSP_FTRACE_BUFFER_KB, _(RSP_FTRACE_LOSS_TEXT));
+    }
+}
+
+/* Starts RSP's tracefs instance (tracing still off), after removing the
+ * stale ones.  When it cannot run, says once what is lost and how to fix
+ * it; the recording goes on with perf alone. */
+static void
+session_open_ftrace (Session *s, const Probe *probe, const GArray *cpus)
+{
+  rsp_ftrace_remove_stale (probe->tracefs);
+  g_autoptr (GError) error = NULL;
+  g_autofree char *tmp_prefix = g_strdup_printf ("%s.%d", s->options->output, (int) getpid ());
+  s->ftrace = rsp_ftrace_new (probe->tracefs, cpus, tmp_prefix, &error);
+  if (s->ftrace == NULL)
+    {
+      channel_off (s, error->message);
+      return;
+    }
+  g_autoptr (RspFtraceMeta) meta = rsp_ftrace_build_meta (s->ftrace);
+  for (guint i = 0; i < meta->missing_events->len; i++)
+    {
+      const RspMissingEvent *missing = &g_array_index (meta->missing_events, RspMissingEvent, i);
+      gboolean told = FALSE;
+      for (guint j = 0; j < probe->events.missing->len && !told; j++)
+        told = g_strcmp0 (g_array_index (probe->events.missing, RspMissingEvent, j).name, missing->name) == 0;
+      if (!told)
+        fprintf (stderr, _("rsp record: %s missing in the tracefs instance: %s\n"), missing->name, missing->reason);
+    }
+}
+
 /* After perf stopped: count what was recorded, judge the health, write the
  * file.  Returns the exit status. */
 static int
@@ -1443,17 +1571,25 @@ session_finish (Session *s, const Probe *probe, GArray *health, GError **error)
 
   RspRecordingMeta *meta = build_meta (s, probe->all_events, probe->events.missing, health,
                                        verdict.idle_loss_suspected);
+  report_ftrace_losses (meta->ftrace);
   gboolean written = write_recording (s, meta, result.symbols, error);
-  rsp_recording_meta_free (meta);
   g_clear_pointer (&result.symbols, g_bytes_unref);
   if (written)
     {
       struct stat st;
       g_autofree char *size = g_format_size (stat (options->output, &st) == 0 ? (guint64) st.st_size : 0);
-      fprintf (stderr, _("rsp record: wrote %s (%s, %llu events, %.3f s%s); health: %s\n"),
+      g_autofree char *ftrace = NULL;
+      if (meta->ftrace != NULL && meta->ftrace->cpus->len > 0 && meta->ftrace->error == NULL)
+        ftrace = g_strdup_printf (_("; ftrace: %llu events, %llu lost"),
+                                  (unsigned long long) rsp_ftrace_meta_events (meta->ftrace),
+                                  (unsigned long long) rsp_ftrace_meta_lost (meta->ftrace));
+      else if (meta->ftrace != NULL)
+        ftrace = g_strdup_printf (_("; ftrace: %s"), meta->ftrace->cpus->len > 0 ? _("incomplete") : _("off"));
+      fprintf (stderr, _("rsp record: wrote %s (%s, %llu events, %.3f s%s); health: %s%s\n"),
                options->output, size, (unsigned long long) result.samples, (double) (s->end_ns - s->start_ns) / 1e9,
-               s->interrupted ? _(", interrupted") : "", verdict.summary);
+               s->interrupted ? _(", interrupted") : "", verdict.summary, ftrace != NULL ? ftrace : "");
     }
+  rsp_recording_meta_free (meta);
   rsp_health_verdict_clear (&verdict);
   if (!written)
     return 1;
@@ -1483,12 +1619,20 @@ session_record (Session *s, const Probe *probe, GArray **health, GError **error)
         return 1;
     }
   open_health_counters (s, probe, cpus);
+  session_open_ftrace (s, probe, cpus);
   if (!session_spawn_perf (s, probe->perf, (const char *const *) probe->tracepoints, error))
     return 1;
 
   /* perf answers only once it has set everything up. */
   if (!perf_control (s, "ping", PERF_READY_TIMEOUT_S, error))
     return 1;
+  if (s->ftrace != NULL && !s->abort_start)
+    {
+      /* on just before perf: the instance's window covers perf's */
+      g_autoptr (GError) ftrace_error = NULL;
+      if (!rsp_ftrace_start (s->ftrace, &ftrace_error))
+        channel_off (s, ftrace_error->message);
+    }
   if (!s->abort_start && !perf_control (s, "enable", PERF_ACK_TIMEOUT_S, error))
     return 1;
   if (s->abort_start)
@@ -1524,6 +1668,8 @@ session_record (Session *s, const Probe *probe, GArray **health, GError **error)
     }
   s->health_end_ns = monotonic_ns ();
   gboolean disabled = perf_alive (s) && perf_control (s, "disable", PERF_ACK_TIMEOUT_S, NULL);
+  /* off just after perf, then the rest of its buffers and its statistics */
+  rsp_ftrace_stop (s->ftrace);
   if (s->keep_awake != NULL)
     rsp_keep_awake_stop (s->keep_awake);
   if (!disabled && perf_alive (s))

@@ -33,6 +33,31 @@ missing_event_clear (gpointer data)
   g_free (e->reason);
 }
 
+RspFtraceMeta *
+rsp_ftrace_meta_new (void)
+{
+  RspFtraceMeta *meta = g_new0 (RspFtraceMeta, 1);
+  meta->events = g_new0 (char *, 1);
+  meta->missing_events = g_array_new (FALSE, TRUE, sizeof (RspMissingEvent));
+  g_array_set_clear_func (meta->missing_events, missing_event_clear);
+  meta->cpus = g_array_new (FALSE, TRUE, sizeof (RspFtraceCpuStats));
+  return meta;
+}
+
+void
+rsp_ftrace_meta_free (RspFtraceMeta *meta)
+{
+  if (meta == NULL)
+    return;
+  g_free (meta->instance);
+  g_free (meta->clock);
+  g_strfreev (meta->events);
+  g_array_unref (meta->missing_events);
+  g_array_unref (meta->cpus);
+  g_free (meta->error);
+  g_free (meta);
+}
+
 RspRecordingMeta *
 rsp_recording_meta_new (void)
 {
@@ -62,6 +87,7 @@ rsp_recording_meta_free (RspRecordingMeta *meta)
   g_array_unref (meta->missing_events);
   g_array_unref (meta->health);
   g_array_unref (meta->keep_awake_pids);
+  rsp_ftrace_meta_free (meta->ftrace);
   g_free (meta);
 }
 
@@ -90,6 +116,64 @@ add_string (JsonBuilder *b, const char *name, const char *value)
     json_builder_add_null_value (b);
 }
 
+static void
+add_u64 (JsonBuilder *b, const char *name, guint64 value)
+{
+  json_builder_set_member_name (b, name);
+  /* counts fit a gint64; a wrapped one would read back as 0 */
+  json_builder_add_int_value (b, value <= G_MAXINT64 ? (gint64) value : 0);
+}
+
+static void
+add_missing_events (JsonBuilder *b, const char *name, const GArray *missing)
+{
+  json_builder_set_member_name (b, name);
+  json_builder_begin_array (b);
+  for (guint i = 0; i < missing->len; i++)
+    {
+      const RspMissingEvent *e = &g_array_index (missing, RspMissingEvent, i);
+      json_builder_begin_object (b);
+      add_string (b, "name", e->name);
+      add_string (b, "reason", e->reason);
+      json_builder_end_object (b);
+    }
+  json_builder_end_array (b);
+}
+
+static void
+add_ftrace (JsonBuilder *b, const RspFtraceMeta *ftrace)
+{
+  json_builder_set_member_name (b, "ftrace");
+  if (ftrace == NULL)
+    {
+      json_builder_add_null_value (b);
+      return;
+    }
+  json_builder_begin_object (b);
+  add_string (b, "instance", ftrace->instance);
+  add_string (b, "clock", ftrace->clock);
+  add_strv (b, "events", ftrace->events);
+  add_missing_events (b, "missing_events", ftrace->missing_events);
+  json_builder_set_member_name (b, "cpus");
+  json_builder_begin_array (b);
+  for (guint i = 0; i < ftrace->cpus->len; i++)
+    {
+      const RspFtraceCpuStats *c = &g_array_index (ftrace->cpus, RspFtraceCpuStats, i);
+      json_builder_begin_object (b);
+      add_u64 (b, "cpu", c->cpu);
+      add_u64 (b, "entries", c->entries);
+      add_u64 (b, "overrun", c->overrun);
+      add_u64 (b, "commit_overrun", c->commit_overrun);
+      add_u64 (b, "dropped_events", c->dropped_events);
+      add_u64 (b, "read_events", c->read_events);
+      add_u64 (b, "bytes", c->bytes);
+      json_builder_end_object (b);
+    }
+  json_builder_end_array (b);
+  add_string (b, "error", ftrace->error);
+  json_builder_end_object (b);
+}
+
 char *
 rsp_recording_meta_to_json (const RspRecordingMeta *meta, gsize *length)
 {
@@ -112,17 +196,7 @@ rsp_recording_meta_to_json (const RspRecordingMeta *meta, gsize *length)
   add_strv (b, "perf_argv", meta->perf_argv);
   add_strv (b, "events", meta->events);
 
-  json_builder_set_member_name (b, "missing_events");
-  json_builder_begin_array (b);
-  for (guint i = 0; i < meta->missing_events->len; i++)
-    {
-      const RspMissingEvent *e = &g_array_index (meta->missing_events, RspMissingEvent, i);
-      json_builder_begin_object (b);
-      add_string (b, "name", e->name);
-      add_string (b, "reason", e->reason);
-      json_builder_end_object (b);
-    }
-  json_builder_end_array (b);
+  add_missing_events (b, "missing_events", meta->missing_events);
 
   json_builder_set_member_name (b, "health");
   json_builder_begin_array (b);
@@ -150,6 +224,7 @@ rsp_recording_meta_to_json (const RspRecordingMeta *meta, gsize *length)
   json_builder_add_boolean_value (b, meta->idle_loss_suspected);
   json_builder_set_member_name (b, "interrupted");
   json_builder_add_boolean_value (b, meta->interrupted);
+  add_ftrace (b, meta->ftrace);
   json_builder_end_object (b);
 
   g_autoptr (JsonGenerator) gen = json_generator_new ();
@@ -215,6 +290,68 @@ get_array (JsonObject *o, const char *name)
   return node != NULL && JSON_NODE_HOLDS_ARRAY (node) ? json_node_get_array (node) : NULL;
 }
 
+static void
+get_missing_events (JsonObject *o, const char *name, GArray *into)
+{
+  JsonArray *a = get_array (o, name);
+  for (guint i = 0; a != NULL && i < json_array_get_length (a); i++)
+    {
+      JsonNode *n = json_array_get_element (a, i);
+      if (!JSON_NODE_HOLDS_OBJECT (n))
+        continue;
+      RspMissingEvent e = { get_string (json_node_get_object (n), "name"),
+                            get_string (json_node_get_object (n), "reason") };
+      g_array_append_val (into, e);
+    }
+}
+
+static guint64
+get_u64 (JsonObject *o, const char *name)
+{
+  gint64 value = get_int (o, name, 0);
+  return value > 0 ? (guint64) value : 0;
+}
+
+/* The "ftrace" member; NULL when absent or not an object. */
+static RspFtraceMeta *
+get_ftrace (JsonObject *o)
+{
+  JsonNode *node = json_object_get_member (o, "ftrace");
+  if (node == NULL || !JSON_NODE_HOLDS_OBJECT (node))
+    return NULL;
+  JsonObject *fo = json_node_get_object (node);
+  RspFtraceMeta *ftrace = rsp_ftrace_meta_new ();
+  ftrace->instance = get_string (fo, "instance");
+  ftrace->clock = get_string (fo, "clock");
+  char **events = get_strv (fo, "events");
+  if (events != NULL)
+    {
+      g_strfreev (ftrace->events);
+      ftrace->events = events;
+    }
+  get_missing_events (fo, "missing_events", ftrace->missing_events);
+  JsonArray *a = get_array (fo, "cpus");
+  for (guint i = 0; a != NULL && i < json_array_get_length (a); i++)
+    {
+      JsonNode *n = json_array_get_element (a, i);
+      if (!JSON_NODE_HOLDS_OBJECT (n))
+        continue;
+      JsonObject *co = json_node_get_object (n);
+      RspFtraceCpuStats c = {
+        .cpu = (guint32) MIN (get_u64 (co, "cpu"), G_MAXUINT32),
+        .entries = get_u64 (co, "entries"),
+        .overrun = get_u64 (co, "overrun"),
+        .commit_overrun = get_u64 (co, "commit_overrun"),
+        .dropped_events = get_u64 (co, "dropped_events"),
+        .read_events = get_u64 (co, "read_events"),
+        .bytes = get_u64 (co, "bytes"),
+      };
+      g_array_append_val (ftrace->cpus, c);
+    }
+  ftrace->error = get_string (fo, "error");
+  return ftrace;
+}
+
 RspRecordingMeta *
 rsp_recording_meta_from_json (const char *json, gsize length, GError **error)
 {
@@ -244,17 +381,9 @@ rsp_recording_meta_from_json (const char *json, gsize length, GError **error)
   meta->idle_loss_suspected = get_bool (o, "idle_loss_suspected");
   meta->interrupted = get_bool (o, "interrupted");
 
-  JsonArray *a = get_array (o, "missing_events");
-  for (guint i = 0; a != NULL && i < json_array_get_length (a); i++)
-    {
-      JsonNode *n = json_array_get_element (a, i);
-      if (!JSON_NODE_HOLDS_OBJECT (n))
-        continue;
-      RspMissingEvent e = { get_string (json_node_get_object (n), "name"),
-                            get_string (json_node_get_object (n), "reason") };
-      g_array_append_val (meta->missing_events, e);
-    }
-  a = get_array (o, "health");
+  get_missing_events (o, "missing_events", meta->missing_events);
+  meta->ftrace = get_ftrace (o);
+  JsonArray *a = get_array (o, "health");
   for (guint i = 0; a != NULL && i < json_array_get_length (a); i++)
     {
       JsonNode *n = json_array_get_element (a, i);
@@ -394,8 +523,8 @@ write_all (int fd, const void *buf, gsize len, GError **error)
 }
 
 gboolean
-rsp_recording_append_trailer (const char *path, const char *const *names, GBytes *const *blobs, guint n,
-                              GError **error)
+rsp_recording_append_sections (const char *path, const char *const *names, GPtrArray *const *parts, guint n,
+                               GError **error)
 {
   g_return_val_if_fail (n > 0 && n <= MAX_SECTIONS, FALSE);
   int fd = open (path, O_WRONLY | O_APPEND | O_CLOEXEC);
@@ -417,14 +546,19 @@ rsp_recording_append_trailer (const char *path, const char *const *names, GBytes
   gboolean ok = TRUE;
   for (guint i = 0; i < n && ok; i++)
     {
-      gsize size = 0;
-      const guint8 *bytes = g_bytes_get_data (blobs[i], &size);
+      guint64 size = 0;
+      for (guint j = 0; j < parts[i]->len && ok; j++)
+        {
+          gsize part_size = 0;
+          const guint8 *bytes = g_bytes_get_data (g_ptr_array_index (parts[i], j), &part_size);
+          ok = write_all (fd, bytes, part_size, error);
+          size += part_size;
+        }
       guint8 *e = table + (gsize) i * TABLE_ENTRY_SIZE;
       strncpy ((char *) e, names[i], SECTION_NAME_SIZE);
-      guint64 le_offset = GUINT64_TO_LE (offset), le_size = GUINT64_TO_LE ((guint64) size);
+      guint64 le_offset = GUINT64_TO_LE (offset), le_size = GUINT64_TO_LE (size);
       memcpy (e + SECTION_NAME_SIZE, &le_offset, 8);
       memcpy (e + SECTION_NAME_SIZE + 8, &le_size, 8);
-      ok = write_all (fd, bytes, size, error);
       offset += size;
     }
   if (ok)
@@ -440,10 +574,29 @@ rsp_recording_append_trailer (const char *path, const char *const *names, GBytes
       memcpy (footer + 16, RSP_TRAILER_MAGIC, 8);
       ok = write_all (fd, footer, sizeof footer, error);
     }
+  if (!ok && ftruncate (fd, pos) != 0)
+    {
+      /* the file keeps a partial trailer, which the reader reports as damaged */
+    }
   if (close (fd) < 0 && ok)
     {
       g_set_error (error, G_IO_ERROR, G_IO_ERROR_FAILED, _("cannot write %s: %s"), path, g_strerror (errno));
       ok = FALSE;
     }
   return ok;
+}
+
+gboolean
+rsp_recording_append_trailer (const char *path, const char *const *names, GBytes *const *blobs, guint n,
+                              GError **error)
+{
+  g_return_val_if_fail (n > 0 && n <= MAX_SECTIONS, FALSE);
+  g_autoptr (GPtrArray) all = g_ptr_array_new_with_free_func ((GDestroyNotify) g_ptr_array_unref);
+  for (guint i = 0; i < n; i++)
+    {
+      GPtrArray *one = g_ptr_array_new ();
+      g_ptr_array_add (one, blobs[i]);
+      g_ptr_array_add (all, one);
+    }
+  return rsp_recording_append_sections (path, names, (GPtrArray *const *) all->pdata, n, error);
 }

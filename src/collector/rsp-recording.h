@@ -7,7 +7,8 @@
  *   table: n × { char name[16]; u64 offset; u64 size; }
  *   footer: { u64 table_offset; u32 n_sections; u32 version; char magic[8] }
  * magic is "RSPTRL01".  Sections: "meta" (JSON, see rsp_recording_meta_*),
- * "symbols" (text, written and parsed by rsp-symbols.c).
+ * "symbols" (text, written and parsed by rsp-symbols.c), "ftrace" (what
+ * RSP's tracefs instance recorded, see rsp-ftrace-section.h).
  */
 #pragma once
 
@@ -32,6 +33,35 @@ typedef struct {
   char *reason;
 } RspMissingEvent;
 
+/* One CPU of RSP's tracefs instance, from per_cpu/cpuN/stats at the end of
+ * the recording, and BYTES: the sub-buffers of that CPU stored in the
+ * "ftrace" section. */
+typedef struct {
+  guint32 cpu;
+  guint64 entries;        /* left in the buffer, unread (0 after a full drain) */
+  guint64 overrun;        /* lost: overwritten before they were read */
+  guint64 commit_overrun; /* lost: nested writes overflowed a sub-buffer */
+  guint64 dropped_events; /* lost: the buffer was full (no-overwrite mode) */
+  guint64 read_events;    /* read out of the buffer, stored */
+  guint64 bytes;
+} RspFtraceCpuStats;
+
+/* The meta's "ftrace" member: RSP's tracefs instance.  ERROR is why the
+ * channel was off (then EVENTS is empty and CPUS too) or what failed while
+ * it ran (a full disk, say); NULL when it all went well. */
+typedef struct {
+  char *instance;          /* "rsp-1234-9f2c4e01" */
+  char *clock;             /* the instance's trace_clock: "mono" */
+  char **events;           /* "sched:sched_waking", ... enabled in the instance */
+  GArray *missing_events;  /* RspMissingEvent: not enabled, and why */
+  GArray *cpus;            /* RspFtraceCpuStats */
+  char *error;
+} RspFtraceMeta;
+
+RspFtraceMeta *rsp_ftrace_meta_new (void);
+void rsp_ftrace_meta_free (RspFtraceMeta *meta);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (RspFtraceMeta, rsp_ftrace_meta_free)
+
 /* The "meta" section. */
 typedef struct {
   char *rsp_version;
@@ -51,6 +81,7 @@ typedef struct {
   GArray *keep_awake_pids; /* gint32: the SCHED_IDLE spinners */
   gboolean idle_loss_suspected;
   gboolean interrupted; /* stopped by Ctrl-C */
+  RspFtraceMeta *ftrace; /* NULL: no tracefs instance was tried (older recordings) */
 } RspRecordingMeta;
 
 typedef struct {
@@ -84,5 +115,12 @@ void rsp_recording_free (RspRecording *rec);
  * (which holds perf.data).  NAMES and BLOBS are parallel, N entries. */
 gboolean rsp_recording_append_trailer (const char *path, const char *const *names,
                                        GBytes *const *blobs, guint n, GError **error);
+
+/* The same with each section made of consecutive parts: PARTS[i] is a
+ * GPtrArray of GBytes (mapped files need not be copied into one blob).
+ * When writing fails (a full disk), the file is cut back to what it was,
+ * so that the caller may try again with fewer sections. */
+gboolean rsp_recording_append_sections (const char *path, const char *const *names,
+                                        GPtrArray *const *parts, guint n, GError **error);
 
 G_END_DECLS

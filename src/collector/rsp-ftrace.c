@@ -1,0 +1,703 @@
+/* rsp-ftrace.c — RSP's own tracefs instance (see rsp-ftrace.h). */
+#include "rsp-ftrace.h"
+
+#include <glib/gi18n-lib.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <tracefs.h>
+#include <unistd.h>
+
+#include "rsp-ftrace-section.h"
+
+#define MAX_NAME_TRIES 8
+#define DRAIN_READS_MAX 4096 /* per wake-up and CPU: 16 MB, then poll again */
+
+static const char *const ftrace_events[] = {
+  "sched:sched_waking",
+  "sched:sched_wakeup",
+  "sched:sched_wakeup_new",
+  "block:block_rq_insert",
+  "block:block_rq_issue",
+  "block:block_rq_complete",
+  "irq:irq_handler_entry",
+  "irq:irq_handler_exit",
+  "irq:softirq_entry",
+  "irq:softirq_exit",
+  "sock:sk_data_ready",
+  "sock:inet_sock_set_state",
+  "timer:hrtimer_expire_entry",
+  "timer:hrtimer_expire_exit",
+  "timer:hrtimer_start",
+  "timer:hrtimer_cancel",
+  NULL,
+};
+
+typedef struct {
+  guint cpu;
+  int fd;                   /* per_cpu/cpuN/trace_pipe_raw, non-blocking; -1 once closed */
+  struct tracefs_cpu *tcpu; /* reads FD */
+  int data_fd;              /* the unlinked temporary file of its sub-buffers */
+  guint64 bytes;
+  gboolean failed;          /* a write failed: the data stops there */
+} CpuReader;
+
+struct _RspFtrace {
+  char *tracefs;
+  struct tracefs_instance *instance;
+  char *name;
+  gboolean destroyed;
+  gboolean tracing;
+  gboolean stopped;
+  guint32 subbuf_size;
+  guint8 *buffer;          /* one sub-buffer */
+  GArray *readers;         /* CpuReader */
+  GPtrArray *events;       /* char *: enabled, "system:name" */
+  GArray *missing;         /* RspMissingEvent */
+  GArray *stats;           /* RspFtraceCpuStats, after stop */
+  char *error;             /* what failed while it ran */
+  GPtrArray *mapped;       /* GMappedFile: the data parts handed out */
+};
+
+const char *const *
+rsp_ftrace_events (void)
+{
+  return ftrace_events;
+}
+
+gboolean
+rsp_ftrace_parse_instance_name (const char *name, pid_t *pid)
+{
+  gsize prefix = strlen (RSP_FTRACE_INSTANCE_PREFIX);
+  if (name == NULL || strncmp (name, RSP_FTRACE_INSTANCE_PREFIX, prefix) != 0)
+    return FALSE;
+  const char *p = name + prefix;
+  const char *dash = strchr (p, '-');
+  if (dash == NULL || dash == p || dash - p > 10)
+    return FALSE;
+  g_autofree char *digits = g_strndup (p, (gsize) (dash - p));
+  guint64 value;
+  if (!g_ascii_string_to_unsigned (digits, 10, 1, G_MAXINT32, &value, NULL) || digits[0] == '0')
+    return FALSE;
+  const char *hex = dash + 1;
+  if (*hex == '\0' || strlen (hex) > 16)
+    return FALSE;
+  for (const char *h = hex; *h != '\0'; h++)
+    if (!g_ascii_isxdigit (*h) || g_ascii_isupper (*h))
+      return FALSE;
+  if (pid != NULL)
+    *pid = (pid_t) value;
+  return TRUE;
+}
+
+gboolean
+rsp_ftrace_pid_is_stale (pid_t pid)
+{
+  if (pid <= 0)
+    return TRUE;
+  if (kill (pid, 0) != 0 && errno == ESRCH)
+    return TRUE;
+  /* alive: is it an rsp?  A reused pid is another program's. */
+  g_autofree char *path = g_strdup_printf ("/proc/%d/comm", (int) pid);
+  g_autofree char *comm = NULL;
+  if (!g_file_get_contents (path, &comm, NULL, NULL))
+    return access ("/proc/self/comm", R_OK) == 0; /* gone meanwhile, or no /proc: keep it */
+  g_strchomp (comm);
+  return strcmp (comm, "rsp") != 0 && !g_str_has_prefix (comm, "lt-rsp");
+}
+
+guint
+rsp_ftrace_remove_stale (const char *tracefs)
+{
+  g_autofree char *dir = g_build_filename (tracefs, "instances", NULL);
+  g_autoptr (GDir) d = g_dir_open (dir, 0, NULL);
+  if (d == NULL)
+    return 0;
+  guint removed = 0;
+  const char *name;
+  while ((name = g_dir_read_name (d)) != NULL)
+    {
+      pid_t pid;
+      if (!rsp_ftrace_parse_instance_name (name, &pid) || pid == getpid () || !rsp_ftrace_pid_is_stale (pid))
+        continue;
+      struct tracefs_instance *instance = tracefs_instance_alloc (tracefs, name);
+      if (instance == NULL)
+        continue;
+      /* events off first: rmdir refuses while they are in use on old kernels */
+      tracefs_trace_off (instance);
+      tracefs_event_disable (instance, NULL, NULL);
+      if (tracefs_instance_destroy (instance) == 0)
+        {
+          removed++;
+          fprintf (stderr, _("rsp record: removed the tracefs instance %s left by rsp process %d, which is gone\n"),
+                   name, (int) pid);
+        }
+      else
+        fprintf (stderr, _("rsp record: warning: cannot remove the stale tracefs instance %s/%s: %s\n"), dir,
+                 name, g_strerror (errno));
+      tracefs_instance_free (instance);
+    }
+  return removed;
+}
+
+static gboolean
+tracefs_has_instances (const char *tracefs)
+{
+  g_autofree char *dir = g_build_filename (tracefs, "instances", NULL);
+  return g_file_test (dir, G_FILE_TEST_IS_DIR);
+}
+
+static void
+set_errno_error (GError **error, int err, const char *format, ...) G_GNUC_PRINTF (3, 4);
+
+static void
+set_errno_error (GError **error, int err, const char *format, ...)
+{
+  va_list args;
+  va_start (args, format);
+  g_autofree char *text = g_strdup_vprintf (format, args);
+  va_end (args);
+  g_set_error_literal (error, G_FILE_ERROR, g_file_error_from_errno (err), text);
+}
+
+/* TRUE when the instance's trace_clock has CLOCK selected ("[mono]"). */
+static gboolean
+clock_selected (struct tracefs_instance *instance, const char *clock)
+{
+  g_autofree char *text = tracefs_instance_file_read (instance, "trace_clock", NULL);
+  g_autofree char *want = g_strdup_printf ("[%s]", clock);
+  return text != NULL && strstr (text, want) != NULL;
+}
+
+static void
+add_missing (RspFtrace *self, const char *event, const char *reason)
+{
+  RspMissingEvent missing = { g_strdup (event), g_strdup (reason) };
+  g_array_append_val (self->missing, missing);
+}
+
+static void
+missing_event_clear (gpointer data)
+{
+  RspMissingEvent *missing = data;
+  g_free (missing->name);
+  g_free (missing->reason);
+}
+
+static void
+enable_events (RspFtrace *self)
+{
+  for (guint i = 0; ftrace_events[i] != NULL; i++)
+    {
+      g_auto (GStrv) parts = g_strsplit (ftrace_events[i], ":", 2);
+      g_autofree char *dir = g_build_filename (self->tracefs, "events", parts[0], parts[1], NULL);
+      if (!g_file_test (dir, G_FILE_TEST_IS_DIR))
+        {
+          add_missing (self, ftrace_events[i], _("this kernel has no such tracepoint"));
+          continue;
+        }
+      errno = 0;
+      if (tracefs_event_enable (self->instance, parts[0], parts[1]) != 0)
+        {
+          g_autofree char *reason = g_strdup_printf (_("cannot enable it in the instance: %s"),
+                                                     g_strerror (errno != 0 ? errno : EINVAL));
+          add_missing (self, ftrace_events[i], reason);
+          continue;
+        }
+      g_ptr_array_add (self->events, g_strdup (ftrace_events[i]));
+    }
+}
+
+static guint32
+read_subbuf_size (struct tracefs_instance *instance)
+{
+  long long kb = 0;
+  if (tracefs_file_exists (instance, "buffer_subbuf_size_kb")
+      && tracefs_instance_file_read_number (instance, "buffer_subbuf_size_kb", &kb) == 0 && kb > 0
+      && kb <= 1024)
+    return (guint32) kb * 1024;
+  return (guint32) sysconf (_SC_PAGESIZE);
+}
+
+static gboolean
+open_readers (RspFtrace *self, const GArray *cpus, const char *tmp_prefix, GError **error)
+{
+  for (guint i = 0; i < cpus->len; i++)
+    {
+      guint cpu = g_array_index (cpus, guint, i);
+      g_autofree char *file = g_strdup_printf ("per_cpu/cpu%u/trace_pipe_raw", cpu);
+      int fd = tracefs_instance_file_open (self->instance, file, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+      if (fd < 0)
+        {
+          set_errno_error (error, errno, _("cannot open %s of the tracefs instance %s: %s"), file, self->name,
+                           g_strerror (errno));
+          return FALSE;
+        }
+      g_autofree char *data_path = g_strdup_printf ("%s.ftrace-cpu%u", tmp_prefix, cpu);
+      int data_fd = open (data_path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+      if (data_fd < 0)
+        {
+          int err = errno;
+          close (fd);
+          set_errno_error (error, err, _("cannot create %s: %s"), data_path, g_strerror (err));
+          return FALSE;
+        }
+      /* unlinked now: nothing is left behind however rsp ends */
+      unlink (data_path);
+      struct tracefs_cpu *tcpu = tracefs_cpu_alloc_fd (fd, (int) self->subbuf_size, TRUE);
+      if (tcpu == NULL)
+        {
+          int err = errno != 0 ? errno : ENOMEM;
+          close (fd);
+          close (data_fd);
+          set_errno_error (error, err, _("cannot read the tracefs instance's buffer of CPU %u: %s"), cpu,
+                           g_strerror (err));
+          return FALSE;
+        }
+      CpuReader reader = { .cpu = cpu, .fd = fd, .tcpu = tcpu, .data_fd = data_fd };
+      g_array_append_val (self->readers, reader);
+    }
+  return TRUE;
+}
+
+RspFtrace *
+rsp_ftrace_new (const char *tracefs, const GArray *cpus, const char *tmp_prefix, GError **error)
+{
+  g_return_val_if_fail (tracefs != NULL && cpus != NULL && tmp_prefix != NULL, NULL);
+
+  if (!tracefs_has_instances (tracefs))
+    {
+      set_errno_error (error, ENOENT, _("this kernel's tracefs at %s has no instances directory"), tracefs);
+      return NULL;
+    }
+
+  g_autoptr (RspFtrace) self = g_new0 (RspFtrace, 1);
+  self->tracefs = g_strdup (tracefs);
+  self->readers = g_array_new (FALSE, TRUE, sizeof (CpuReader));
+  self->events = g_ptr_array_new_with_free_func (g_free);
+  self->missing = g_array_new (FALSE, TRUE, sizeof (RspMissingEvent));
+  g_array_set_clear_func (self->missing, missing_event_clear);
+  self->mapped = g_ptr_array_new_with_free_func ((GDestroyNotify) g_mapped_file_unref);
+  self->destroyed = TRUE; /* nothing to remove yet */
+
+  /* libtracefs finds tracefs on its own; tell it the one perf uses */
+  g_autofree char *dir_copy = g_strdup (tracefs);
+  tracefs_set_tracing_dir (dir_copy);
+
+  for (guint tries = 0; tries < MAX_NAME_TRIES && self->instance == NULL; tries++)
+    {
+      g_free (self->name);
+      self->name = g_strdup_printf (RSP_FTRACE_INSTANCE_PREFIX "%d-%08x", (int) getpid (), g_random_int ());
+      /* tracefs_instance_create () returns an existing instance as its own */
+      if (tracefs_instance_exists (self->name))
+        continue;
+      errno = 0;
+      self->instance = tracefs_instance_create (self->name);
+      if (self->instance == NULL)
+        {
+          int err = errno != 0 ? errno : EACCES;
+          set_errno_error (error, err, _("cannot create the tracefs instance %s/instances/%s: %s%s"), tracefs,
+                           self->name, g_strerror (err),
+                           err == EACCES || err == EPERM ? _(" (tracefs is not writable: run rsp record as root)")
+                                                         : "");
+          return NULL;
+        }
+    }
+  if (self->instance == NULL)
+    {
+      set_errno_error (error, EEXIST, _("cannot find a free tracefs instance name after %d tries (the last: %s)"),
+                       MAX_NAME_TRIES, self->name);
+      return NULL;
+    }
+  self->destroyed = FALSE;
+
+  /* a new instance traces at once: off until perf is enabled */
+  if (tracefs_trace_off (self->instance) != 0)
+    {
+      set_errno_error (error, errno, _("cannot turn tracing off in the tracefs instance %s: %s"), self->name,
+                       g_strerror (errno));
+      return NULL;
+    }
+  if (tracefs_instance_file_write (self->instance, "trace_clock", RSP_FTRACE_CLOCK) < 0
+      || !clock_selected (self->instance, RSP_FTRACE_CLOCK))
+    {
+      set_errno_error (error, EINVAL,
+                       _("the tracefs instance cannot use the trace clock '%s', which perf's -k CLOCK_MONOTONIC "
+                         "matches: its events could not be put in order with perf's"),
+                       RSP_FTRACE_CLOCK);
+      return NULL;
+    }
+  if (tracefs_instance_set_buffer_size (self->instance, RSP_FTRACE_BUFFER_KB, -1) != 0)
+    fprintf (stderr, _("rsp record: warning: cannot give the tracefs instance %d kB per CPU: %s; using "
+                       "the kernel's default\n"),
+             RSP_FTRACE_BUFFER_KB, g_strerror (errno));
+  /* keep the first events when a buffer fills, and count the rest as dropped:
+   * the stored stream is then whole up to the first loss */
+  if (tracefs_file_exists (self->instance, "options/overwrite"))
+    tracefs_instance_file_write (self->instance, "options/overwrite", "0");
+  if (tracefs_file_exists (self->instance, "buffer_percent"))
+    {
+      g_autofree char *percent = g_strdup_printf ("%d", RSP_FTRACE_BUFFER_PERCENT);
+      tracefs_instance_file_write (self->instance, "buffer_percent", percent);
+    }
+  self->subbuf_size = read_subbuf_size (self->instance);
+  self->buffer = g_malloc0 (self->subbuf_size);
+
+  enable_events (self);
+  if (self->events->len == 0)
+    {
+      set_errno_error (error, ENOENT, _("none of the events of the tracefs instance exists in this kernel"));
+      return NULL;
+    }
+  if (!open_readers (self, cpus, tmp_prefix, error))
+    return NULL;
+  return g_steal_pointer (&self);
+}
+
+const char *
+rsp_ftrace_get_name (const RspFtrace *self)
+{
+  return self->name;
+}
+
+guint
+rsp_ftrace_get_n_cpus (const RspFtrace *self)
+{
+  return self != NULL ? self->readers->len : 0;
+}
+
+gboolean
+rsp_ftrace_start (RspFtrace *self, GError **error)
+{
+  if (tracefs_trace_on (self->instance) != 0)
+    {
+      set_errno_error (error, errno, _("cannot turn tracing on in the tracefs instance %s: %s"), self->name,
+                       g_strerror (errno));
+      return FALSE;
+    }
+  self->tracing = TRUE;
+  return TRUE;
+}
+
+guint
+rsp_ftrace_poll_fds (RspFtrace *self, struct pollfd *fds, guint max)
+{
+  guint n = 0;
+  for (guint i = 0; self != NULL && i < self->readers->len && n < max; i++)
+    {
+      const CpuReader *r = &g_array_index (self->readers, CpuReader, i);
+      if (r->fd >= 0 && !r->failed)
+        fds[n++] = (struct pollfd) { r->fd, POLLIN, 0 };
+    }
+  return n;
+}
+
+/* Stores one sub-buffer of READER (LENGTH bytes read), padded to its size. */
+static void
+store (RspFtrace *self, CpuReader *r, int length)
+{
+  if ((guint32) length < self->subbuf_size)
+    memset (self->buffer + length, 0, self->subbuf_size - (guint32) length);
+  const guint8 *p = self->buffer;
+  gsize left = self->subbuf_size;
+  while (left > 0)
+    {
+      ssize_t w = write (r->data_fd, p, left);
+      if (w < 0 && errno == EINTR)
+        continue;
+      if (w <= 0)
+        {
+          int err = w < 0 ? errno : ENOSPC;
+          /* a partial sub-buffer would shift the ones after it: cut it off */
+          if (ftruncate (r->data_fd, (off_t) r->bytes) != 0 || lseek (r->data_fd, (off_t) r->bytes, SEEK_SET) < 0)
+            {
+              /* the reader skips a partial tail */
+            }
+          r->failed = TRUE;
+          g_autofree char *text = g_strdup_printf (_("cannot store the tracefs instance's events of CPU %u: %s "
+                                                     "(the recording keeps the %" G_GUINT64_FORMAT " kB "
+                                                     "stored before; later ones are lost)"),
+                                                   r->cpu, g_strerror (err), r->bytes / 1024);
+          fprintf (stderr, _("rsp record: warning: %s\n"), text);
+          if (self->error == NULL)
+            self->error = g_steal_pointer (&text);
+          return;
+        }
+      p += w;
+      left -= (gsize) w;
+    }
+  r->bytes += self->subbuf_size;
+}
+
+static void
+drain_reader (RspFtrace *self, CpuReader *r, gboolean flush)
+{
+  for (guint n = 0; (flush || n < DRAIN_READS_MAX) && r->fd >= 0 && !r->failed; n++)
+    {
+      int length = flush ? tracefs_cpu_flush (r->tcpu, self->buffer) : tracefs_cpu_read (r->tcpu, self->buffer, TRUE);
+      if (length < 0 && errno == EINTR)
+        continue;
+      if (length <= 0)
+        break;
+      store (self, r, length);
+    }
+}
+
+void
+rsp_ftrace_drain (RspFtrace *self, const struct pollfd *fds, guint n)
+{
+  if (self == NULL)
+    return;
+  for (guint i = 0; i < n; i++)
+    {
+      if ((fds[i].revents & (POLLIN | POLLERR | POLLHUP)) == 0)
+        continue;
+      for (guint j = 0; j < self->readers->len; j++)
+        {
+          CpuReader *r = &g_array_index (self->readers, CpuReader, j);
+          if (r->fd == fds[i].fd)
+            drain_reader (self, r, FALSE);
+        }
+    }
+}
+
+static guint64
+stat_value (const char *text, const char *key)
+{
+  g_autofree char *needle = g_strconcat (key, ":", NULL);
+  for (const char *line = text; line != NULL && *line != '\0';)
+    {
+      if (g_str_has_prefix (line, needle))
+        return g_ascii_strtoull (line + strlen (needle), NULL, 10);
+      line = strchr (line, '\n');
+      if (line != NULL)
+        line++;
+    }
+  return 0;
+}
+
+void
+rsp_ftrace_stop (RspFtrace *self)
+{
+  if (self == NULL || self->stopped || self->destroyed)
+    return;
+  self->stopped = TRUE;
+  tracefs_trace_off (self->instance);
+  self->tracing = FALSE;
+
+  self->stats = g_array_new (FALSE, TRUE, sizeof (RspFtraceCpuStats));
+  for (guint i = 0; i < self->readers->len; i++)
+    {
+      CpuReader *r = &g_array_index (self->readers, CpuReader, i);
+      /* what is left, the partial last sub-buffer included */
+      drain_reader (self, r, TRUE);
+      g_autofree char *file = g_strdup_printf ("per_cpu/cpu%u/stats", r->cpu);
+      g_autofree char *text = tracefs_instance_file_read (self->instance, file, NULL);
+      RspFtraceCpuStats stats = {
+        .cpu = r->cpu,
+        .entries = stat_value (text, "entries"),
+        .overrun = stat_value (text, "overrun"),
+        .commit_overrun = stat_value (text, "commit overrun"),
+        .dropped_events = stat_value (text, "dropped events"),
+        .read_events = stat_value (text, "read events"),
+        .bytes = r->bytes,
+      };
+      g_array_append_val (self->stats, stats);
+    }
+}
+
+void
+rsp_ftrace_destroy (RspFtrace *self)
+{
+  if (self == NULL)
+    return;
+  for (guint i = 0; i < self->readers->len; i++)
+    {
+      CpuReader *r = &g_array_index (self->readers, CpuReader, i);
+      if (r->tcpu != NULL)
+        tracefs_cpu_free_fd (r->tcpu);
+      r->tcpu = NULL;
+      if (r->fd >= 0)
+        close (r->fd);
+      r->fd = -1;
+    }
+  if (self->destroyed)
+    return;
+  self->destroyed = TRUE;
+  tracefs_trace_off (self->instance);
+  tracefs_event_disable (self->instance, NULL, NULL);
+  if (tracefs_instance_destroy (self->instance) != 0)
+    fprintf (stderr, _("rsp record: warning: cannot remove the tracefs instance %s: %s (the next rsp record "
+                       "removes it)\n"),
+             self->name, g_strerror (errno));
+}
+
+void
+rsp_ftrace_free (RspFtrace *self)
+{
+  if (self == NULL)
+    return;
+  rsp_ftrace_destroy (self);
+  for (guint i = 0; i < self->readers->len; i++)
+    {
+      CpuReader *r = &g_array_index (self->readers, CpuReader, i);
+      if (r->data_fd >= 0)
+        close (r->data_fd);
+    }
+  if (self->instance != NULL)
+    tracefs_instance_free (self->instance);
+  g_array_unref (self->readers);
+  g_ptr_array_unref (self->events);
+  g_array_unref (self->missing);
+  g_clear_pointer (&self->stats, g_array_unref);
+  g_ptr_array_unref (self->mapped);
+  g_free (self->buffer);
+  g_free (self->error);
+  g_free (self->name);
+  g_free (self->tracefs);
+  g_free (self);
+}
+
+RspFtraceMeta *
+rsp_ftrace_build_meta (const RspFtrace *self)
+{
+  RspFtraceMeta *meta = rsp_ftrace_meta_new ();
+  meta->instance = g_strdup (self->name);
+  meta->clock = g_strdup (RSP_FTRACE_CLOCK);
+  g_strfreev (meta->events);
+  meta->events = g_new0 (char *, self->events->len + 1);
+  for (guint i = 0; i < self->events->len; i++)
+    meta->events[i] = g_strdup (g_ptr_array_index (self->events, i));
+  for (guint i = 0; i < self->missing->len; i++)
+    {
+      const RspMissingEvent *from = &g_array_index (self->missing, RspMissingEvent, i);
+      RspMissingEvent copy = { g_strdup (from->name), g_strdup (from->reason) };
+      g_array_append_val (meta->missing_events, copy);
+    }
+  if (self->stats != NULL)
+    g_array_append_vals (meta->cpus, self->stats->data, self->stats->len);
+  meta->error = g_strdup (self->error);
+  return meta;
+}
+
+guint64
+rsp_ftrace_meta_events (const RspFtraceMeta *meta)
+{
+  guint64 n = 0;
+  for (guint i = 0; meta != NULL && i < meta->cpus->len; i++)
+    n += g_array_index (meta->cpus, RspFtraceCpuStats, i).read_events;
+  return n;
+}
+
+guint64
+rsp_ftrace_meta_lost (const RspFtraceMeta *meta)
+{
+  guint64 n = 0;
+  for (guint i = 0; meta != NULL && i < meta->cpus->len; i++)
+    {
+      const RspFtraceCpuStats *c = &g_array_index (meta->cpus, RspFtraceCpuStats, i);
+      n += c->overrun + c->commit_overrun + c->dropped_events;
+    }
+  return n;
+}
+
+/* The section's head, built in memory */
+
+static void
+put_u32 (GByteArray *b, guint32 v)
+{
+  g_byte_array_append (b, (const guint8 *) &v, 4);
+}
+
+static void
+put_u64 (GByteArray *b, guint64 v)
+{
+  g_byte_array_append (b, (const guint8 *) &v, 8);
+}
+
+GPtrArray *
+rsp_ftrace_section_parts (RspFtrace *self, GError **error)
+{
+  g_autoptr (GPtrArray) parts = g_ptr_array_new_with_free_func ((GDestroyNotify) g_bytes_unref);
+  g_autoptr (GByteArray) head = g_byte_array_new ();
+
+  int header_length = 0;
+  g_autofree char *header_page = tracefs_instance_file_read (self->instance, "events/header_page", &header_length);
+  if (header_page == NULL)
+    header_page = tracefs_instance_file_read (NULL, "events/header_page", &header_length);
+  if (header_page == NULL || header_length <= 0)
+    {
+      set_errno_error (error, ENOENT, _("cannot read events/header_page of tracefs"));
+      return NULL;
+    }
+
+  g_byte_array_append (head, (const guint8 *) RSP_FTRACE_SECTION_MAGIC, 8);
+  put_u32 (head, RSP_FTRACE_SECTION_VERSION);
+  put_u32 (head, self->subbuf_size);
+  put_u32 (head, (guint32) sizeof (long));
+  put_u32 (head, self->readers->len);
+  put_u64 (head, (guint64) header_length);
+  g_byte_array_append (head, (const guint8 *) header_page, (guint) header_length);
+
+  g_autoptr (GPtrArray) formats = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr (GPtrArray) systems = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr (GArray) format_lengths = g_array_new (FALSE, FALSE, sizeof (int));
+  for (guint i = 0; i < self->events->len; i++)
+    {
+      g_auto (GStrv) name = g_strsplit (g_ptr_array_index (self->events, i), ":", 2);
+      int length = 0;
+      char *format = tracefs_event_file_read (self->instance, name[0], name[1], "format", &length);
+      if (format == NULL || length <= 0)
+        {
+          /* the reader cannot decode its events: they count as unknown */
+          fprintf (stderr, _("rsp record: warning: cannot read the format of %s: its events cannot be decoded\n"),
+                   (const char *) g_ptr_array_index (self->events, i));
+          free (format);
+          continue;
+        }
+      g_ptr_array_add (formats, format);
+      g_ptr_array_add (systems, g_strdup (name[0]));
+      g_array_append_val (format_lengths, length);
+    }
+  put_u32 (head, formats->len);
+  for (guint i = 0; i < formats->len; i++)
+    {
+      const char *system = g_ptr_array_index (systems, i);
+      put_u32 (head, (guint32) strlen (system));
+      g_byte_array_append (head, (const guint8 *) system, (guint) strlen (system));
+      int length = g_array_index (format_lengths, int, i);
+      put_u64 (head, (guint64) length);
+      g_byte_array_append (head, g_ptr_array_index (formats, i), (guint) length);
+    }
+
+  for (guint i = 0; i < self->readers->len; i++)
+    {
+      CpuReader *r = &g_array_index (self->readers, CpuReader, i);
+      put_u32 (head, r->cpu);
+      put_u32 (head, 0);
+      put_u64 (head, r->bytes);
+      g_ptr_array_add (parts, g_byte_array_free_to_bytes (g_steal_pointer (&head)));
+      head = g_byte_array_new ();
+      if (r->bytes == 0)
+        continue;
+      GError *map_error = NULL;
+      GMappedFile *mapped = g_mapped_file_new_from_fd (r->data_fd, FALSE, &map_error);
+      if (mapped == NULL || g_mapped_file_get_length (mapped) < r->bytes)
+        {
+          set_errno_error (error, EIO, _("cannot read back the tracefs instance's events of CPU %u: %s"), r->cpu,
+                           map_error != NULL ? map_error->message : g_strerror (EIO));
+          g_clear_error (&map_error);
+          g_clear_pointer (&mapped, g_mapped_file_unref);
+          return NULL;
+        }
+      g_ptr_array_add (self->mapped, mapped);
+      g_ptr_array_add (parts, g_bytes_new_static (g_mapped_file_get_contents (mapped), r->bytes));
+    }
+  if (head->len > 0)
+    g_ptr_array_add (parts, g_byte_array_free_to_bytes (g_steal_pointer (&head)));
+  return g_steal_pointer (&parts);
+}
