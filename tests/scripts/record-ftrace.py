@@ -1,0 +1,340 @@
+#!/usr/bin/env python3
+"""RSP's own tracefs instance, recorded for real (root and perf).
+
+  1. `rsp record` (without --keep-awake) of
+     `dd if=FILE of=/dev/null iflag=direct bs=512k count=128` on a 64 MB file
+     on a real disk (under /var/tmp, not tmpfs).  The recording must have an
+     "ftrace" section (rsp-ftrace-section.h) that this script decodes on its
+     own, from the ring-buffer sub-buffer layout, independently of RSP's
+     reader: at least 128 block:block_rq_complete events (one per read dd
+     issued at the least) and a sched:sched_waking of dd for each read; the
+     number of decoded events equals the instance's "read events"; the
+     meta's "ftrace" member names the instance, clock mono, the events, the
+     per-CPU statistics, no loss and no error.  perf's own counts are logged
+     beside the instance's.
+  2. No rsp-* instance is left in tracefs after rsp record ends normally,
+     after SIGINT and after SIGTERM sent to rsp record mid-run; after
+     SIGKILL the instance is left, and the next rsp record removes it.
+"""
+
+import json
+import os
+import re
+import signal
+import struct
+import subprocess
+import sys
+import tempfile
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import rsptest as t  # noqa: E402
+
+TRACEFS = "/sys/kernel/tracing"
+INSTANCES = os.path.join(TRACEFS, "instances")
+READS = 128
+BLOCK = 512 * 1024
+
+# ring buffer event types (kernel/trace/ring_buffer.c)
+TYPE_PADDING, TYPE_TIME_EXTEND, TYPE_TIME_STAMP = 29, 30, 31
+
+
+def read_trailer(path):
+    """The RSP trailer's sections: {name: bytes} (rsp-recording.h)."""
+    with open(path, "rb") as f:
+        data = f.read()
+    if len(data) < 24 or data[-8:] != b"RSPTRL01":
+        t.fail("%s has no RSP trailer" % path)
+    table_offset, n, version = struct.unpack_from("<QII", data, len(data) - 24)
+    if version != 1 or table_offset + n * 32 != len(data) - 24:
+        t.fail("%s: the trailer's table is damaged" % path)
+    sections = {}
+    for i in range(n):
+        raw_name, offset, size = struct.unpack_from("<16sQQ", data, table_offset + i * 32)
+        name = raw_name.rstrip(b"\0").decode()
+        if offset + size > table_offset:
+            t.fail("%s: section %s points past the table" % (path, name))
+        sections[name] = data[offset:offset + size]
+    return sections
+
+
+def parse_format(text):
+    """(name, id, {field: (offset, size)}) of an events/SYS/NAME/format text."""
+    name = re.search(r"^name: (\S+)", text, re.M).group(1)
+    event_id = int(re.search(r"^ID: (\d+)", text, re.M).group(1))
+    fields = {}
+    for m in re.finditer(r"field:[^;]*?(\w+)(\[[^\]]*\])?;\s*offset:(\d+);\s*size:(\d+);", text):
+        fields[m.group(1)] = (int(m.group(3)), int(m.group(4)))
+    return name, event_id, fields
+
+
+def decode_section(blob):
+    """Decodes the ftrace section: ({id: (system:name, fields)}, [(cpu, id, payload)...], n_subbufs,
+    {cpu: data_len})."""
+    if blob[:8] != b"RSPFTR01":
+        t.fail("the ftrace section's magic is %r" % blob[:8])
+    version, subbuf_size, long_size, n_cpus = struct.unpack_from("=IIII", blob, 8)
+    if version != 1 or long_size not in (4, 8) or subbuf_size < 64:
+        t.fail("the ftrace section's head is odd: version %d, sub-buffer %d, long %d"
+               % (version, subbuf_size, long_size))
+    pos = 24
+    (header_len,) = struct.unpack_from("=Q", blob, pos)
+    pos += 8
+    header_page = blob[pos:pos + header_len].decode()
+    if "commit" not in header_page:
+        t.fail("the stored header_page has no commit field: %r" % header_page[:200])
+    pos += header_len
+    (n_formats,) = struct.unpack_from("=I", blob, pos)
+    pos += 4
+    formats = {}
+    for _ in range(n_formats):
+        (system_len,) = struct.unpack_from("=I", blob, pos)
+        pos += 4
+        system = blob[pos:pos + system_len].decode()
+        pos += system_len
+        (format_len,) = struct.unpack_from("=Q", blob, pos)
+        pos += 8
+        name, event_id, fields = parse_format(blob[pos:pos + format_len].decode())
+        pos += format_len
+        formats[event_id] = ("%s:%s" % (system, name), fields)
+    events = []
+    n_subbufs = 0
+    cpus = {}
+    for _ in range(n_cpus):
+        cpu, reserved, data_len = struct.unpack_from("=IIQ", blob, pos)
+        pos += 16
+        if reserved != 0 or data_len % subbuf_size != 0:
+            t.fail("CPU %d: reserved %d, %d bytes is not whole sub-buffers of %d"
+                   % (cpu, reserved, data_len, subbuf_size))
+        cpus[cpu] = data_len
+        data = blob[pos:pos + data_len]
+        pos += data_len
+        for start in range(0, data_len, subbuf_size):
+            n_subbufs += 1
+            events.extend((cpu, event_id, payload)
+                          for event_id, payload in decode_subbuf(data[start:start + subbuf_size], long_size))
+    if pos != len(blob):
+        t.fail("the ftrace section has %d bytes after its last CPU" % (len(blob) - pos))
+    return formats, events, n_subbufs, cpus
+
+
+def decode_subbuf(sub, long_size):
+    """(common_type, payload) of each data event of one sub-buffer."""
+    commit = struct.unpack_from("=Q" if long_size == 8 else "=I", sub, 8)[0]
+    size = commit & ((1 << 30) - 1)  # the high bits flag missed events
+    head = 8 + long_size
+    if size > len(sub) - head:
+        t.fail("a sub-buffer claims %d bytes of data in %d" % (size, len(sub) - head))
+    end = head + size
+    pos = head
+    out = []
+    while pos < end:
+        (word,) = struct.unpack_from("=I", sub, pos)
+        type_len, delta = word & 0x1f, word >> 5
+        if type_len == TYPE_PADDING:
+            if delta == 0:
+                break
+            (length,) = struct.unpack_from("=I", sub, pos + 4)
+            pos += 4 + length
+        elif type_len in (TYPE_TIME_EXTEND, TYPE_TIME_STAMP):
+            pos += 8
+        elif type_len == 0:
+            (length,) = struct.unpack_from("=I", sub, pos + 4)
+            payload = sub[pos + 8:pos + 4 + length]
+            out.append((struct.unpack_from("=H", payload, 0)[0], payload))
+            pos += 4 + length
+        else:
+            payload = sub[pos + 4:pos + 4 + type_len * 4]
+            out.append((struct.unpack_from("=H", payload, 0)[0], payload))
+            pos += 4 + type_len * 4
+    if pos > end:
+        t.fail("an event runs past its sub-buffer's data (%d > %d)" % (pos, end))
+    return out
+
+
+def field(payload, fields, name):
+    offset, size = fields[name]
+    return int.from_bytes(payload[offset:offset + size], sys.byteorder, signed=True)
+
+
+def rsp_instances():
+    if not os.path.isdir(INSTANCES):
+        return []
+    return sorted(n for n in os.listdir(INSTANCES) if re.match(r"rsp-\d+-[0-9a-f]+$", n))
+
+
+def make_file():
+    """A 64 MB file on a real disk, not on tmpfs: block requests for dd."""
+    path = "/var/tmp/rsp-test-ftrace-64M"
+    if not os.path.exists(path) or os.path.getsize(path) != READS * BLOCK:
+        with open(path + ".tmp", "wb") as f:
+            for _ in range(READS):
+                f.write(os.urandom(BLOCK))
+        os.rename(path + ".tmp", path)
+    fstype = subprocess.run(["stat", "-f", "-c", "%T", path], capture_output=True, text=True).stdout.strip()
+    if fstype in ("tmpfs", "ramfs", "overlayfs"):
+        t.skip_or_fail("%s is on %s: the dd test needs a block device" % (path, fstype))
+    return path
+
+
+def perf_counts(perf, path, pid):
+    """perf's own block_rq_complete count and its sched_waking of PID (for the log)."""
+    proc = t.run([perf, "script", "--force", "-i", path, "-F", "event,trace"], timeout=300, check=False)
+    complete = len(re.findall(r"block:block_rq_complete:", proc.stdout))
+    waking = len(re.findall(r"sched:sched_waking:.*\bpid=%d\b" % pid, proc.stdout))
+    return complete, waking
+
+
+def check_dd(rsp, perf, workdir):
+    data = make_file()
+    out = os.path.join(workdir, "dd.rsp")
+    argv = [rsp, "record", "-o", out, "--", "dd", "if=" + data, "of=/dev/null", "iflag=direct",
+            "bs=%d" % BLOCK, "count=%d" % READS]
+    t.log("record: " + " ".join(argv))
+    rec = t.run(argv, timeout=300, check=False)
+    t.log("recorder said:\n" + rec.stderr.strip()[-3000:])
+    if rec.returncode != 0:
+        t.fail("rsp record exited %d" % rec.returncode)
+    if not re.search(r"ftrace: \d+ events, 0 lost", rec.stderr):
+        t.fail("the summary line does not report the instance ('ftrace: N events, 0 lost')")
+    sections = read_trailer(out)
+    if "ftrace" not in sections:
+        t.fail("the recording has no ftrace section (sections: %s)" % sorted(sections))
+    meta = json.loads(sections["meta"])
+    ft = meta.get("ftrace")
+    if not isinstance(ft, dict):
+        t.fail("the meta has no ftrace member: %r" % ft)
+    if ft.get("error") is not None:
+        t.fail("the meta's ftrace error is set: %s" % ft["error"])
+    if ft.get("clock") != "mono" or not re.match(r"rsp-\d+-[0-9a-f]+$", ft.get("instance") or ""):
+        t.fail("the meta's ftrace clock/instance: %r / %r" % (ft.get("clock"), ft.get("instance")))
+    # other recordings may run at the same time: only this one's instance counts
+    if ft["instance"] in rsp_instances():
+        t.fail("rsp record ended normally and left its tracefs instance %s" % ft["instance"])
+    if "block:block_rq_complete" not in ft.get("events", []) or "sched:sched_waking" not in ft.get("events", []):
+        t.fail("the instance did not record block_rq_complete and sched_waking: %s" % ft.get("events"))
+    stats = ft.get("cpus") or []
+    if len(stats) != os.cpu_count() and len(stats) != len(os.sched_getaffinity(0)):
+        t.fail("the meta has statistics for %d CPUs, the machine has %d" % (len(stats), os.cpu_count()))
+    lost = sum(c["overrun"] + c["commit_overrun"] + c["dropped_events"] for c in stats)
+    if lost != 0:
+        t.fail("the instance lost %d events in a small run: %s" % (lost, stats))
+
+    formats, events, n_subbufs, cpus = decode_section(sections["ftrace"])
+    if cpus != {c["cpu"]: c["bytes"] for c in stats}:
+        t.fail("the section's CPUs and sizes %s are not the meta's %s" % (cpus, stats))
+    read_events = sum(c["read_events"] for c in stats)
+    if len(events) != read_events:
+        t.fail("decoded %d events from %d sub-buffers, the kernel says %d were read"
+               % (len(events), n_subbufs, read_events))
+    unknown = [e for e in events if e[1] not in formats]
+    if unknown:
+        t.fail("%d events have a type with no stored format (first id %d)" % (len(unknown), unknown[0][1]))
+    by_name = {}
+    for _, event_id, _ in events:
+        name = formats[event_id][0]
+        by_name[name] = by_name.get(name, 0) + 1
+    t.log("instance: %d events in %d sub-buffers: %s" % (len(events), n_subbufs, by_name))
+
+    dd_pid = meta.get("target_pid")
+    waking_fields = next(f for n, f in formats.values() if n == "sched:sched_waking")
+    dd_waking = sum(1 for _, event_id, payload in events
+                    if formats[event_id][0] == "sched:sched_waking"
+                    and field(payload, waking_fields, "pid") == dd_pid)
+    complete = by_name.get("block:block_rq_complete", 0)
+    perf_complete, perf_waking = perf_counts(perf, out, dd_pid)
+    t.log("block:block_rq_complete: perf %d, instance %d; sched:sched_waking of dd (pid %d): perf %d, instance %d"
+          % (perf_complete, complete, dd_pid, perf_waking, dd_waking))
+    if complete < READS:
+        t.fail("the instance recorded %d block_rq_complete, dd issued %d reads" % (complete, READS))
+    if dd_waking < READS:
+        t.fail("the instance recorded %d wake-ups of dd, which waited for %d reads" % (dd_waking, READS))
+
+
+def start_recording(rsp, workdir, name, seconds=30):
+    """rsp record of a sleep, returned once it records (Popen, output path, stderr path)."""
+    out = os.path.join(workdir, name + ".rsp")
+    err_path = os.path.join(workdir, name + ".err")
+    err = open(err_path, "w")
+    proc = subprocess.Popen([rsp, "record", "-o", out, "--", "sleep", str(seconds)],
+                            stdout=subprocess.DEVNULL, stderr=err)
+    err.close()
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:
+        with open(err_path) as f:
+            if "recording the whole system" in f.read():
+                break
+        if proc.poll() is not None:
+            t.fail("rsp record (%s) ended before recording: %s" % (name, open(err_path).read()))
+        time.sleep(0.1)
+    else:
+        proc.kill()
+        t.fail("rsp record (%s) did not start recording in 120 s" % name)
+    mine = [n for n in rsp_instances() if n.startswith("rsp-%d-" % proc.pid)]
+    if len(mine) != 1:
+        proc.kill()
+        t.fail("while recording, rsp record %d has instances %s, not one" % (proc.pid, rsp_instances()))
+    with open(os.path.join(INSTANCES, mine[0], "tracing_on")) as f:
+        if f.read().strip() != "1":
+            proc.kill()
+            t.fail("while recording, tracing is off in %s" % mine[0])
+    return proc, out, err_path, mine[0]
+
+
+def check_signals(rsp, workdir):
+    for signo in (signal.SIGINT, signal.SIGTERM):
+        name = signal.Signals(signo).name
+        proc, out, err_path, instance = start_recording(rsp, workdir, name.lower())
+        time.sleep(0.5)
+        proc.send_signal(signo)
+        try:
+            proc.wait(timeout=120)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            t.fail("rsp record did not end within 120 s of %s" % name)
+        err = open(err_path).read()
+        t.log("after %s: exit %d, instances %s" % (name, proc.returncode, rsp_instances()))
+        if os.path.isdir(os.path.join(INSTANCES, instance)):
+            t.fail("after %s, rsp record left its instance %s\n%s" % (name, instance, err))
+        if not os.path.exists(out) or "ftrace" not in read_trailer(out):
+            t.fail("after %s, the recording or its ftrace section is missing\n%s" % (name, err))
+
+    proc, out, err_path, instance = start_recording(rsp, workdir, "sigkill")
+    time.sleep(0.5)
+    proc.kill()
+    proc.wait()
+    # perf dies with rsp (PR_SET_PDEATHSIG); the instance stays: nothing ran
+    if not os.path.isdir(os.path.join(INSTANCES, instance)):
+        t.fail("after SIGKILL the instance %s is gone: this test no longer shows the stale sweep" % instance)
+    t.log("after SIGKILL: %s is left, as expected" % instance)
+    deadline = time.monotonic() + 30
+    while subprocess.run(["pgrep", "-f", "perf record .*-o %s" % re.escape(out + ".")],
+                         capture_output=True).returncode == 0 and time.monotonic() < deadline:
+        time.sleep(0.2)
+    second = os.path.join(workdir, "second.rsp")
+    rec = t.run([rsp, "record", "-o", second, "--", "true"], timeout=300, check=False)
+    if rec.returncode != 0:
+        t.fail("the rsp record after the SIGKILL failed (%d): %s" % (rec.returncode, rec.stderr[-2000:]))
+    if os.path.isdir(os.path.join(INSTANCES, instance)):
+        t.fail("the next rsp record did not remove the stale instance %s:\n%s" % (instance, rec.stderr))
+    if instance not in rec.stderr:
+        # another rsp record running meanwhile may have swept it first
+        t.log("note: the next rsp record did not report removing %s:\n%s" % (instance, rec.stderr))
+    for leftover in os.listdir(workdir):
+        if "ftrace-cpu" in leftover:
+            t.fail("a temporary file of the instance is left: %s" % leftover)
+
+
+def main():
+    perf = t.require_perf_and_root()
+    rsp = t.rsp_path()
+    if not os.path.isdir(INSTANCES):
+        t.skip_or_fail("%s has no instances directory (tracefs not mounted there?)" % TRACEFS)
+    workdir = tempfile.mkdtemp(prefix="rsp-test-ftrace-", dir=os.environ.get("RSP_BUILD_ROOT"))
+    check_dd(rsp, perf, workdir)
+    check_signals(rsp, workdir)
+    t.log("PASS")
+
+
+if __name__ == "__main__":
+    main()
