@@ -120,13 +120,14 @@ scen_drop_caches() {
 }
 
 # scen_record [RSP RECORD OPTION...] -- COMMAND [ARG...]: records COMMAND
-# with rsp record --keep-awake (idle CPUs keep their interrupt-context
-# events, PERF-NOTES §3) and writes the reports.  The report's process of
-# interest is COMMAND's (rsp report's default).
+# with rsp record, nothing keeping CPUs awake (RSP's tracefs instance keeps
+# the interrupt-context events perf drops on idle CPUs), and writes the
+# reports.  The report's process of interest is COMMAND's (rsp report's
+# default).
 scen_record() {
   local out=$SCEN_OUT/$SCEN_NAME.rsp rc=0
-  scen_say "recording: rsp record --keep-awake $*"
-  "$RSP" record --keep-awake -o "$out" "$@" >>"$SCEN_OUT/$SCEN_NAME.log" 2>&1 || rc=$?
+  scen_say "recording: rsp record $*"
+  "$RSP" record -o "$out" "$@" >>"$SCEN_OUT/$SCEN_NAME.log" 2>&1 || rc=$?
   if [ ! -s "$out" ]; then
     tail -20 "$SCEN_OUT/$SCEN_NAME.log" >&2
     if grep -q "apt-get install linux-perf" "$SCEN_OUT/$SCEN_NAME.log"; then
