@@ -188,13 +188,27 @@ missing_event_clear (gpointer data)
   g_free (missing->reason);
 }
 
+static gboolean
+in_comma_list (const char *list, const char *name)
+{
+  if (list == NULL)
+    return FALSE;
+  g_auto (GStrv) names = g_strsplit (list, ",", -1);
+  return g_strv_contains ((const char *const *) names, name);
+}
+
 static void
-enable_events (RspFtrace *self)
+enable_events (RspFtrace *self, const char *pretend_missing)
 {
   for (guint i = 0; ftrace_events[i] != NULL; i++)
     {
       g_auto (GStrv) parts = g_strsplit (ftrace_events[i], ":", 2);
       g_autofree char *dir = g_build_filename (self->tracefs, "events", parts[0], parts[1], NULL);
+      if (in_comma_list (pretend_missing, ftrace_events[i]))
+        {
+          add_missing (self, ftrace_events[i], "marked missing by RSP_RECORD_PRETEND_MISSING");
+          continue;
+        }
       if (!g_file_test (dir, G_FILE_TEST_IS_DIR))
         {
           add_missing (self, ftrace_events[i], _("this kernel has no such tracepoint"));
@@ -265,7 +279,8 @@ open_readers (RspFtrace *self, const GArray *cpus, const char *tmp_prefix, GErro
 }
 
 RspFtrace *
-rsp_ftrace_new (const char *tracefs, const GArray *cpus, const char *tmp_prefix, GError **error)
+rsp_ftrace_new (const char *tracefs, const GArray *cpus, const char *tmp_prefix, const char *pretend_missing,
+                GError **error)
 {
   g_return_val_if_fail (tracefs != NULL && cpus != NULL && tmp_prefix != NULL, NULL);
 
@@ -347,7 +362,7 @@ rsp_ftrace_new (const char *tracefs, const GArray *cpus, const char *tmp_prefix,
   self->subbuf_size = read_subbuf_size (self->instance);
   self->buffer = g_malloc0 (self->subbuf_size);
 
-  enable_events (self);
+  enable_events (self, pretend_missing);
   if (self->events->len == 0)
     {
       set_errno_error (error, ENOENT, _("none of the events of the tracefs instance exists in this kernel"));

@@ -72,8 +72,11 @@ guint rsp_ftrace_remove_stale (const char *tracefs);
 /* Creates the instance under TRACEFS for the CPUs of CPUS (guint), with its
  * temporary files in the directory of TMP_PREFIX (a path prefix).  Returns
  * NULL and sets ERROR (a message naming the cause and the fix) when the
- * channel cannot run; a missing event is only noted in the meta. */
-RspFtrace *rsp_ftrace_new (const char *tracefs, const GArray *cpus, const char *tmp_prefix, GError **error);
+ * channel cannot run; a missing event is only noted in the meta.  The
+ * events of the comma-separated PRETEND_MISSING (RSP_RECORD_PRETEND_MISSING,
+ * for tests) count as missing from the kernel. */
+RspFtrace *rsp_ftrace_new (const char *tracefs, const GArray *cpus, const char *tmp_prefix,
+                           const char *pretend_missing, GError **error);
 
 const char *rsp_ftrace_get_name (const RspFtrace *self);
 /* CPUs read (the most fds rsp_ftrace_poll_fds gives); 0 for NULL. */

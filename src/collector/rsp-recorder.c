@@ -1529,7 +1529,7 @@ session_open_ftrace (Session *s, const Probe *probe, const GArray *cpus)
   rsp_ftrace_remove_stale (probe->tracefs);
   g_autoptr (GError) error = NULL;
   g_autofree char *tmp_prefix = g_strdup_printf ("%s.%d", s->options->output, (int) getpid ());
-  s->ftrace = rsp_ftrace_new (probe->tracefs, cpus, tmp_prefix, &error);
+  s->ftrace = rsp_ftrace_new (probe->tracefs, cpus, tmp_prefix, g_getenv ("RSP_RECORD_PRETEND_MISSING"), &error);
   if (s->ftrace == NULL)
     {
       channel_off (s, error->message);
@@ -1579,12 +1579,13 @@ session_finish (Session *s, const Probe *probe, GArray *health, GError **error)
       struct stat st;
       g_autofree char *size = g_format_size (stat (options->output, &st) == 0 ? (guint64) st.st_size : 0);
       g_autofree char *ftrace = NULL;
-      if (meta->ftrace != NULL && meta->ftrace->cpus->len > 0 && meta->ftrace->error == NULL)
-        ftrace = g_strdup_printf (_("; ftrace: %llu events, %llu lost"),
+      if (meta->ftrace != NULL && meta->ftrace->cpus->len > 0)
+        ftrace = g_strdup_printf (_("; ftrace: %llu events, %llu lost%s"),
                                   (unsigned long long) rsp_ftrace_meta_events (meta->ftrace),
-                                  (unsigned long long) rsp_ftrace_meta_lost (meta->ftrace));
+                                  (unsigned long long) rsp_ftrace_meta_lost (meta->ftrace),
+                                  meta->ftrace->error != NULL ? _(", not all stored (see the warning above)") : "");
       else if (meta->ftrace != NULL)
-        ftrace = g_strdup_printf (_("; ftrace: %s"), meta->ftrace->cpus->len > 0 ? _("incomplete") : _("off"));
+        ftrace = g_strdup (_("; ftrace: off (see the warning above)"));
       fprintf (stderr, _("rsp record: wrote %s (%s, %llu events, %.3f s%s); health: %s%s\n"),
                options->output, size, (unsigned long long) result.samples, (double) (s->end_ns - s->start_ns) / 1e9,
                s->interrupted ? _(", interrupted") : "", verdict.summary, ftrace != NULL ? ftrace : "");
