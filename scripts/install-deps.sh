@@ -18,7 +18,8 @@ libelf-dev libdw-dev linux-perf procps util-linux python3"
 # recording test, a display and screenshots for the GUI tests, validators
 # for the desktop files.
 test_packages="clang libclang-rt-14-dev passwd xvfb xdotool imagemagick
-desktop-file-utils appstream libxml2-utils librsvg2-bin shared-mime-info libglib2.0-bin"
+desktop-file-utils appstream libxml2-utils librsvg2-bin shared-mime-info libglib2.0-bin
+sqlite3"
 
 list=0
 test=0

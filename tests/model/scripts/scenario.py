@@ -235,6 +235,66 @@ def check_cold_read_plain_perf(c, report, record_output):
              % (anomalies.get("missing_wakeup", 0), anomalies, inferred))
 
 
+def check_poll_timeout(c, report, record_output, timeout_ms=1000):
+    # A one-second poll that times out on an idle machine: its timer fires
+    # on an idle CPU, where perf alone drops the wake-up.
+    cats = categories(report)
+    total = report["accounting"]["total_ms"]
+    f = top(report)
+    c.expect(f and f["category"] == "timeout",
+             "top finding is %s, expected 'timeout'" % (f and f["category"]))
+    c.expect(frame_has(f, "poll"), "top finding's frame is %r, expected poll" % (f and f["frame"]))
+    c.expect(cats.get("timeout", 0) >= 0.99 * timeout_ms,
+             "timeout is %.1f ms, expected the %d ms poll" % (cats.get("timeout", 0), timeout_ms))
+    c.expect(cats.get("timeout", 0) >= 0.99 * total,
+             "timeout is %.1f ms of %.1f ms total, expected at least 99%%" % (cats.get("timeout", 0), total))
+    inferred = sum(x["inferred_ms"] for x in report["accounting"]["categories"])
+    c.expect(inferred == 0, "%.1f ms were inferred: the timer's wake-up was not recorded" % inferred)
+
+
+def check_sqlite_commits(c, report, record_output):
+    # sqlite3's commits wait for the disk under fdatasync(); the flush of
+    # the disk's cache (blkdev_issue_flush) is disk time too.
+    cats = categories(report)
+    total = report["accounting"]["total_ms"]
+    disk = [x for x in report["findings"] if x["category"] == "disk_io"]
+    t.log("disk findings: %s" % [finding_line(x) for x in disk[:3]])
+    c.expect(disk and disk[0]["task"]["comm"] == "sqlite3",
+             "the largest disk_io finding is %s, expected sqlite3" % (disk and finding_line(disk[0])))
+    c.expect(disk and "sync" in (disk[0]["frame"] or ""),
+             "the largest disk_io finding's frame is %r, expected fdatasync/fsync" % (disk and disk[0]["frame"]))
+    c.expect(cats.get("disk_io", 0) + cats.get("io_queue", 0) >= 0.3 * total,
+             "disk_io + io_queue is %.1f ms of %.1f ms total, expected the commits' syncs to weigh"
+             % (cats.get("disk_io", 0) + cats.get("io_queue", 0), total))
+    c.expect(cats.get("kernel_misc", 0) <= 0.1 * total,
+             "kernel_misc is %.1f ms of %.1f ms: sync waits not recognised as disk time"
+             % (cats.get("kernel_misc", 0), total))
+    inferred = sum(x["inferred_ms"] for x in report["accounting"]["categories"])
+    c.expect(inferred <= 0.01 * total, "%.1f ms were inferred: completions or wake-ups were lost" % inferred)
+
+
+def check_tcp_chain(c, report, record_output, requests=10, sleep_ms=20):
+    # Every request's time is the sleeper's nanosleep two hops away; its
+    # timer fires on an idle CPU.  Every sleep of every request is found.
+    cats = categories(report)
+    f = top(report)
+    c.expect(f and f["category"] == "sleep", "top finding is %s, expected 'sleep'" % (f and f["category"]))
+    c.expect(f and f["task"]["comm"] == "chain_sleeper",
+             "top finding is in %s, expected chain_sleeper" % (f and f["task"]["comm"]))
+    comms = path_comms(f)
+    c.expect(comms[:1] == ["tcp_chain"] and "chain_relay" in comms and comms[-1:] == ["chain_sleeper"],
+             "top finding's path is %s, expected tcp_chain → chain_relay → chain_sleeper" % comms)
+    planted = requests * sleep_ms
+    c.expect(cats.get("sleep", 0) >= 0.95 * planted,
+             "sleep is %.1f ms, expected the %d x %d ms the sleeper slept" % (cats.get("sleep", 0), requests, sleep_ms))
+    c.expect(cats.get("unaccounted", 0) + cats.get("hardware", 0) <= 0.02 * planted,
+             "unaccounted %.1f ms + hardware %.1f ms: some sleeps' timer wake-ups were not found"
+             % (cats.get("unaccounted", 0), cats.get("hardware", 0)))
+    inferred = sum(x["inferred_ms"] for x in report["accounting"]["categories"])
+    c.expect(inferred <= 0.01 * planted,
+             "%.1f ms were inferred: the sleeps' timer wake-ups were not recorded" % inferred)
+
+
 def check_mutex_sleep(c, report, record_output, rounds=3, sleep_ms=100):
     target = report["target"]
     cats = categories(report)
@@ -302,6 +362,9 @@ SCENARIOS = {
     "cold_read": ([], False, check_cold_read),
     "cold_read-plain-perf": ([], "perf", check_cold_read_plain_perf),
     "mutex_sleep": ([], False, check_mutex_sleep),
+    "poll_timeout": ([], False, check_poll_timeout),
+    "sqlite_commits": ([], False, check_sqlite_commits),
+    "tcp_chain": ([], False, check_tcp_chain),
     "fork_shell": ([], False, check_fork_shell),
     "pinned_pair": ([], False, check_pinned_pair),
 }
