@@ -106,8 +106,9 @@ rsp_ftrace_pid_is_stale (pid_t pid)
   g_autofree char *comm = NULL;
   if (!g_file_get_contents (path, &comm, NULL, NULL))
     return access ("/proc/self/comm", R_OK) == 0; /* gone meanwhile, or no /proc: keep it */
-  g_strchomp (comm);
-  return strcmp (comm, "rsp") != 0 && !g_str_has_prefix (comm, "lt-rsp");
+  /* "rsp", or a build of it under another name ("rsp-dev"): keep its
+   * instance, a recording may be running */
+  return !g_str_has_prefix (comm, "rsp");
 }
 
 guint
@@ -312,6 +313,15 @@ rsp_ftrace_new (const char *tracefs, const GArray *cpus, const char *tmp_prefix,
         continue;
       errno = 0;
       self->instance = tracefs_instance_create (self->name);
+      if (self->instance == NULL && errno == EEXIST)
+        continue; /* made by someone else just now */
+      if (self->instance != NULL && !tracefs_instance_is_new (self->instance))
+        {
+          /* someone else's, made between the test and the creation */
+          tracefs_instance_free (self->instance);
+          self->instance = NULL;
+          continue;
+        }
       if (self->instance == NULL)
         {
           int err = errno != 0 ? errno : EACCES;

@@ -20,6 +20,7 @@
 import json
 import os
 import re
+import shutil
 import signal
 import struct
 import subprocess
@@ -311,12 +312,33 @@ def check_signals(rsp, workdir):
     while subprocess.run(["pgrep", "-f", "perf record .*-o %s" % re.escape(out + ".")],
                          capture_output=True).returncode == 0 and time.monotonic() < deadline:
         time.sleep(0.2)
+    # beside it: one of a pid that is gone (removed), one of a live process
+    # called rsp (kept: it may be recording)
+    gone = subprocess.Popen(["true"])
+    gone.wait()
+    stale_fake = "rsp-%d-abc" % gone.pid
+    live_rsp = os.path.join(workdir, "rsp")
+    shutil.copy("/bin/sleep", live_rsp)
+    live = subprocess.Popen([live_rsp, "120"])
+    live_fake = "rsp-%d-def" % live.pid
+    for fake in (stale_fake, live_fake):
+        os.mkdir(os.path.join(INSTANCES, fake))
     second = os.path.join(workdir, "second.rsp")
     rec = t.run([rsp, "record", "-o", second, "--", "true"], timeout=300, check=False)
     if rec.returncode != 0:
         t.fail("the rsp record after the SIGKILL failed (%d): %s" % (rec.returncode, rec.stderr[-2000:]))
     if os.path.isdir(os.path.join(INSTANCES, instance)):
         t.fail("the next rsp record did not remove the stale instance %s:\n%s" % (instance, rec.stderr))
+    live_kept = os.path.isdir(os.path.join(INSTANCES, live_fake))
+    if live_kept:
+        os.rmdir(os.path.join(INSTANCES, live_fake))
+    live.kill()
+    live.wait()
+    if not live_kept:
+        t.fail("rsp record removed %s, whose process (an rsp) is alive" % live_fake)
+    if os.path.isdir(os.path.join(INSTANCES, stale_fake)):
+        os.rmdir(os.path.join(INSTANCES, stale_fake))
+        t.fail("rsp record did not remove %s, whose process is gone" % stale_fake)
     if instance not in rec.stderr:
         # another rsp record running meanwhile may have swept it first
         t.log("note: the next rsp record did not report removing %s:\n%s" % (instance, rec.stderr))
