@@ -375,7 +375,7 @@ rsp_ftrace_new (const char *tracefs, const GArray *cpus, const char *tmp_prefix,
   enable_events (self, pretend_missing);
   if (self->events->len == 0)
     {
-      set_errno_error (error, ENOENT, _("none of the events of the tracefs instance exists in this kernel"));
+      set_errno_error (error, ENOSYS, _("none of the events of the tracefs instance exists in this kernel"));
       return NULL;
     }
   if (!open_readers (self, cpus, tmp_prefix, error))

@@ -1410,14 +1410,20 @@ probe_machine (const RspRecorderOptions *options, Probe *probe, GError **error)
   return TRUE;
 }
 
-/* The instance cannot run: one warning, and the reason kept for the meta. */
+/* The instance cannot run: one warning, and the reason kept for the meta.
+ * WITH_FIX: the cause is privileges or the tracefs mount, which the user
+ * can fix. */
 static void
-channel_off (Session *s, const char *why)
+channel_off (Session *s, const char *why, gboolean with_fix)
 {
-  fprintf (stderr,
-           _("rsp record: warning: RSP's tracefs instance is off: %s; %s (perf drops them). To fix it, run "
-             "rsp record as root with tracefs mounted read-write: 'mount -t tracefs nodev /sys/kernel/tracing'\n"),
-           why, _(RSP_FTRACE_LOSS_TEXT));
+  if (with_fix)
+    fprintf (stderr,
+             _("rsp record: warning: RSP's tracefs instance is off: %s; %s (perf drops them). To fix it, run "
+               "rsp record as root with tracefs mounted read-write: 'mount -t tracefs nodev /sys/kernel/tracing'\n"),
+             why, _(RSP_FTRACE_LOSS_TEXT));
+  else
+    fprintf (stderr, _("rsp record: warning: RSP's tracefs instance is off: %s; %s (perf drops them)\n"), why,
+             _(RSP_FTRACE_LOSS_TEXT));
   g_free (s->ftrace_error);
   s->ftrace_error = g_strdup (why);
   g_clear_pointer (&s->ftrace, rsp_ftrace_free);
@@ -1532,7 +1538,11 @@ session_open_ftrace (Session *s, const Probe *probe, const GArray *cpus)
   s->ftrace = rsp_ftrace_new (probe->tracefs, cpus, tmp_prefix, g_getenv ("RSP_RECORD_PRETEND_MISSING"), &error);
   if (s->ftrace == NULL)
     {
-      channel_off (s, error->message);
+      gboolean fixable = g_error_matches (error, G_FILE_ERROR, G_FILE_ERROR_ACCES)
+                         || g_error_matches (error, G_FILE_ERROR, G_FILE_ERROR_PERM)
+                         || g_error_matches (error, G_FILE_ERROR, G_FILE_ERROR_ROFS)
+                         || g_error_matches (error, G_FILE_ERROR, G_FILE_ERROR_NOENT);
+      channel_off (s, error->message, fixable);
       return;
     }
   g_autoptr (RspFtraceMeta) meta = rsp_ftrace_build_meta (s->ftrace);
@@ -1632,7 +1642,7 @@ session_record (Session *s, const Probe *probe, GArray **health, GError **error)
       /* on just before perf: the instance's window covers perf's */
       g_autoptr (GError) ftrace_error = NULL;
       if (!rsp_ftrace_start (s->ftrace, &ftrace_error))
-        channel_off (s, ftrace_error->message);
+        channel_off (s, ftrace_error->message, FALSE);
     }
   if (!s->abort_start && !perf_control (s, "enable", PERF_ACK_TIMEOUT_S, error))
     return 1;
