@@ -14,7 +14,11 @@
      beside the instance's.
   2. No rsp-* instance is left in tracefs after rsp record ends normally,
      after SIGINT and after SIGTERM sent to rsp record mid-run; after
-     SIGKILL the instance is left, and the next rsp record removes it.
+     SIGKILL the instance is left, and the next rsp record removes it
+     (and another stale one, but not one of a live rsp).
+  3. An event missing from the kernel (RSP_RECORD_PRETEND_MISSING) is noted
+     and the others recorded; with all of them missing the channel is off:
+     one warning naming what is lost, the recording made by perf alone.
 """
 
 import json
@@ -347,6 +351,51 @@ def check_signals(rsp, workdir):
             t.fail("a temporary file of the instance is left: %s" % leftover)
 
 
+INSTANCE_EVENTS = [
+    "sched:sched_waking", "sched:sched_wakeup", "sched:sched_wakeup_new",
+    "block:block_rq_insert", "block:block_rq_issue", "block:block_rq_complete",
+    "irq:irq_handler_entry", "irq:irq_handler_exit", "irq:softirq_entry", "irq:softirq_exit",
+    "sock:sk_data_ready", "sock:inet_sock_set_state",
+    "timer:hrtimer_expire_entry", "timer:hrtimer_expire_exit", "timer:hrtimer_start", "timer:hrtimer_cancel",
+]
+
+
+def check_degraded(rsp, workdir):
+    """An event missing from the kernel is noted and the rest recorded; with
+    none of them the channel is off: one warning naming what is lost, and
+    the recording goes on with perf alone."""
+    out = os.path.join(workdir, "one-missing.rsp")
+    env = dict(os.environ, RSP_RECORD_PRETEND_MISSING="timer:hrtimer_cancel")
+    rec = t.run([rsp, "record", "-o", out, "--", "true"], timeout=300, check=False, env=env)
+    if rec.returncode != 0:
+        t.fail("rsp record with timer:hrtimer_cancel missing exited %d: %s" % (rec.returncode, rec.stderr[-2000:]))
+    if not re.search(r"timer:hrtimer_cancel missing in the tracefs instance", rec.stderr):
+        t.fail("no line says timer:hrtimer_cancel is missing in the instance:\n" + rec.stderr)
+    sections = read_trailer(out)
+    ft = json.loads(sections["meta"])["ftrace"]
+    if "timer:hrtimer_cancel" in ft["events"] or [m["name"] for m in ft["missing_events"]] != ["timer:hrtimer_cancel"]:
+        t.fail("the meta's events / missing events are wrong: %s / %s" % (ft["events"], ft["missing_events"]))
+    formats = decode_section(sections["ftrace"])[0]
+    if "timer:hrtimer_cancel" in {n for n, _ in formats.values()} or len(formats) != len(INSTANCE_EVENTS) - 1:
+        t.fail("the section's formats are not the enabled events: %s" % sorted(n for n, _ in formats.values()))
+
+    out = os.path.join(workdir, "off.rsp")
+    env = dict(os.environ, RSP_RECORD_PRETEND_MISSING=",".join(INSTANCE_EVENTS))
+    rec = t.run([rsp, "record", "-o", out, "--", "true"], timeout=300, check=False, env=env)
+    if rec.returncode != 0:
+        t.fail("rsp record without the instance exited %d: %s" % (rec.returncode, rec.stderr[-2000:]))
+    warnings = [line for line in rec.stderr.splitlines() if "tracefs instance is off" in line]
+    if len(warnings) != 1 or "block completions and wake-ups from interrupts may be missing" not in warnings[0]:
+        t.fail("not one warning naming what is lost:\n" + rec.stderr)
+    if "ftrace: off" not in rec.stderr:
+        t.fail("the summary line does not say the instance was off:\n" + rec.stderr)
+    sections = read_trailer(out)
+    ft = json.loads(sections["meta"])["ftrace"]
+    if "ftrace" in sections or not ft.get("error") or ft.get("events") or ft.get("cpus"):
+        t.fail("with the channel off: sections %s, meta %s" % (sorted(sections), ft))
+    t.log("degraded: one event missing, then the channel off: %s" % warnings[0])
+
+
 def main():
     perf = t.require_perf_and_root()
     rsp = t.rsp_path()
@@ -354,6 +403,7 @@ def main():
         t.skip_or_fail("%s has no instances directory (tracefs not mounted there?)" % TRACEFS)
     workdir = tempfile.mkdtemp(prefix="rsp-test-ftrace-", dir=os.environ.get("RSP_BUILD_ROOT"))
     check_dd(rsp, perf, workdir)
+    check_degraded(rsp, workdir)
     check_signals(rsp, workdir)
     t.log("PASS")
 
