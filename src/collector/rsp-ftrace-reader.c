@@ -1,12 +1,23 @@
 /* rsp-ftrace-reader.c — the "ftrace" section: decoding its ring-buffer
- * sub-buffers with libtraceevent's kbuffer, and merging its events into
- * perf's by time.  See rsp-ftrace-reader.h for the rules. */
+ * sub-buffers, and merging its events into perf's by time.  See
+ * rsp-ftrace-reader.h for the rules.
+ *
+ * The sub-buffers are decoded here rather than with libtraceevent's
+ * kbuffer, which follows an event's length before checking it against the
+ * sub-buffer (a damaged length read far outside it, found by fuzzing).  The
+ * layout (the kernel's ring_buffer_event): a u32 header whose low 5 bits are
+ * the type_len and high 27 bits the time delta, then
+ *   type_len 1..28   data of type_len x 4 bytes
+ *   type_len 0       u32 length (of itself and the data), data, padded to 4
+ *   29 padding       u32 length of the padding (delta 0: the rest of the sub-buffer)
+ *   30 time extend   u32: delta += value << 27
+ *   31 time stamp    u32: an absolute time, (value << 27 | delta), its low 59 bits
+ * after a sub-buffer header of a u64 timestamp and a commit word (a long). */
 #include "rsp-ftrace-reader.h"
 
 #include <glib/gi18n-lib.h>
 #include <string.h>
 #include <traceevent/event-parse.h>
-#include <traceevent/kbuffer.h>
 
 #include "rsp-ftrace-section.h"
 #include "rsp-perf-reader.h"
@@ -19,6 +30,11 @@
 #define RB_MISSED_EVENTS (1UL << 31)
 #define RB_MISSED_STORED (1UL << 30)
 #define RB_COMMIT_MASK 0xfffffUL
+#define RB_TYPE_PADDING 29
+#define RB_TYPE_TIME_EXTEND 30
+#define RB_TYPE_TIME_STAMP 31
+#define RB_TS_SHIFT 27
+#define RB_TS_MSB_MASK (~((1ULL << 59) - 1))
 
 typedef struct {
   gint32 cpu;
@@ -26,10 +42,11 @@ typedef struct {
   guint64 size;
   gboolean partial_tail; /* bytes of an incomplete sub-buffer followed: damage */
   guint64 next_subbuf;  /* offset of the next sub-buffer to load */
-  gboolean loaded;      /* kbuf holds a sub-buffer with events left */
-  struct kbuffer *kbuf;
+  gboolean loaded;      /* a sub-buffer is being read */
   const guint8 *sub;    /* the loaded sub-buffer */
   guint64 sub_end;      /* its header plus committed bytes */
+  guint64 pos;          /* offset of the next event header in it */
+  guint64 ts;           /* the time of the last event read from it */
   /* the current event, when has_event */
   gboolean has_event;
   guint64 time;
@@ -119,8 +136,6 @@ cpu_cursor_clear (gpointer data)
 {
   CpuCursor *c = data;
   g_free (c->data);
-  if (c->kbuf != NULL)
-    kbuffer_free (c->kbuf);
 }
 
 /* A tracepoint format as tracefs writes it: printable text with the name,
@@ -293,9 +308,7 @@ rsp_ftrace_stream_new (const guint8 *data, gsize size, GPtrArray *evsels, GError
       /* whole sub-buffers only: a partial one at the end is damage */
       cc.size = len - len % subbuf_size;
       if (cc.size > 0)
-        cc.data = g_memdup2 (bytes, cc.size); /* aligned, for kbuffer's loads */
-      cc.kbuf = kbuffer_alloc (long_size == 8 ? KBUFFER_LSIZE_8 : KBUFFER_LSIZE_4,
-                               G_BYTE_ORDER == G_BIG_ENDIAN ? KBUFFER_ENDIAN_BIG : KBUFFER_ENDIAN_LITTLE);
+        cc.data = g_memdup2 (bytes, cc.size); /* aligned: payloads are read in place */
       cc.partial_tail = len % subbuf_size != 0;
       g_array_append_val (s->cpus, cc);
     }
@@ -334,7 +347,7 @@ rsp_ftrace_stream_free (RspFtraceStream *s)
 
 /* ---------------------------------------------------------------- decoding */
 
-/* Loads CPU's next sound sub-buffer into its kbuffer; FALSE at the end. */
+/* Loads CPU's next sound sub-buffer; FALSE at the end. */
 static gboolean
 load_next_subbuf (RspFtraceStream *s, CpuCursor *cc)
 {
@@ -355,19 +368,87 @@ load_next_subbuf (RspFtraceStream *s, CpuCursor *cc)
           s->stats.bad_subbuffers++;
           continue;
         }
-      if (kbuffer_load_subbuffer (cc->kbuf, sub) < 0)
-        {
-          s->stats.bad_subbuffers++;
-          continue;
-        }
       cc->sub = sub;
       cc->sub_end = header + used;
+      cc->pos = header;
+      cc->ts = rd64 (sub);
       return TRUE;
     }
   return FALSE;
 }
 
-/* Steps CPU's cursor to its next event with a sound payload. */
+/* The next data event of CC's loaded sub-buffer: its time, payload and
+ * size.  FALSE at the end of the sub-buffer, or where it is damaged (then
+ * counted): the events before the damage are kept. */
+static gboolean
+next_in_subbuf (RspFtraceStream *s, CpuCursor *cc, guint64 *time, const guint8 **payload, guint32 *size)
+{
+  const guint8 *sub = cc->sub;
+  while (cc->pos + 4 <= cc->sub_end)
+    {
+      guint32 header = rd32 (sub + cc->pos);
+      guint32 type_len = header & 0x1f;
+      guint64 delta = header >> 5;
+      guint64 p = cc->pos + 4;
+      guint32 word = 0;
+      if (type_len == 0 || type_len >= RB_TYPE_PADDING)
+        {
+          if (p + 4 > cc->sub_end)
+            break;
+          word = rd32 (sub + p);
+        }
+      switch (type_len)
+        {
+        case RB_TYPE_PADDING:
+          if (delta == 0 || word < 4 || p + word > cc->sub_end)
+            return FALSE; /* the rest of the sub-buffer is padding */
+          cc->pos = p + word;
+          continue;
+        case RB_TYPE_TIME_EXTEND:
+          cc->ts += ((guint64) word << RB_TS_SHIFT) + delta;
+          cc->pos = p + 4;
+          continue;
+        case RB_TYPE_TIME_STAMP:
+          cc->ts = (cc->ts & RB_TS_MSB_MASK) | ((((guint64) word << RB_TS_SHIFT) | delta) & ~RB_TS_MSB_MASK);
+          cc->pos = p + 4;
+          continue;
+        case 0:
+          {
+            /* the length counts its own word */
+            if (word < 4 + 2 || p + word > cc->sub_end)
+              goto damaged;
+            cc->ts += delta;
+            *time = cc->ts;
+            *payload = sub + p + 4;
+            *size = word - 4;
+            cc->pos = p + ((word + 3) & ~3u);
+            return TRUE;
+          }
+        default:
+          {
+            guint32 len = type_len * 4;
+            if (p + len > cc->sub_end)
+              goto damaged;
+            cc->ts += delta;
+            *time = cc->ts;
+            *payload = sub + p;
+            *size = len;
+            cc->pos = p + len;
+            return TRUE;
+          }
+        }
+    }
+  if (cc->pos < cc->sub_end)
+    goto damaged;
+  return FALSE;
+
+damaged:
+  s->stats.bad_subbuffers++;
+  cc->pos = cc->sub_end;
+  return FALSE;
+}
+
+/* Steps CPU's cursor to its next event. */
 static void
 advance (RspFtraceStream *s, CpuCursor *cc)
 {
@@ -380,27 +461,19 @@ advance (RspFtraceStream *s, CpuCursor *cc)
             return;
           cc->loaded = TRUE;
         }
-      unsigned long long ts = 0;
-      const guint8 *rec = kbuffer_read_event (cc->kbuf, &ts);
-      if (rec == NULL)
+      guint64 ts;
+      const guint8 *payload;
+      guint32 size;
+      if (!next_in_subbuf (s, cc, &ts, &payload, &size))
         {
-          cc->loaded = FALSE;
-          continue;
-        }
-      int size = kbuffer_event_size (cc->kbuf);
-      kbuffer_next_event (cc->kbuf, NULL);
-      /* the payload must lie inside the committed part of the sub-buffer */
-      if (rec < cc->sub || size < 2 || (guint64) (rec - cc->sub) + (guint64) size > cc->sub_end)
-        {
-          s->stats.bad_subbuffers++;
           cc->loaded = FALSE;
           continue;
         }
       s->stats.events++;
       cc->has_event = TRUE;
       cc->time = ts;
-      cc->payload = rec;
-      cc->payload_size = (guint32) size;
+      cc->payload = payload;
+      cc->payload_size = size;
       return;
     }
 }

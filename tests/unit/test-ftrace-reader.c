@@ -268,6 +268,19 @@ test_damaged_subbuffer (void)
   guint64 t2[] = { 3000 };
   gint32 p2[] = { 3 };
   add_subbuf (cpu0, t2, p2, 1, 0);
+  /* an event whose length word points far past its sub-buffer (found by
+   * fuzzing: libtraceevent's kbuffer read there before checking) */
+  {
+    guint8 page[SUBBUF] = { 0 };
+    guint64 base = 4000, commit = 64;
+    memcpy (page, &base, 8);
+    memcpy (page + 8, &commit, 8);
+    guint32 header = 0 | (5u << 5); /* type_len 0: the length follows */
+    guint32 length = 0x7ffffff0;
+    memcpy (page + 16, &header, 4);
+    memcpy (page + 20, &length, 4);
+    g_byte_array_append (cpu0, page, SUBBUF);
+  }
   /* and a partial sub-buffer at the end */
   g_byte_array_append (cpu0, (const guint8 *) "partial", 7);
   GByteArray *cpus[] = { cpu0 };
@@ -284,7 +297,7 @@ test_damaged_subbuffer (void)
       n++;
     }
   g_assert_cmpuint (n, ==, 1);
-  g_assert_cmpuint (rsp_ftrace_stream_get_stats (s)->bad_subbuffers, ==, 2);
+  g_assert_cmpuint (rsp_ftrace_stream_get_stats (s)->bad_subbuffers, ==, 3);
   rsp_ftrace_stream_free (s);
   g_byte_array_unref (cpu0);
   g_ptr_array_unref (evsels);
