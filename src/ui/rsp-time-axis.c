@@ -13,6 +13,7 @@
 #define LABEL_GAP_EM 2.5
 /* Minor ticks closer than this are not drawn. */
 #define MIN_MINOR_SPACING_PX 6.0
+#define LABEL_PAD_PX 4.0 /* between a tick and its label */
 
 static const struct {
   guint64 ns;
@@ -240,12 +241,28 @@ rsp_time_axis_draw (const RspTimeAxis *axis, const RspTheme *theme, cairo_t *cr,
       pango_layout_set_text (layout, label, -1);
       int lw, lh;
       pango_layout_get_pixel_size (layout, &lw, &lh);
+      double lx = rsp_time_axis_label_x (axis, t, lw);
+      if (lx < 0)
+        continue;
       cairo_set_source_rgb (cr, theme->foreground.r, theme->foreground.g, theme->foreground.b);
-      cairo_move_to (cr, tx + 4, y + (height - lh) / 2.0 - 1);
+      cairo_move_to (cr, lx, y + (height - lh) / 2.0 - 1);
       pango_cairo_show_layout (cr, layout);
     }
   g_object_unref (layout);
   cairo_restore (cr);
+}
+
+double
+rsp_time_axis_label_x (const RspTimeAxis *axis, guint64 t, double label_width)
+{
+  double x = rsp_time_axis_x (axis, t) + LABEL_PAD_PX;
+  double left = axis->x + LABEL_PAD_PX;
+  if (x >= left)
+    return x + label_width <= axis->x + axis->width ? x : -1;
+  /* the tick scrolled out on the left: its label stays readable, pinned to
+   * the edge, while it ends before the next tick's (with a gap) */
+  double next = rsp_time_axis_x (axis, t + axis->step);
+  return left + label_width + LABEL_PAD_PX < next ? left : -1;
 }
 
 void

@@ -127,6 +127,30 @@ test_durations (void)
     }
 }
 
+/* A label is drawn whole or not at all: the tick left of the view keeps its
+ * label pinned to the left edge while it fits before the next tick ("260 ms"
+ * was once drawn cut to "60 ms"); a label that would run past the right edge
+ * is not drawn. */
+static void
+test_label_placement (void)
+{
+  RspTimeAxis axis;
+  rsp_time_axis_init (&axis, 0, 255 * MS, 355 * MS, 100, 1000, &theme);
+  g_assert_cmpuint (axis.step, ==, 10 * MS);
+  double w = 40;
+  /* visible ticks: right of the tick */
+  g_assert_cmpfloat (rsp_time_axis_label_x (&axis, 260 * MS, w), ==, rsp_time_axis_x (&axis, 260 * MS) + 4);
+  /* 250 ms is left of the view (at x 50): pinned at the edge, since 260 ms
+   * is 50 px further right */
+  g_assert_cmpfloat (rsp_time_axis_x (&axis, 250 * MS), <, 100);
+  g_assert_cmpfloat (rsp_time_axis_label_x (&axis, 250 * MS, w), ==, 104);
+  /* a label too wide for the space before the next tick: not drawn */
+  g_assert_cmpfloat (rsp_time_axis_label_x (&axis, 250 * MS, 60), <, 0);
+  /* the last tick's label would end past the right edge: not drawn */
+  g_assert_cmpfloat (rsp_time_axis_label_x (&axis, 350 * MS, 60), <, 0); /* 1054 + 60 > 1100 */
+  g_assert_cmpfloat (rsp_time_axis_label_x (&axis, 340 * MS, w), >, 0);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -136,5 +160,6 @@ main (int argc, char **argv)
   g_test_add_func ("/time-axis/labels-fit", test_labels_fit);
   g_test_add_func ("/time-axis/mapping", test_mapping);
   g_test_add_func ("/time-axis/durations", test_durations);
+  g_test_add_func ("/time-axis/label-placement", test_label_placement);
   return g_test_run ();
 }
