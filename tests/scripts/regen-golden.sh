@@ -50,6 +50,10 @@ golden pingpong "$workloads/pingpong" 100 20000
 golden forkexec "$workloads/forkexec" 3 300000
 golden tcp_loop "$workloads/tcp_loop" 25 20000
 golden dio_read "$workloads/dio_read" "$dio_dir" 65536 1
+# the same read with the tracefs instance's events merged in (rsp record
+# made the others before it had one): the golden test also checks that
+# every completion is there and linked to the reader
+golden dio_ftrace "$workloads/dio_read" "$dio_dir" 65536 1
 
 echo "== pingpong-plain.perf.data: the README's perf record command line"
 # The command line comes from rsptest.py, where the tests take it from too.
