@@ -175,7 +175,7 @@ append_entry (GString *list, const RspHealthEntry *entry)
 }
 
 void
-rsp_health_judge (const GArray *entries, gboolean keep_awake, guint64 lost_records,
+rsp_health_judge (const GArray *entries, gboolean keep_awake, const char *const *covered, guint64 lost_records,
                   RspHealthVerdict *verdict)
 {
   g_return_if_fail (entries != NULL);
@@ -194,6 +194,11 @@ rsp_health_judge (const GArray *entries, gboolean keep_awake, guint64 lost_recor
       verdict->n_checked++;
       if (!rsp_health_entry_incomplete (entry))
         continue;
+      if (covered != NULL && g_strv_contains (covered, entry->event))
+        {
+          verdict->n_covered++;
+          continue;
+        }
       verdict->n_incomplete++;
       /* With --keep-awake no CPU idles: a loss there has another cause. */
       append_entry (spec != NULL && spec->irq_context && !keep_awake ? idle : other, entry);
@@ -205,7 +210,9 @@ rsp_health_judge (const GArray *entries, gboolean keep_awake, guint64 lost_recor
       verdict->idle_loss_suspected = TRUE;
       g_ptr_array_add (verdict->warnings,
                        g_strdup_printf (_("perf dropped interrupt-context events while CPUs were idle "
-                                        "(recorded/counted: %s)%s: record again with --keep-awake"),
+                                        "(recorded/counted: %s)%s, and RSP's tracefs instance, which records "
+                                        "them, did not run (see above why): the analysis will infer what is "
+                                        "missing; fix the instance's problem and record again"),
                                         idle->str, overflow));
     }
   if (other->len > 0)
@@ -216,12 +223,14 @@ rsp_health_judge (const GArray *entries, gboolean keep_awake, guint64 lost_recor
 
   if (verdict->n_checked == 0)
     verdict->summary = g_strdup (_("not checked"));
-  else if (verdict->n_incomplete == 0)
+  else if (verdict->n_incomplete == 0 && verdict->n_covered == 0)
     verdict->summary = g_strdup_printf (_("all %u tracepoints complete"), verdict->n_checked);
+  else if (verdict->n_incomplete == 0)
+    verdict->summary = g_strdup_printf (_("all %u tracepoints complete (%u of them through the tracefs instance)"),
+                                        verdict->n_checked, verdict->n_covered);
   else
-    verdict->summary = g_strdup_printf (_("%u of %u tracepoints incomplete%s"), verdict->n_incomplete,
-                                        verdict->n_checked,
-                                        verdict->idle_loss_suspected ? _(", try --keep-awake") : "");
+    verdict->summary = g_strdup_printf (_("%u of %u tracepoints incomplete"), verdict->n_incomplete,
+                                        verdict->n_checked);
 }
 
 void

@@ -49,6 +49,7 @@ gboolean rsp_health_entry_incomplete (const RspHealthEntry *entry);
 typedef struct {
   guint n_checked;
   guint n_incomplete;
+  guint n_covered;              /* short in perf's stream, complete through the tracefs instance */
   gboolean idle_loss_suspected; /* an irq-context tracepoint is incomplete, CPUs not kept awake */
   GPtrArray *warnings;          /* char *: one line each, naming the problem and the fix */
   char *summary;                /* one line for the final report */
@@ -56,8 +57,11 @@ typedef struct {
 
 /* Judges ENTRIES (RspHealthEntry).  KEEP_AWAKE says whether the recording
  * ran with --keep-awake (then no CPU idled, and a loss has another cause);
- * LOST_RECORDS is what perf's PERF_RECORD_LOST records add up to. */
-void rsp_health_judge (const GArray *entries, gboolean keep_awake, guint64 lost_records,
+ * COVERED (NULL-terminated, may be NULL) names the events RSP's tracefs
+ * instance recorded whole beside perf: perf's shortfall there is no loss;
+ * LOST_RECORDS is what perf's PERF_RECORD_LOST records add up to.  The
+ * warnings name the real fix; none suggests --keep-awake, the last resort. */
+void rsp_health_judge (const GArray *entries, gboolean keep_awake, const char *const *covered, guint64 lost_records,
                        RspHealthVerdict *verdict);
 void rsp_health_verdict_clear (RspHealthVerdict *verdict);
 

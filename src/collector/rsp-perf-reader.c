@@ -1575,6 +1575,11 @@ rsp_event_format_tracepoint (const RspEvent *event, RspTepHandle *tep, GString *
   record.size = (int) event->sample.raw_size;
   record.data = (void *) event->sample.raw;
   record.cpu = event->cpu;
+  /* an event of the tracefs instance is printed with its own formats:
+   * perf's may lack it (perf does not record what the instance took over) */
+  struct tep_event *tp = (struct tep_event *) event->evsel->tp;
+  if (event->evsel->ftrace && tp->tep != NULL)
+    tep = tp->tep;
   struct trace_seq seq;
   trace_seq_init (&seq);
   tep_print_event (tep, &seq, &record, "%s", TEP_PRINT_INFO);

@@ -1430,12 +1430,14 @@ channel_off (Session *s, const char *why, gboolean with_fix)
 }
 
 static void
-open_health_counters (Session *s, const Probe *probe, const GArray *cpus)
+open_health_counters (Session *s, const Probe *probe, const GArray *cpus, const char *const *perf_events)
 {
   g_autoptr (RspHealthCounters) counters = rsp_health_counters_new (cpus);
   for (guint i = 0; i < probe->events.present->len; i++)
     {
       const RspProbedEvent *event = &g_array_index (probe->events.present, RspProbedEvent, i);
+      if (!g_strv_contains (perf_events, event->name))
+        continue; /* the tracefs instance records it; its own statistics tell its losses */
       g_autoptr (GError) error = NULL;
       if (!rsp_health_counters_add (counters, event->name, event->id, &error))
         {
@@ -1529,6 +1531,52 @@ report_ftrace_losses (const RspFtraceMeta *ftrace)
 /* Starts RSP's tracefs instance (tracing still off), after removing the
  * stale ones.  When it cannot run, says once what is lost and how to fix
  * it; the recording goes on with perf alone. */
+/* Events the tracefs instance records instead of perf when it runs.  They
+ * fire in interrupt context (perf drops them on idle CPUs), the model
+ * needs no stack of theirs, and perf's sampling of tracepoints is what
+ * slows an event-dense workload: on a PostgreSQL commit loop, perf with
+ * every tracepoint cost +46%, with these left to the instance +22%
+ * (docs/PERFORMANCE.md).  perf keeps the events whose stacks the model
+ * reads (sched_switch: the sleeper's; sched_waking: the waker's) and those
+ * that fire in the task they describe (fork, exec, exit, sends, routes,
+ * block_rq_insert). */
+static const char *const instance_only_events[] = {
+  "sched:sched_wakeup", "block:block_rq_issue", "block:block_rq_complete", "irq:irq_handler_entry",
+  "irq:irq_handler_exit", "irq:softirq_entry", "irq:softirq_exit", "sock:sk_data_ready",
+  "sock:inet_sock_set_state", NULL,
+};
+
+/* What perf records: the probed tracepoints, less those the running
+ * instance has taken over. */
+static char **
+perf_tracepoints (const Session *s, const Probe *probe)
+{
+  g_autoptr (RspFtraceMeta) meta = s->ftrace != NULL ? rsp_ftrace_build_meta (s->ftrace) : NULL;
+  GPtrArray *out = g_ptr_array_new ();
+  for (guint i = 0; probe->tracepoints != NULL && probe->tracepoints[i] != NULL; i++)
+    {
+      const char *name = probe->tracepoints[i];
+      if (meta != NULL && meta->events != NULL && g_strv_contains (instance_only_events, name)
+          && g_strv_contains ((const char *const *) meta->events, name))
+        continue;
+      g_ptr_array_add (out, g_strdup (name));
+    }
+  g_ptr_array_add (out, NULL);
+  return (char **) g_ptr_array_free (out, FALSE);
+}
+
+/* perf's events whose every occurrence the instance also recorded, with
+ * nothing lost: a shortfall of perf's there is no loss (the reader merges
+ * the instance's copies in). */
+static char **
+covered_events (const RspFtraceMeta *ftrace)
+{
+  if (ftrace == NULL || ftrace->events == NULL || ftrace->error != NULL || rsp_ftrace_meta_lost (ftrace) > 0
+      || ftrace->cpus->len == 0)
+    return g_new0 (char *, 1);
+  return g_strdupv (ftrace->events);
+}
+
 static void
 session_open_ftrace (Session *s, const Probe *probe, const GArray *cpus)
 {
@@ -1569,7 +1617,10 @@ session_finish (Session *s, const Probe *probe, GArray *health, GError **error)
   if (!post_pass (s->tmp_path, s->health_start_ns, s->health_end_ns, health, &result, error))
     return 1;
 
-  rsp_health_judge (health, options->keep_awake, result.lost_events + result.lost_samples, &verdict);
+  g_autoptr (RspFtraceMeta) ftrace_now = s->ftrace != NULL ? rsp_ftrace_build_meta (s->ftrace) : NULL;
+  g_auto (GStrv) covered = covered_events (ftrace_now);
+  rsp_health_judge (health, options->keep_awake, (const char *const *) covered,
+                    result.lost_events + result.lost_samples, &verdict);
   for (guint i = 0; i < verdict.warnings->len; i++)
     fprintf (stderr, _("rsp record: warning: %s\n"), (const char *) g_ptr_array_index (verdict.warnings, i));
   if (result.lost_events > 0 || result.lost_samples > 0)
@@ -1629,9 +1680,10 @@ session_record (Session *s, const Probe *probe, GArray **health, GError **error)
       if (s->keep_awake == NULL)
         return 1;
     }
-  open_health_counters (s, probe, cpus);
   session_open_ftrace (s, probe, cpus);
-  if (!session_spawn_perf (s, probe->perf, (const char *const *) probe->tracepoints, error))
+  g_auto (GStrv) perf_events = perf_tracepoints (s, probe);
+  open_health_counters (s, probe, cpus, (const char *const *) perf_events);
+  if (!session_spawn_perf (s, probe->perf, (const char *const *) perf_events, error))
     return 1;
 
   /* perf answers only once it has set everything up. */

@@ -470,7 +470,7 @@ test_health_judge (void)
 
   g_autoptr (GArray) healthy = entries ("sched:sched_switch", (guint64) 500, (guint64) 500,
                                         "block:block_rq_complete", (guint64) 128, (guint64) 128, NULL);
-  rsp_health_judge (healthy, FALSE, 0, &verdict);
+  rsp_health_judge (healthy, FALSE, NULL, 0, &verdict);
   g_assert_false (verdict.idle_loss_suspected);
   g_assert_cmpuint (verdict.n_checked, ==, 2);
   g_assert_cmpuint (verdict.n_incomplete, ==, 0);
@@ -482,22 +482,34 @@ test_health_judge (void)
   g_autoptr (GArray) idle = entries ("sched:sched_switch", (guint64) 280, (guint64) 280,
                                      "sched:sched_waking", (guint64) 139, (guint64) 10,
                                      "block:block_rq_complete", (guint64) 128, (guint64) 1, NULL);
-  rsp_health_judge (idle, FALSE, 0, &verdict);
+  rsp_health_judge (idle, FALSE, NULL, 0, &verdict);
   g_assert_true (verdict.idle_loss_suspected);
   g_assert_cmpuint (verdict.n_incomplete, ==, 2);
   g_assert_cmpuint (verdict.warnings->len, ==, 1); /* one line, naming the fix */
   const char *warning = g_ptr_array_index (verdict.warnings, 0);
-  g_assert_nonnull (strstr (warning, "--keep-awake"));
+  g_assert_null (strstr (warning, "--keep-awake")); /* the last resort is never the advice */
+  g_assert_nonnull (strstr (warning, "tracefs instance"));
   g_assert_nonnull (strstr (warning, "block:block_rq_complete 1/128"));
   g_assert_nonnull (strstr (warning, "sched:sched_waking 10/139"));
   g_assert_null (strstr (warning, "sched_switch"));
   g_assert_null (strstr (warning, "overflowed"));
   g_assert_nonnull (strstr (verdict.summary, "2 of 3"));
-  g_assert_nonnull (strstr (verdict.summary, "try --keep-awake"));
+  g_assert_null (strstr (verdict.summary, "--keep-awake"));
+  rsp_health_verdict_clear (&verdict);
+
+  /* The same losses with the tracefs instance recording both events whole:
+   * no loss, no warning. */
+  const char *const covered[] = { "sched:sched_waking", "block:block_rq_complete", NULL };
+  rsp_health_judge (idle, FALSE, covered, 0, &verdict);
+  g_assert_false (verdict.idle_loss_suspected);
+  g_assert_cmpuint (verdict.n_incomplete, ==, 0);
+  g_assert_cmpuint (verdict.n_covered, ==, 2);
+  g_assert_cmpuint (verdict.warnings->len, ==, 0);
+  g_assert_cmpstr (verdict.summary, ==, "all 3 tracepoints complete (2 of them through the tracefs instance)");
   rsp_health_verdict_clear (&verdict);
 
   /* Already kept awake: no CPU idled, so the loss is not the idle loss. */
-  rsp_health_judge (idle, TRUE, 1181, &verdict);
+  rsp_health_judge (idle, TRUE, NULL, 1181, &verdict);
   g_assert_false (verdict.idle_loss_suspected);
   g_assert_cmpuint (verdict.warnings->len, ==, 1);
   warning = g_ptr_array_index (verdict.warnings, 0);
@@ -508,14 +520,14 @@ test_health_judge (void)
 
   /* A loss in a task-context event is not the idle loss. */
   g_autoptr (GArray) other = entries ("sched:sched_process_fork", (guint64) 100, (guint64) 50, NULL);
-  rsp_health_judge (other, FALSE, 0, &verdict);
+  rsp_health_judge (other, FALSE, NULL, 0, &verdict);
   g_assert_false (verdict.idle_loss_suspected);
   g_assert_cmpuint (verdict.warnings->len, ==, 1);
   g_assert_null (strstr (g_ptr_array_index (verdict.warnings, 0), "--keep-awake"));
   rsp_health_verdict_clear (&verdict);
 
   g_autoptr (GArray) nothing = rsp_health_entries_new ();
-  rsp_health_judge (nothing, FALSE, 0, &verdict);
+  rsp_health_judge (nothing, FALSE, NULL, 0, &verdict);
   g_assert_cmpstr (verdict.summary, ==, "not checked");
   rsp_health_verdict_clear (&verdict);
 }
