@@ -444,9 +444,9 @@ store (RspFtrace *self, CpuReader *r, int length)
             }
           r->failed = TRUE;
           g_autofree char *text = g_strdup_printf (_("cannot store the tracefs instance's events of CPU %u: %s "
-                                                     "(the recording keeps the %" G_GUINT64_FORMAT " kB "
+                                                     "(the recording keeps the %llu kB "
                                                      "stored before; later ones are lost)"),
-                                                   r->cpu, g_strerror (err), r->bytes / 1024);
+                                                   r->cpu, g_strerror (err), (unsigned long long) (r->bytes / 1024));
           fprintf (stderr, _("rsp record: warning: %s\n"), text);
           if (self->error == NULL)
             self->error = g_steal_pointer (&text);
