@@ -68,6 +68,7 @@ struct _RspFtraceStream {
   GArray *cpus;          /* CpuCursor */
   GPtrArray *evsels;     /* the reader's; ours are appended */
   guint first_evsel;     /* index of our first evsel in evsels */
+  guint32 lost_cpus;     /* CPU blocks of the section that could not be read */
   GHashTable *evsel_of_id; /* tracepoint id -> our RspEvsel* */
   /* per evsel index (the reader's numbering): the paired evsel of the other
    * channel, or -1 */
@@ -291,6 +292,7 @@ rsp_ftrace_stream_new (const guint8 *data, gsize size, GPtrArray *evsels, GError
   if (!parse_formats (s, &c, error))
     goto fail;
 
+  guint32 lost_cpus = 0;
   for (guint32 i = 0; i < n_cpus; i++)
     {
       guint32 cpu, reserved;
@@ -299,9 +301,10 @@ rsp_ftrace_stream_new (const guint8 *data, gsize size, GPtrArray *evsels, GError
       if (!take_u32 (&c, &cpu) || !take_u32 (&c, &reserved) || !take_u64 (&c, &len) || !take (&c, len, &bytes)
           || cpu >= MAX_CPUS)
         {
-          g_set_error (error, RSP_READER_ERROR, RSP_READER_ERROR_CORRUPT,
-                       _("the ftrace section is truncated in the buffers of its CPU %u of %u"), i + 1, n_cpus);
-          goto fail;
+          /* cut or damaged here: the CPUs before are read, this one and
+           * the later ones are lost */
+          lost_cpus = n_cpus - i;
+          break;
         }
       CpuCursor cc = { 0 };
       cc.cpu = (gint32) cpu;
@@ -313,7 +316,14 @@ rsp_ftrace_stream_new (const guint8 *data, gsize size, GPtrArray *evsels, GError
       g_array_append_val (s->cpus, cc);
     }
 
+  if (s->cpus->len == 0 && lost_cpus > 0)
+    {
+      g_set_error (error, RSP_READER_ERROR, RSP_READER_ERROR_CORRUPT,
+                   _("the ftrace section is cut or damaged in the buffers of its first CPU"));
+      goto fail;
+    }
   pair_evsels (s);
+  s->lost_cpus = lost_cpus;
   rsp_ftrace_stream_rewind (s);
   return s;
 
@@ -486,6 +496,7 @@ rsp_ftrace_stream_rewind (RspFtraceStream *s)
   g_hash_table_remove_all (s->tgid_of);
   s->perf_done = FALSE;
   memset (&s->stats, 0, sizeof s->stats);
+  s->stats.lost_cpus = s->lost_cpus;
   for (guint i = 0; i < s->cpus->len; i++)
     {
       CpuCursor *cc = &g_array_index (s->cpus, CpuCursor, i);

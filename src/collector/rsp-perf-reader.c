@@ -98,6 +98,7 @@ struct _RspPerfReader {
   gboolean warned_bad_record;
   gboolean header_truncated; /* found while parsing the header */
   RspFtraceStream *ftrace;   /* the recording's ftrace section, merged in by time */
+  gboolean warned_ftrace;
   gboolean tracing_data_damaged;
 };
 
@@ -1217,9 +1218,33 @@ gboolean
 rsp_perf_reader_next (RspPerfReader *self, RspEvent *event)
 {
   g_return_val_if_fail (self != NULL, FALSE);
-  if (self->ftrace != NULL)
-    return rsp_ftrace_stream_next (self->ftrace, (RspFtracePullFunc) perf_next, self, event);
-  return perf_next (self, event);
+  if (self->ftrace == NULL)
+    return perf_next (self, event);
+  if (rsp_ftrace_stream_next (self->ftrace, (RspFtracePullFunc) perf_next, self, event))
+    return TRUE;
+  /* the end: say once what the instance's section could not give */
+  const RspFtraceStats *fs = rsp_ftrace_stream_get_stats (self->ftrace);
+  if (!self->warned_ftrace
+      && (fs->bad_subbuffers > 0 || fs->missed_events > 0 || fs->unknown_ids > 0 || fs->lost_cpus > 0))
+    {
+      self->warned_ftrace = TRUE;
+      if (fs->lost_cpus > 0)
+        reader_warn (self, _("the ftrace section is cut or damaged in the buffers of %u of its CPUs: the events of "
+                             "RSP's tracefs instance on them are lost, the other CPUs' are read"),
+                     fs->lost_cpus);
+      if (fs->bad_subbuffers > 0)
+        reader_warn (self, _("%llu of %llu sub-buffers in the ftrace section are damaged: the events of RSP's "
+                             "tracefs instance in them are lost, the rest is read"),
+                     (unsigned long long) fs->bad_subbuffers, (unsigned long long) fs->subbuffers);
+      if (fs->missed_events > 0)
+        reader_warn (self, _("RSP's tracefs instance lost events before %llu of its sub-buffers (its buffer "
+                             "filled during the recording): the analysis infers what is missing"),
+                     (unsigned long long) fs->missed_events);
+      if (fs->unknown_ids > 0)
+        reader_warn (self, _("%llu events in the ftrace section have no stored format and are skipped"),
+                     (unsigned long long) fs->unknown_ids);
+    }
+  return FALSE;
 }
 
 /* The next event of perf's own stream, in time order. */

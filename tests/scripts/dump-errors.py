@@ -8,6 +8,10 @@
                              and attrs, in record headers, anywhere)
   dump-errors.py bad-input   an empty file, a text file, a missing file, a
                              directory, a file of zeros
+  dump-errors.py ftrace      the ftrace section of tests/data/dio_ftrace.rsp
+                             damaged (its header, its buffers, cut short):
+                             rsp dump and rsp report go on from what is there
+                             and say what the instance's events lost
 
 A crash is a signal (exit >= 128), a sanitizer report, a GLib critical or a
 hang: always a failure.  A non-zero exit must come with a line that starts
@@ -223,16 +227,75 @@ def bad_input(rsp, seeds, workdir):
     return problems, 2 * len(cases)
 
 
+def ftrace_section(rsp, seeds, workdir):
+    """Damage only the ftrace section (RSP's tracefs instance): the perf
+    data and the report must survive, with a warning naming the loss."""
+    src = os.path.join(os.environ.get("RSP_SOURCE_ROOT", "."), "tests", "data", "dio_ftrace.rsp")
+    data = bytearray(open(src, "rb").read())
+    table_off, n, _ver = struct.unpack("<QII", bytes(data[-24:-8]))
+    off = size = None
+    for i in range(n):
+        entry = data[table_off + 32 * i:table_off + 32 * (i + 1)]
+        if bytes(entry[:16]).rstrip(b"\0") == b"ftrace":
+            off, size = struct.unpack("<QQ", bytes(entry[16:32]))
+    if off is None:
+        return ["dio_ftrace.rsp has no ftrace section"], 0
+    variants = []
+    bad = bytearray(data)
+    bad[off:off + 8] = b"RSPFTR99"
+    variants.append(("its header", bad, "ftrace section"))
+    bad = bytearray(data)
+    rng = random.Random(11)
+    for _ in range(400):
+        k = off + size // 3 + rng.randrange(size // 2)
+        bad[k] ^= rng.randrange(1, 256)
+    variants.append(("bytes of its buffers", bad, None))
+    bad = bytearray(data)
+    struct.pack_into("<Q", bad, table_off + 32 * [i for i in range(n) if bytes(
+        data[table_off + 32 * i:table_off + 32 * i + 16]).rstrip(b"\0") == b"ftrace"][0] + 24, size // 2)
+    variants.append(("its length halved", bad, "ftrace section"))
+    problems = []
+    runs = 0
+    for what, content, mention in variants:
+        path = os.path.join(workdir, "ftrace-damaged.rsp")
+        with open(path, "wb") as f:
+            f.write(content)
+        for argv in (["dump", "--stats"], ["report"]):
+            runs += 1
+            try:
+                proc = subprocess.run([rsp] + argv + [path], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                      timeout=60)
+            except subprocess.TimeoutExpired:
+                problems.append("rsp %s, ftrace section with damaged %s: a hang" % (argv[0], what))
+                continue
+            stderr = proc.stderr.decode("utf-8", "replace")
+            case = "rsp %s, ftrace section with damaged %s" % (" ".join(argv), what)
+            problem = judge(case, proc.returncode, stderr, mention=mention)
+            if problem is None and proc.returncode != 0:
+                problem = "%s: exit %d, expected the recording to be read: %s" % (case, proc.returncode, stderr[-500:])
+            if problem is None and mention is None and "ftrace" not in stderr and "tracefs" not in stderr:
+                out = proc.stdout.decode("utf-8", "replace")
+                if "damaged" not in out and argv[0] == "dump":
+                    problem = "%s: nothing says the instance's events were damaged" % case
+            if problem:
+                problems.append(problem)
+            else:
+                t.log("ok: %s -> exit %d: %s" % (case, proc.returncode,
+                                                 (stderr.strip().splitlines() or ["(no warning)"])[0]))
+    return problems, runs
+
+
 def main():
-    if len(sys.argv) != 2 or sys.argv[1] not in ("truncated", "corrupt", "bad-input"):
-        t.fail("usage: dump-errors.py truncated|corrupt|bad-input")
+    if len(sys.argv) != 2 or sys.argv[1] not in ("truncated", "corrupt", "bad-input", "ftrace"):
+        t.fail("usage: dump-errors.py truncated|corrupt|bad-input|ftrace")
     rsp = t.rsp_path()
     workdir = tempfile.mkdtemp(prefix="rsp-dump-errors-")
     try:
-        seeds = seed_recordings(workdir) if sys.argv[1] != "bad-input" else []
+        seeds = seed_recordings(workdir) if sys.argv[1] not in ("bad-input", "ftrace") else []
         for s in seeds:
             t.log("seed: %s (%d bytes)" % (s, os.path.getsize(s)))
-        test = {"truncated": truncated, "corrupt": corrupt, "bad-input": bad_input}[sys.argv[1]]
+        test = {"truncated": truncated, "corrupt": corrupt, "bad-input": bad_input,
+                "ftrace": ftrace_section}[sys.argv[1]]
         problems, runs = test(rsp, seeds, workdir)
     finally:
         shutil.rmtree(workdir, ignore_errors=True)
