@@ -1112,12 +1112,19 @@ def document(results, args, facts, failures):
         "with a virtio disk (no I/O scheduler, so I/O queue overhead stays near 0, and a host cache "
         "under the guest's: a cold page cache costs far less disk time than in 2015); disk findings "
         "name no file (`file` is null: an inode-to-path map is not built yet); the recordings use "
-        "`rsp record --keep-awake` (idle CPUs lose interrupt-context events otherwise, PERF-NOTES §3), "
-        "whose idle-priority spinners yield at once only within their own scheduling group: with "
-        "kernel.sched_autogroup_enabled, a task of another session can lose a scheduler tick (about "
-        "4 ms) to them now and then, which shows as involuntary sleeps (an idle CPU cgroup or a "
-        "spinner autogroup at nice 19 avoided that but slowed fsync-heavy work 15-fold on this kernel, "
-        "so neither is used).",
+        "plain `rsp record`, nothing keeping CPUs awake: RSP's tracefs instance records the events "
+        "that fire in interrupt context on idle CPUs, which perf alone drops (docs/RECORDING.md).",
+        "",
+        "**What changed when the recordings stopped keeping CPUs awake** (2026-11-24; until then they "
+        "were made with `rsp record --keep-awake`, whose idle-priority spinners took the CPUs from "
+        "other sessions under kernel.sched_autogroup_enabled). Against the figures of the last "
+        "`--keep-awake` run: web-request 33.7 → 21.7 ms wall, its scheduler overhead 2.6 → 0.48 ms "
+        "and involuntary sleeps 4.8 → 0.08 ms; xterm-launch 248 → 233 ms, scheduler 5.2 → 1.0 ms, "
+        "involuntary 6.0 → 0 ms; build 2643 → 2278 ms, scheduler 11.0 → 0.58 ms, involuntary "
+        "14.0 → 2.1 ms; database 2251 → 1796 ms. What the spinners cost the workload is gone, and "
+        "each scenario still accounts 99.5–100% without them. media went from 100.0% to 99.5%: one "
+        "timed futex wait of mpv's audio thread (187 ms) ended with no wake-up in either channel, "
+        "and futex waits are never guessed from the stack (other threads end them).",
     ]
     if recorded:
         out.append("")
