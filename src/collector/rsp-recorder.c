@@ -66,6 +66,10 @@ rsp_recorder_usage (void)
                                 "                           keeps interrupt-context events (slows the workload)\n"
                                 "  -h, --help               show this help\n"
                                 "\n"
+                                "Beside perf, a tracefs instance of RSP's own (trace clock mono) records the\n"
+                                "events that fire in interrupt context on idle CPUs, which perf drops: wake-ups,\n"
+                                "block completions, interrupts, softirqs, socket data and timer expiries.\n"
+                                "\n"
                                 "Needs root (or kernel.perf_event_paranoid=-1 and a readable tracefs).  Under\n"
                                 "sudo or pkexec, COMMAND runs as the invoking user and FILE is given to that user.\n"
                                 "The exit status is COMMAND's (128+N when killed by signal N), 1 on recording errors.\n"),
