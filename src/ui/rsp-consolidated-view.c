@@ -303,7 +303,7 @@ lay_out (Tree *t, RspFlameLayout *l)
       Node *n = node_at (t, i);
       guint row = n->depth - 1;
       const Node *p = node_at (t, n->parent);
-      RspFlameBox box = { n->offset, n->offset + n->total, n->name, p->box, i, 0, n->cats, node_kind (n),
+      RspFlameBox box = { n->offset, n->offset + n->total, n->name, p->box, i, 0, n->cats, node_kind (n), 0,
                           rsp_flame_name_shade (n->name) };
       /* for now the local index in its row; made global below */
       n->box = rows[row]->len;

@@ -47,9 +47,9 @@ typedef struct {
   guint32 ref;         /* chronological: segment the box starts in; consolidated: tree node */
   guint32 row;
   guint16 categories;  /* bit (1 << RspCategory) per category of its own layer's time under it */
-  guint8 kind;         /* RspFlameBoxKind */
+  guint8 kind : 4;     /* RspFlameBoxKind */
+  guint8 flags : 4;    /* RspFlameBoxFlags (kind and flags share a byte: a box stays 40 bytes, no padding) */
   guint8 shade;        /* from the name's hash: neighbours with other names differ a little */
-  guint8 flags;        /* RspFlameBoxFlags */
 } RspFlameBox;
 
 typedef enum {

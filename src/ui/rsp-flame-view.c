@@ -399,7 +399,7 @@ add_box (Builder *b, guint level, guint64 start, guint64 end, const char *name, 
       if (start >= end)
         return row->len - 1;
     }
-  RspFlameBox box = { start, end, name, parent, seg, 0, cats, kind, rsp_flame_name_shade (name), 0 };
+  RspFlameBox box = { start, end, name, parent, seg, 0, cats, kind, 0, rsp_flame_name_shade (name) };
   g_array_append_val (row, box);
   return row->len - 1;
 }
