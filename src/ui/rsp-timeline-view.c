@@ -20,6 +20,7 @@
 /* Typical character width in font sizes, to size the name column without
  * a cairo_t (hit testing has none). */
 #define CHAR_WIDTH_EM 0.62
+#define HATCH_STEP_PX 5.0 /* spacing of the hatching of inferred sleeps */
 #define THREAD_INDENT_PX 12.0
 #define NAME_PAD_PX 8.0
 #define PLOT_RIGHT_PAD_PX 8.0
@@ -224,6 +225,7 @@ typedef struct {
   double px_per_ns;
   Batch batches[N_BATCHES];
   GArray *labels; /* SleepLabel */
+  GArray *hatch;  /* double[4] x, y, w, h: sleeps whose reason was inferred from their stack */
 } Frame;
 
 /* x relative to the plot's left edge, clamped well outside it so that huge
@@ -322,6 +324,11 @@ draw_row_sleeps (Frame *f, const Span *s, guint32 n, double y, double h)
             open_add (&blocked, bb, x0 + xs, x0 + xm, y, h);
           if (xe > xm)
             open_add (&waiting, bw, x0 + xm, x0 + xe, y, h);
+          if (rsp_model_sleep (f->layout->model, s[i].item)->inferred)
+            {
+              double r[4] = { x0 + xs, y, xe - xs, h };
+              g_array_append_vals (f->hatch, r, 4);
+            }
           if (xe - xs >= min_label)
             {
               /* the label sits in the visible part of the box */
@@ -566,6 +573,30 @@ label_text (const char *frame)
 /* Sleep labels: the describing frame, whole where it fits, else ellipsized
  * where at least a few characters fit.  Frames are interned, so one shaped
  * layout per distinct frame serves the whole frame. */
+/* Sleeps explained by inference (no wake-up was recorded; their own stack
+ * decided) are hatched over their colour, as in the flame view. */
+static void
+draw_inferred_hatch (Frame *f, cairo_t *cr)
+{
+  const double *r = (const double *) f->hatch->data;
+  if (f->hatch->len == 0)
+    return;
+  cairo_save (cr);
+  for (guint i = 0; i + 3 < f->hatch->len; i += 4)
+    cairo_rectangle (cr, r[i], r[i + 1], r[i + 2], r[i + 3]);
+  cairo_clip (cr);
+  cairo_set_source_rgba (cr, 0, 0, 0, 0.35);
+  cairo_set_line_width (cr, 1.0);
+  for (guint i = 0; i + 3 < f->hatch->len; i += 4)
+    for (double x = r[i] - r[i + 3]; x < r[i] + r[i + 2]; x += HATCH_STEP_PX)
+      {
+        cairo_move_to (cr, x, r[i + 1] + r[i + 3]);
+        cairo_line_to (cr, x + r[i + 3], r[i + 1]);
+      }
+  cairo_stroke (cr);
+  cairo_restore (cr);
+}
+
 static void
 draw_sleep_labels (Frame *f, cairo_t *cr)
 {
@@ -794,6 +825,7 @@ rsp_timeline_view_draw (const RspTimelineLayout *layout, const RspTimelineViewpo
   for (guint b = 0; b < N_BATCHES; b++)
     f.batches[b] = (Batch) { g_array_new (FALSE, FALSE, sizeof (Rect)), colors[b], alphas[b] };
   f.labels = g_array_new (FALSE, FALSE, sizeof (SleepLabel));
+  f.hatch = g_array_new (FALSE, FALSE, sizeof (double));
 
   cairo_save (cr);
   cairo_set_antialias (cr, CAIRO_ANTIALIAS_DEFAULT);
@@ -845,6 +877,7 @@ rsp_timeline_view_draw (const RspTimelineLayout *layout, const RspTimelineViewpo
   for (guint b = 0; b < N_BATCHES; b++)
     batch_fill (cr, &f.batches[b]);
   cairo_set_antialias (cr, CAIRO_ANTIALIAS_DEFAULT);
+  draw_inferred_hatch (&f, cr);
   draw_sleep_labels (&f, cr);
   cairo_restore (cr);
   if (layout->options.show_links)
@@ -871,6 +904,7 @@ rsp_timeline_view_draw (const RspTimelineLayout *layout, const RspTimelineViewpo
   for (guint b = 0; b < N_BATCHES; b++)
     g_array_unref (f.batches[b].rects);
   g_array_unref (f.labels);
+  g_array_unref (f.hatch);
 }
 
 /* ------------------------------------------------------------------ hit testing */
