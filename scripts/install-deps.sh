@@ -14,10 +14,12 @@ set -eu
 packages="build-essential meson ninja-build pkg-config gettext
 libglib2.0-dev libgtk-4-dev libjson-glib-dev libtraceevent-dev libtracefs-dev
 libelf-dev libdw-dev linux-perf procps util-linux python3"
-# Tests: clang + libFuzzer (fuzz/), useradd (passwd) for the unprivileged
-# recording test, a display and screenshots for the GUI tests, validators
-# for the desktop files.
-test_packages="clang libclang-rt-14-dev passwd xvfb xdotool imagemagick
+# Tests: clang + libFuzzer (fuzz/) and llvm (llvm-symbolizer: without it the
+# sanitizers print bare addresses, and suppressions by function name, such
+# as fuzz/lsan.supp's, match nothing on a fresh machine), useradd (passwd)
+# for the unprivileged recording test, a display and screenshots for the GUI
+# tests, validators for the desktop files.
+test_packages="clang libclang-rt-14-dev llvm passwd xvfb xdotool imagemagick
 desktop-file-utils appstream libxml2-utils librsvg2-bin shared-mime-info libglib2.0-bin
 sqlite3"
 
