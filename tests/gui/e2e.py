@@ -158,6 +158,34 @@ def window_geometry(display, window):
     return int(g["X"]), int(g["Y"]), int(g["WIDTH"]), int(g["HEIGHT"])
 
 
+def viewer_log(workdir):
+    try:
+        return open(os.path.join(workdir, "viewer.log")).read()[-3000:]
+    except OSError:
+        return "(no log)"
+
+
+def start_viewer_with_window(display, recording, workdir, seconds=30):
+    """Starts the viewer and waits for its window.  A viewer that exits at
+    once without crashing is started once more (said in the test's log);
+    a crash, a sanitizer report or no window at all fails with its log."""
+    for attempt in (1, 2):
+        proc = start_viewer(display, recording, workdir)
+        wins = wait_windows(display, proc, 1, seconds)
+        if wins:
+            return proc, wins
+        code = proc.poll()
+        log = viewer_log(workdir)
+        stop_viewer(proc)
+        crashed = code is None or code < 0 or code >= 128 or "Sanitizer" in log or "runtime error:" in log
+        if attempt == 1 and not crashed:
+            t.log("NOTE: the viewer exited at once (exit %s) before showing a window; starting it again. "
+                  "Its log: %s" % (code, log.strip() or "(empty)"))
+            continue
+        t.fail("the viewer showed no window (exit %s); its log:\n%s" % (code, log))
+    return None, []
+
+
 def wait_windows(display, proc, n, seconds):
     deadline = time.time() + seconds
     while time.time() < deadline:
@@ -263,11 +291,8 @@ def record_test(display, workdir):
     """Ctrl+R opens the Record dialog; a command typed and confirmed runs
     through pkexec, or, where there is none (CI), the dialog stays open and
     shows the exact command to run with sudo (it never records as us)."""
-    proc = start_viewer(display, "", workdir)
+    proc, wins = start_viewer_with_window(display, "", workdir)
     try:
-        wins = wait_windows(display, proc, 1, 30)
-        if not wins:
-            t.fail("the viewer showed no window")
         time.sleep(1)
         xdotool(display, "windowactivate", "--sync", wins[0])
         xdotool(display, "key", "ctrl+r")
