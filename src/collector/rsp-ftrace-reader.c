@@ -15,8 +15,13 @@
  * after a sub-buffer header of a u64 timestamp and a commit word (a long). */
 #include "rsp-ftrace-reader.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <glib/gi18n-lib.h>
+#include <signal.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 #include <traceevent/event-parse.h>
 
 #include "rsp-ftrace-section.h"
@@ -168,10 +173,86 @@ format_text_ok (const char *text, gsize len)
   return fields > 0 && fields < 512;
 }
 
+/* libtraceevent's format parser trusts its input and crashes on some
+ * damaged formats (found by fuzzing this section, as perf's tracing data
+ * was).  The section comes from an untrusted file, so its formats are
+ * parsed once in a child process first, as rsp-trace-data.c does for perf's:
+ * if the child dies, they are rejected instead of taking rsp down. */
+#define PROBE_POLL_MS 2
+#define PROBE_TIMEOUT_MS 10000
+
+typedef struct {
+  const char *header_page;
+  gsize header_len;
+  guint32 long_size, subbuf_size;
+  GPtrArray *systems, *formats; /* char*, parallel */
+} FormatSet;
+
+static void
+parse_format_set (struct tep_handle *tep, const FormatSet *set)
+{
+  if (set->header_len > 0)
+    tep_parse_header_page (tep, (char *) set->header_page, set->header_len, (int) set->long_size);
+  for (guint i = 0; i < set->formats->len; i++)
+    {
+      /* tep_parse_event, as for perf's tracing data: the bytes
+       * libtraceevent leaks when a format does not parse are known
+       * (fuzz/lsan.supp) */
+      const char *text = g_ptr_array_index (set->formats, i);
+      tep_parse_event (tep, text, strlen (text), g_ptr_array_index (set->systems, i));
+    }
+}
+
 static gboolean
-parse_formats (RspFtraceStream *s, Cursor *c, GError **error)
+formats_parse_safely (const FormatSet *set)
+{
+  pid_t pid = fork ();
+  if (pid < 0)
+    return TRUE; /* cannot probe: parse directly, as perf does */
+  if (pid == 0)
+    {
+      /* die quietly: no sanitizer or fuzzer crash handler in the probe */
+      static const int fatal[] = { SIGSEGV, SIGBUS, SIGABRT, SIGFPE, SIGILL };
+      for (gsize i = 0; i < G_N_ELEMENTS (fatal); i++)
+        signal (fatal[i], SIG_DFL);
+      int devnull = open ("/dev/null", O_WRONLY);
+      if (devnull >= 0)
+        dup2 (devnull, STDERR_FILENO);
+      struct tep_handle *tep = tep_alloc ();
+      tep_set_long_size (tep, (int) set->long_size);
+      tep_set_page_size (tep, (int) set->subbuf_size);
+      parse_format_set (tep, set);
+      _exit (0);
+    }
+  /* bounded: a child forked from a multithreaded process (the viewer loads
+   * in a worker thread) can deadlock on a lock held at fork time */
+  int status = 0;
+  for (guint waited_ms = 0;; waited_ms += PROBE_POLL_MS)
+    {
+      pid_t r = waitpid (pid, &status, WNOHANG);
+      if (r == pid)
+        break;
+      if (r < 0 && errno != EINTR)
+        return TRUE;
+      if (waited_ms >= PROBE_TIMEOUT_MS)
+        {
+          kill (pid, SIGKILL);
+          while (waitpid (pid, &status, 0) < 0 && errno == EINTR)
+            ;
+          return TRUE;
+        }
+      g_usleep (PROBE_POLL_MS * 1000);
+    }
+  return WIFEXITED (status) && WEXITSTATUS (status) == 0;
+}
+
+static gboolean
+parse_formats (RspFtraceStream *s, Cursor *c, const guint8 *header_page, gsize header_len, GError **error)
 {
   guint32 n_formats;
+  g_autoptr (GPtrArray) systems = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr (GPtrArray) formats = g_ptr_array_new_with_free_func (g_free);
+  g_autofree char *header = g_strndup ((const char *) header_page, header_len);
   if (!take_u32 (c, &n_formats) || n_formats > MAX_FORMATS)
     goto damaged;
   for (guint32 i = 0; i < n_formats; i++)
@@ -183,14 +264,34 @@ parse_formats (RspFtraceStream *s, Cursor *c, GError **error)
           || !take_u64 (c, &format_len) || format_len == 0 || format_len > MAX_TEXT
           || !take (c, format_len, &format))
         goto damaged;
-      g_autofree char *sys = g_strndup ((const char *) system, system_len);
-      g_autofree char *text = g_strndup ((const char *) format, format_len);
-      struct tep_event *event = NULL;
-      /* the same checks as perf's tracing data before libtraceevent sees it */
-      if (!format_text_ok (text, strlen (text))
-          || tep_parse_format (s->tep, &event, text, strlen (text), sys) != 0 || event == NULL)
-        continue; /* that event's records count as unknown */
-      if (g_hash_table_contains (s->evsel_of_id, GINT_TO_POINTER (event->id)))
+      char *text = g_strndup ((const char *) format, format_len);
+      /* text that is not a format (damage) never reaches libtraceevent;
+       * that event's records count as unknown */
+      if (!format_text_ok (text, strlen (text)))
+        {
+          g_free (text);
+          continue;
+        }
+      g_ptr_array_add (systems, g_strndup ((const char *) system, system_len));
+      g_ptr_array_add (formats, text);
+    }
+  FormatSet set = { header, strlen (header), s->long_size, s->subbuf_size, systems, formats };
+  if (!formats_parse_safely (&set))
+    {
+      g_set_error (error, RSP_READER_ERROR, RSP_READER_ERROR_CORRUPT,
+                   _("the ftrace section's event formats are damaged"));
+      return FALSE;
+    }
+  parse_format_set (s->tep, &set);
+  for (guint i = 0; i < formats->len; i++)
+    {
+      const char *text = g_ptr_array_index (formats, i);
+      const char *sys = g_ptr_array_index (systems, i);
+      /* the event parsed above: find it by the name its text gives */
+      const char *name = text + strlen ("name: ");
+      g_autofree char *ev_name = g_strndup (name, strcspn (name, "\n"));
+      struct tep_event *event = tep_find_event_by_name (s->tep, sys, ev_name);
+      if (event == NULL || g_hash_table_contains (s->evsel_of_id, GINT_TO_POINTER (event->id)))
         continue;
       RspEvsel *evsel = g_new0 (RspEvsel, 1);
       evsel->index = s->evsels->len;
@@ -284,12 +385,7 @@ rsp_ftrace_stream_new (const guint8 *data, gsize size, GPtrArray *evsels, GError
   tep_set_local_bigendian (s->tep, G_BYTE_ORDER == G_BIG_ENDIAN ? TEP_BIG_ENDIAN : TEP_LITTLE_ENDIAN);
   tep_set_long_size (s->tep, (int) long_size);
   tep_set_page_size (s->tep, (int) subbuf_size);
-  if (header_len > 0)
-    {
-      g_autofree char *text = g_strndup ((const char *) header_page, header_len);
-      tep_parse_header_page (s->tep, text, strlen (text), (int) long_size);
-    }
-  if (!parse_formats (s, &c, error))
+  if (!parse_formats (s, &c, header_page, header_len, error))
     goto fail;
 
   guint32 lost_cpus = 0;
