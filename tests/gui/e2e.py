@@ -240,11 +240,8 @@ def flame_test(display, workdir):
     recording = os.path.join(workdir, "tcp_loop.rsp")
     shutil.copy(src, recording)
     os.chmod(recording, 0o644)
-    proc = start_viewer(display, recording, workdir)
+    proc, wins = start_viewer_with_window(display, recording, workdir)
     try:
-        wins = wait_windows(display, proc, 1, 30)
-        if not wins:
-            t.fail("the viewer showed no window (log: %s)" % open(os.path.join(workdir, "viewer.log")).read()[-2000:])
         # loading runs off the main loop (slow under AddressSanitizer)
         if not wait_loaded(display, wins[0], "tcp_loop.rsp", 120):
             screenshot(display, os.path.join(workdir, "loading.png"))
@@ -329,10 +326,9 @@ def export_test(display, workdir):
     shutil.copy(src, recording)
     os.chmod(recording, 0o644)
     target = os.path.join(workdir, "exported.png")
-    proc = start_viewer(display, recording, workdir)
+    proc, wins = start_viewer_with_window(display, recording, workdir)
     try:
-        wins = wait_windows(display, proc, 1, 30)
-        if not wins or not wait_loaded(display, wins[0], "tcp_loop.rsp", 120):
+        if not wait_loaded(display, wins[0], "tcp_loop.rsp", 120):
             t.fail("the recording did not load")
         xdotool(display, "windowactivate", "--sync", wins[0])
         xdotool(display, "key", "ctrl+e")
@@ -395,10 +391,9 @@ def reopen_test(display, workdir):
         dst = os.path.join(workdir, name)
         shutil.copy(os.path.join(os.environ["RSP_SOURCE_ROOT"], "tests", "data", name), dst)
         os.chmod(dst, 0o644)
-    proc = start_viewer(display, os.path.join(workdir, names[0]), workdir)
+    proc, wins = start_viewer_with_window(display, os.path.join(workdir, names[0]), workdir)
     try:
-        wins = wait_windows(display, proc, 1, 30)
-        if not wins or not wait_loaded(display, wins[0], names[0], 120):
+        if not wait_loaded(display, wins[0], names[0], 120):
             t.fail("the first recording did not load")
         cycles = 4
         for cycle in range(cycles):
