@@ -15,17 +15,13 @@
  * after a sub-buffer header of a u64 timestamp and a commit word (a long). */
 #include "rsp-ftrace-reader.h"
 
-#include <errno.h>
-#include <fcntl.h>
 #include <glib/gi18n-lib.h>
-#include <signal.h>
 #include <string.h>
-#include <sys/wait.h>
-#include <unistd.h>
 #include <traceevent/event-parse.h>
 
 #include "rsp-ftrace-section.h"
 #include "rsp-perf-reader.h"
+#include "rsp-trace-data.h"
 
 #define MAX_FORMATS 4096
 #define MAX_CPUS 8192
@@ -175,12 +171,8 @@ format_text_ok (const char *text, gsize len)
 
 /* libtraceevent's format parser trusts its input and crashes on some
  * damaged formats (found by fuzzing this section, as perf's tracing data
- * was).  The section comes from an untrusted file, so its formats are
- * parsed once in a child process first, as rsp-trace-data.c does for perf's:
- * if the child dies, they are rejected instead of taking rsp down. */
-#define PROBE_POLL_MS 2
-#define PROBE_TIMEOUT_MS 10000
-
+ * was): the section's formats go through the same probe in a child process
+ * (rsp_trace_data_probe) before rsp parses them. */
 typedef struct {
   const char *header_page;
   gsize header_len;
@@ -204,46 +196,14 @@ parse_format_set (struct tep_handle *tep, const FormatSet *set)
 }
 
 static gboolean
-formats_parse_safely (const FormatSet *set)
+format_set_parses (gconstpointer p)
 {
-  pid_t pid = fork ();
-  if (pid < 0)
-    return TRUE; /* cannot probe: parse directly, as perf does */
-  if (pid == 0)
-    {
-      /* die quietly: no sanitizer or fuzzer crash handler in the probe */
-      static const int fatal[] = { SIGSEGV, SIGBUS, SIGABRT, SIGFPE, SIGILL };
-      for (gsize i = 0; i < G_N_ELEMENTS (fatal); i++)
-        signal (fatal[i], SIG_DFL);
-      int devnull = open ("/dev/null", O_WRONLY);
-      if (devnull >= 0)
-        dup2 (devnull, STDERR_FILENO);
-      struct tep_handle *tep = tep_alloc ();
-      tep_set_long_size (tep, (int) set->long_size);
-      tep_set_page_size (tep, (int) set->subbuf_size);
-      parse_format_set (tep, set);
-      _exit (0);
-    }
-  /* bounded: a child forked from a multithreaded process (the viewer loads
-   * in a worker thread) can deadlock on a lock held at fork time */
-  int status = 0;
-  for (guint waited_ms = 0;; waited_ms += PROBE_POLL_MS)
-    {
-      pid_t r = waitpid (pid, &status, WNOHANG);
-      if (r == pid)
-        break;
-      if (r < 0 && errno != EINTR)
-        return TRUE;
-      if (waited_ms >= PROBE_TIMEOUT_MS)
-        {
-          kill (pid, SIGKILL);
-          while (waitpid (pid, &status, 0) < 0 && errno == EINTR)
-            ;
-          return TRUE;
-        }
-      g_usleep (PROBE_POLL_MS * 1000);
-    }
-  return WIFEXITED (status) && WEXITSTATUS (status) == 0;
+  const FormatSet *set = p;
+  struct tep_handle *tep = tep_alloc ();
+  tep_set_long_size (tep, (int) set->long_size);
+  tep_set_page_size (tep, (int) set->subbuf_size);
+  parse_format_set (tep, set);
+  return TRUE; /* surviving is what counts */
 }
 
 static gboolean
@@ -276,7 +236,7 @@ parse_formats (RspFtraceStream *s, Cursor *c, const guint8 *header_page, gsize h
       g_ptr_array_add (formats, text);
     }
   FormatSet set = { header, strlen (header), s->long_size, s->subbuf_size, systems, formats };
-  if (!formats_parse_safely (&set))
+  if (!rsp_trace_data_probe (format_set_parses, &set))
     {
       g_set_error (error, RSP_READER_ERROR, RSP_READER_ERROR_CORRUPT,
                    _("the ftrace section's event formats are damaged"));

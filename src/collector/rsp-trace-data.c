@@ -200,8 +200,8 @@ bad:
 #define PROBE_POLL_MS 2
 #define PROBE_TIMEOUT_MS 10000
 
-static gboolean
-parses_safely (const guint8 *data, gsize size)
+gboolean
+rsp_trace_data_probe (RspTraceDataProbeFunc parse, gconstpointer data)
 {
   pid_t pid = fork ();
   if (pid < 0)
@@ -215,9 +215,7 @@ parses_safely (const guint8 *data, gsize size)
       int devnull = open ("/dev/null", O_WRONLY);
       if (devnull >= 0)
         dup2 (devnull, STDERR_FILENO);
-      gsize pos;
-      struct tep_handle *tep = parse_blob (data, size, &pos);
-      _exit (tep != NULL ? 0 : 1);
+      _exit (parse (data) ? 0 : 1);
     }
   /* A child forked from a multithreaded process (the GUI loads in a worker
    * thread) can deadlock on a lock another thread held at fork time; it
@@ -243,11 +241,25 @@ parses_safely (const guint8 *data, gsize size)
   return WIFEXITED (status) && WEXITSTATUS (status) == 0;
 }
 
+typedef struct {
+  const guint8 *data;
+  gsize size;
+} Blob;
+
+static gboolean
+blob_parses (gconstpointer p)
+{
+  const Blob *blob = p;
+  gsize pos;
+  return parse_blob (blob->data, blob->size, &pos) != NULL;
+}
+
 struct tep_handle *
 rsp_trace_data_load (const guint8 *data, gsize size, GError **error)
 {
   gsize pos = 0;
-  if (!parses_safely (data, size))
+  Blob blob = { data, size };
+  if (!rsp_trace_data_probe (blob_parses, &blob))
     {
       g_set_error (error, RSP_READER_ERROR, RSP_READER_ERROR_CORRUPT,
                    _("the tracing data (tracepoint formats) is damaged"));

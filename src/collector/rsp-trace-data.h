@@ -14,4 +14,11 @@ struct tep_handle;
  * ERROR set when the section is malformed. */
 struct tep_handle *rsp_trace_data_load (const guint8 *data, gsize size, GError **error);
 
+/* libtraceevent's format parser trusts its input and crashes on some
+ * damaged formats.  Runs PARSE (DATA) in a child process first: FALSE when
+ * the child died or PARSE returned FALSE there; TRUE when it passed, or
+ * when no probe could run (then callers parse in-process, as perf does). */
+typedef gboolean (*RspTraceDataProbeFunc) (gconstpointer data);
+gboolean rsp_trace_data_probe (RspTraceDataProbeFunc parse, gconstpointer data);
+
 G_END_DECLS
