@@ -1,7 +1,8 @@
 /* fuzz-perf-reader.c — libFuzzer target for the perf.data reader.
  *
  * Opens the input as a recording, walks every record, reads every field of
- * every tracepoint sample (plus one that does not exist), looks at the
+ * every tracepoint sample (plus one that does not exist) and prints it as
+ * `rsp dump` does (libtraceevent's print fmt), looks at the
  * header, trailer, warnings and statistics, rewinds once, and frees.  The
  * reader must survive any input: bad input is a GError or a warning, never
  * a crash, a sanitizer report, a GLib critical or an unbounded allocation.
@@ -36,7 +37,7 @@ read_tracepoint_fields (const RspEvent *event, struct tep_format_field **fields)
 }
 
 static void
-read_sample (const RspEvent *event)
+read_sample (const RspEvent *event, RspTepHandle *tep, GString *line)
 {
   guint64 value = 0;
   for (guint64 i = 0; i < event->sample.n_callchain; i++)
@@ -61,18 +62,23 @@ read_sample (const RspEvent *event)
   if (rsp_event_get_field_u64 (event, "no_such_field", &value)
       || rsp_event_get_field_str (event, "no_such_field") != NULL)
     abort ();
+  g_string_truncate (line, 0);
+  rsp_event_format_tracepoint (event, tep, line);
+  sink += line->len;
 }
 
 static void
 walk (RspPerfReader *reader, guint64 max_records)
 {
   RspEvent event;
+  RspTepHandle *tep = rsp_perf_reader_get_tep (reader);
+  g_autoptr (GString) line = g_string_new (NULL);
   for (guint64 n = 0; n < max_records && rsp_perf_reader_next (reader, &event); n++)
     {
       sink += event.type + event.time + (guint64) event.cpu;
       sink += (guint64) strlen (rsp_record_type_name (event.type));
       if (event.type == PERF_RECORD_SAMPLE)
-        read_sample (&event);
+        read_sample (&event, tep, line);
       else if (event.type == PERF_RECORD_COMM && event.u.comm.comm)
         sink += strlen (event.u.comm.comm);
       else if ((event.type == PERF_RECORD_MMAP || event.type == PERF_RECORD_MMAP2)

@@ -21,7 +21,7 @@
 
 #include "rsp-ftrace-section.h"
 #include "rsp-perf-reader.h"
-#include "rsp-trace-data.h"
+#include "rsp-tep-guard.h"
 
 #define MAX_FORMATS 4096
 #define MAX_CPUS 8192
@@ -140,72 +140,6 @@ cpu_cursor_clear (gpointer data)
   g_free (c->data);
 }
 
-/* A tracepoint format as tracefs writes it: printable text with the name,
- * ID, format and print fmt lines, each field line closed by "signed:N;".
- * libtraceevent trusts what it parses; this keeps text that is not a
- * format (damage) away from it. */
-static gboolean
-format_text_ok (const char *text, gsize len)
-{
-  for (gsize i = 0; i < len; i++)
-    {
-      guchar ch = (guchar) text[i];
-      if (ch == 0 || (ch < 0x20 && ch != '\n' && ch != '\t') || ch >= 0x7f)
-        return FALSE;
-    }
-  if (!g_str_has_prefix (text, "name: ") || strstr (text, "\nID: ") == NULL
-      || strstr (text, "\nformat:\n") == NULL || strstr (text, "\nprint fmt: ") == NULL)
-    return FALSE;
-  guint fields = 0;
-  for (const char *l = strstr (text, "\n\tfield:"); l != NULL; l = strstr (l + 1, "\n\tfield:"))
-    {
-      const char *eol = strchr (l + 1, '\n');
-      g_autofree char *line = eol != NULL ? g_strndup (l + 1, (gsize) (eol - l - 1)) : g_strdup (l + 1);
-      if (strstr (line, ";\toffset:") == NULL || strstr (line, ";\tsize:") == NULL
-          || strstr (line, ";\tsigned:") == NULL)
-        return FALSE;
-      fields++;
-    }
-  return fields > 0 && fields < 512;
-}
-
-/* libtraceevent's format parser trusts its input and crashes on some
- * damaged formats (found by fuzzing this section, as perf's tracing data
- * was): the section's formats go through the same probe in a child process
- * (rsp_trace_data_probe) before rsp parses them. */
-typedef struct {
-  const char *header_page;
-  gsize header_len;
-  guint32 long_size, subbuf_size;
-  GPtrArray *systems, *formats; /* char*, parallel */
-} FormatSet;
-
-static void
-parse_format_set (struct tep_handle *tep, const FormatSet *set)
-{
-  if (set->header_len > 0)
-    tep_parse_header_page (tep, (char *) set->header_page, set->header_len, (int) set->long_size);
-  for (guint i = 0; i < set->formats->len; i++)
-    {
-      /* tep_parse_event, as for perf's tracing data: the bytes
-       * libtraceevent leaks when a format does not parse are known
-       * (fuzz/lsan.supp) */
-      const char *text = g_ptr_array_index (set->formats, i);
-      tep_parse_event (tep, text, strlen (text), g_ptr_array_index (set->systems, i));
-    }
-}
-
-static gboolean
-format_set_parses (gconstpointer p)
-{
-  const FormatSet *set = p;
-  struct tep_handle *tep = tep_alloc ();
-  tep_set_long_size (tep, (int) set->long_size);
-  tep_set_page_size (tep, (int) set->subbuf_size);
-  parse_format_set (tep, set);
-  return TRUE; /* surviving is what counts */
-}
-
 static gboolean
 parse_formats (RspFtraceStream *s, Cursor *c, const guint8 *header_page, gsize header_len, GError **error)
 {
@@ -224,25 +158,23 @@ parse_formats (RspFtraceStream *s, Cursor *c, const guint8 *header_page, gsize h
           || !take_u64 (c, &format_len) || format_len == 0 || format_len > MAX_TEXT
           || !take (c, format_len, &format))
         goto damaged;
-      char *text = g_strndup ((const char *) format, format_len);
-      /* text that is not a format (damage) never reaches libtraceevent;
-       * that event's records count as unknown */
-      if (!format_text_ok (text, strlen (text)))
-        {
-          g_free (text);
-          continue;
-        }
+      /* text that is not a format (damage) never reaches libtraceevent,
+       * which trusts what it parses (rsp-tep-guard.h); that event's
+       * records count as unknown */
+      char *fixed = NULL;
+      RspTepFormatCheck check = rsp_tep_check_format ((const char *) format, format_len, &fixed);
+      if (check == RSP_TEP_FORMAT_BAD)
+        continue;
       g_ptr_array_add (systems, g_strndup ((const char *) system, system_len));
-      g_ptr_array_add (formats, text);
+      g_ptr_array_add (formats, fixed != NULL ? fixed : g_strndup ((const char *) format, format_len));
     }
-  FormatSet set = { header, strlen (header), s->long_size, s->subbuf_size, systems, formats };
-  if (!rsp_trace_data_probe (format_set_parses, &set))
+  if (rsp_tep_check_header_page (header, strlen (header)))
+    tep_parse_header_page (s->tep, header, strlen (header), (int) s->long_size);
+  for (guint i = 0; i < formats->len; i++)
     {
-      g_set_error (error, RSP_READER_ERROR, RSP_READER_ERROR_CORRUPT,
-                   _("the ftrace section's event formats are damaged"));
-      return FALSE;
+      const char *text = g_ptr_array_index (formats, i);
+      tep_parse_event (s->tep, text, strlen (text), g_ptr_array_index (systems, i));
     }
-  parse_format_set (s->tep, &set);
   for (guint i = 0; i < formats->len; i++)
     {
       const char *text = g_ptr_array_index (formats, i);

@@ -12,15 +12,11 @@
 #include "rsp-trace-data.h"
 
 #include <glib/gi18n-lib.h>
-#include <errno.h>
-#include <fcntl.h>
-#include <signal.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <traceevent/event-parse.h>
-#include <unistd.h>
 
 #include "rsp-perf-reader.h"
+#include "rsp-tep-guard.h"
 
 typedef struct {
   const guint8 *data;
@@ -94,11 +90,16 @@ parse_formats (struct tep_handle *tep, Cursor *c, const char *system, GError **e
       const guint8 *p;
       if (!cursor_u64 (c, &size) || size > c->size - c->pos || !cursor_take (c, size, &p))
         return FALSE;
-      /* libtraceevent may read the format as a C string: give it one. */
-      g_autofree char *text = g_strndup ((const char *) p, size);
-      /* A format the library cannot parse only loses that event's fields;
-       * the reader then reports the event as undecodable, which is what
-       * perf does too. */
+      /* Only a format that passes the guard reaches libtraceevent (which
+       * trusts what it parses); a damaged one loses that event's fields,
+       * and the reader then reports its samples as undecodable, as perf
+       * does.  A sound format with a print fmt libtraceevent cannot take
+       * keeps its fields and prints nothing. */
+      g_autofree char *fixed = NULL;
+      RspTepFormatCheck check = rsp_tep_check_format ((const char *) p, size, &fixed);
+      if (check == RSP_TEP_FORMAT_BAD)
+        continue;
+      g_autofree char *text = fixed != NULL ? g_steal_pointer (&fixed) : g_strndup ((const char *) p, size);
       tep_parse_event (tep, text, strlen (text), system);
     }
   (void) error;
@@ -141,8 +142,10 @@ parse_blob (const guint8 *data, gsize size, gsize *error_pos)
       || !cursor_take (&c, header_size, &p))
     goto bad;
   {
-    g_autofree char *header_page = g_memdup2 (p, header_size);
-    tep_parse_header_page (tep, header_page, header_size, long_size);
+    /* without a sound header page libtraceevent uses its defaults */
+    g_autofree char *header_page = g_strndup ((const char *) p, header_size);
+    if (rsp_tep_check_header_page (header_page, strlen (header_page)))
+      tep_parse_header_page (tep, header_page, strlen (header_page), long_size);
   }
 
   if (!expect_bytes (&c, "header_event\0", 13) || !cursor_u64 (&c, &header_size)
@@ -172,7 +175,8 @@ parse_blob (const guint8 *data, gsize size, gsize *error_pos)
   if (blob_size > 0)
     {
       g_autofree char *printk = g_strndup ((const char *) p, blob_size);
-      tep_parse_printk_formats (tep, printk);
+      if (rsp_tep_check_printk (printk, strlen (printk)))
+        tep_parse_printk_formats (tep, printk);
     }
 
   if (g_strcmp0 (version, "0.6") >= 0)
@@ -181,7 +185,8 @@ parse_blob (const guint8 *data, gsize size, gsize *error_pos)
       if (cursor_u64 (&c, &cmdlines_size) && cursor_take (&c, cmdlines_size, &p) && cmdlines_size > 0)
         {
           g_autofree char *cmdlines = g_strndup ((const char *) p, cmdlines_size);
-          tep_parse_saved_cmdlines (tep, cmdlines);
+          if (rsp_tep_check_cmdlines (cmdlines, strlen (cmdlines)))
+            tep_parse_saved_cmdlines (tep, cmdlines);
         }
     }
   return tep;
@@ -193,78 +198,10 @@ bad:
   return NULL;
 }
 
-/* libtraceevent's format parser trusts its input and crashes on some damaged
- * formats.  The blob comes from an untrusted file, so it is parsed once in a
- * child process first: if the child dies, the formats are rejected instead
- * of taking rsp down. */
-#define PROBE_POLL_MS 2
-#define PROBE_TIMEOUT_MS 10000
-
-gboolean
-rsp_trace_data_probe (RspTraceDataProbeFunc parse, gconstpointer data)
-{
-  pid_t pid = fork ();
-  if (pid < 0)
-    return TRUE; /* cannot probe: parse directly, as perf does */
-  if (pid == 0)
-    {
-      /* die quietly: no sanitizer or fuzzer crash handler in the probe */
-      static const int fatal[] = { SIGSEGV, SIGBUS, SIGABRT, SIGFPE, SIGILL };
-      for (gsize i = 0; i < G_N_ELEMENTS (fatal); i++)
-        signal (fatal[i], SIG_DFL);
-      int devnull = open ("/dev/null", O_WRONLY);
-      if (devnull >= 0)
-        dup2 (devnull, STDERR_FILENO);
-      _exit (parse (data) ? 0 : 1);
-    }
-  /* A child forked from a multithreaded process (the GUI loads in a worker
-   * thread) can deadlock on a lock another thread held at fork time; it
-   * gets a bounded time, then the formats are parsed in-process as perf
-   * does. */
-  int status = 0;
-  for (guint waited_ms = 0;; waited_ms += PROBE_POLL_MS)
-    {
-      pid_t r = waitpid (pid, &status, WNOHANG);
-      if (r == pid)
-        break;
-      if (r < 0 && errno != EINTR)
-        return TRUE;
-      if (waited_ms >= PROBE_TIMEOUT_MS)
-        {
-          kill (pid, SIGKILL);
-          while (waitpid (pid, &status, 0) < 0 && errno == EINTR)
-            ;
-          return TRUE;
-        }
-      g_usleep (PROBE_POLL_MS * 1000);
-    }
-  return WIFEXITED (status) && WEXITSTATUS (status) == 0;
-}
-
-typedef struct {
-  const guint8 *data;
-  gsize size;
-} Blob;
-
-static gboolean
-blob_parses (gconstpointer p)
-{
-  const Blob *blob = p;
-  gsize pos;
-  return parse_blob (blob->data, blob->size, &pos) != NULL;
-}
-
 struct tep_handle *
 rsp_trace_data_load (const guint8 *data, gsize size, GError **error)
 {
   gsize pos = 0;
-  Blob blob = { data, size };
-  if (!rsp_trace_data_probe (blob_parses, &blob))
-    {
-      g_set_error (error, RSP_READER_ERROR, RSP_READER_ERROR_CORRUPT,
-                   _("the tracing data (tracepoint formats) is damaged"));
-      return NULL;
-    }
   struct tep_handle *tep = parse_blob (data, size, &pos);
   if (tep == NULL)
     g_set_error (error, RSP_READER_ERROR, RSP_READER_ERROR_CORRUPT,

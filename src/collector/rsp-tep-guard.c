@@ -1,0 +1,727 @@
+/* rsp-tep-guard.c — the grammar tracefs writes, checked before libtraceevent
+ * parses it (see rsp-tep-guard.h).
+ *
+ * An event format:
+ *   name: IDENT\n
+ *   ID: DIGITS\n
+ *   format:\n
+ *   \tfield:TYPE NAME;\toffset:N;\tsize:N;\tsigned:N;\n     (one per field;
+ *   \n                                                       blank lines allowed)
+ *   print fmt: "STRING", EXPR, EXPR…\n
+ *
+ * The print fmt is a C expression list; it is parsed here by a small
+ * recursive-descent parser with bounded depth and length, and only the
+ * helper functions libtraceevent implements may be called, each with the
+ * number of arguments it takes; a field is named only as REC->NAME (or as
+ * the argument of __get_str and its kin) and must be one the format
+ * declares.  Everything else is rejected: each of these rules stops a
+ * crash or a leak inside libtraceevent that fuzzing found.
+ */
+#include "rsp-tep-guard.h"
+
+#include <string.h>
+
+#define MAX_FORMAT_LEN (256 * 1024)
+#define MAX_FIELDS 512
+#define MAX_FIELD_NUMBER 65536
+#define MAX_DEPTH 48
+#define MAX_TOKENS 8192
+#define MAX_IDENT 128
+
+static gboolean
+is_ident_start (char c)
+{
+  return g_ascii_isalpha (c) || c == '_';
+}
+
+static gboolean
+is_ident_char (char c)
+{
+  return g_ascii_isalnum (c) || c == '_';
+}
+
+static gboolean
+text_printable (const char *text, gsize len)
+{
+  for (gsize i = 0; i < len; i++)
+    {
+      guchar ch = (guchar) text[i];
+      if (ch == 0 || (ch < 0x20 && ch != '\n' && ch != '\t') || ch >= 0x7f)
+        return FALSE;
+    }
+  return TRUE;
+}
+
+/* ---- field lines ------------------------------------------------------ */
+
+static gboolean
+parse_number (const char **p, const char *end, guint64 max)
+{
+  const char *s = *p;
+  guint64 v = 0;
+  if (s >= end || !g_ascii_isdigit (*s))
+    return FALSE;
+  while (s < end && g_ascii_isdigit (*s))
+    {
+      v = v * 10 + (guint64) (*s - '0');
+      if (v > max)
+        return FALSE;
+      s++;
+    }
+  *p = s;
+  return TRUE;
+}
+
+static gboolean
+expect (const char **p, const char *end, const char *word)
+{
+  gsize n = strlen (word);
+  if ((gsize) (end - *p) < n || memcmp (*p, word, n) != 0)
+    return FALSE;
+  *p += n;
+  return TRUE;
+}
+
+/* "TYPE NAME" or "TYPE NAME[N]" or "__data_loc TYPE[] NAME": words of
+ * identifier characters, '*' and spaces, one optional bracket of digits,
+ * identifiers or sizeof(…) — as the kernel writes them. */
+typedef struct {
+  const char *name; /* the field's name: the last word */
+  gsize name_len;
+  gboolean dynamic; /* __data_loc or __rel_loc: a 4-byte offset and length */
+  guint64 size;
+} FieldInfo;
+
+static gboolean
+check_type_and_name (const char *s, const char *end, FieldInfo *info)
+{
+  guint words = 0, brackets = 0;
+  gboolean last_was_word = FALSE;
+  const char *start = s;
+  if (end - s > 256)
+    return FALSE;
+  while (s < end)
+    {
+      char c = *s;
+      if (c == ' ' || c == '*')
+        {
+          s++;
+          last_was_word = FALSE;
+        }
+      else if (is_ident_start (c))
+        {
+          const char *w = s;
+          while (s < end && is_ident_char (*s))
+            s++;
+          if (s - w > MAX_IDENT)
+            return FALSE;
+          /* the name is the last word: "char comm[16]", and
+           * "__data_loc char[] name" */
+          info->name = w;
+          info->name_len = (gsize) (s - w);
+          words++;
+          last_was_word = TRUE;
+        }
+      else if (c == '[')
+        {
+          int parens = 0;
+          if (++brackets > 1 || words == 0)
+            return FALSE;
+          s++;
+          while (s < end && *s != ']')
+            {
+              if (*s == '(')
+                parens++;
+              else if (*s == ')' && --parens < 0)
+                return FALSE;
+              else if (!is_ident_char (*s) && *s != ' ')
+                return FALSE;
+              s++;
+            }
+          if (s >= end || parens != 0)
+            return FALSE;
+          s++; /* ']' */
+          last_was_word = FALSE;
+        }
+      else
+        return FALSE;
+    }
+  /* a type and a name; the name is the last word or precedes the bracket */
+  (void) last_was_word;
+  info->dynamic = g_str_has_prefix (start, "__data_loc ") || g_str_has_prefix (start, "__rel_loc ");
+  return words >= 2;
+}
+
+/* "\tfield:TYPE NAME;\toffset:N;\tsize:N;\tsigned:N;" (signed is optional,
+ * as in old kernels).  LINE excludes the newline. */
+static gboolean
+parse_number_value (const char **p, const char *end, guint64 max, guint64 *value)
+{
+  const char *start = *p;
+  if (!parse_number (p, end, max))
+    return FALSE;
+  *value = g_ascii_strtoull (start, NULL, 10);
+  return TRUE;
+}
+
+static gboolean
+check_field_line (const char *line, const char *end, FieldInfo *info)
+{
+  const char *p = line;
+  guint64 offset;
+  if (!expect (&p, end, "\tfield:"))
+    return FALSE;
+  const char *semi = memchr (p, ';', (gsize) (end - p));
+  if (semi == NULL || !check_type_and_name (p, semi, info))
+    return FALSE;
+  p = semi + 1;
+  if (!expect (&p, end, "\toffset:") || !parse_number_value (&p, end, MAX_FIELD_NUMBER, &offset)
+      || !expect (&p, end, ";") || !expect (&p, end, "\tsize:")
+      || !parse_number_value (&p, end, MAX_FIELD_NUMBER, &info->size) || !expect (&p, end, ";"))
+    return FALSE;
+  if (p < end)
+    {
+      if (!expect (&p, end, "\tsigned:") || p >= end || (*p != '0' && *p != '1'))
+        return FALSE;
+      p++;
+      if (!expect (&p, end, ";"))
+        return FALSE;
+    }
+  return p == end;
+}
+
+gboolean
+rsp_tep_check_header_page (const char *text, gsize len)
+{
+  if (len == 0 || len > MAX_FORMAT_LEN || !text_printable (text, len))
+    return FALSE;
+  const char *end = text + len;
+  guint fields = 0;
+  for (const char *l = text; l < end;)
+    {
+      const char *nl = memchr (l, '\n', (gsize) (end - l));
+      const char *eol = nl ? nl : end;
+      if (eol > l)
+        {
+          /* the header page writes "field: u64 timestamp" with a space */
+          const char *p = l;
+          if (!expect (&p, eol, "\tfield: "))
+            return FALSE;
+          g_autofree char *rest = g_strndup (p, (gsize) (eol - p));
+          g_autofree char *normal = g_strconcat ("\tfield:", rest, NULL);
+          FieldInfo info;
+          if (!check_field_line (normal, normal + strlen (normal), &info) || ++fields > 64)
+            return FALSE;
+        }
+      l = nl ? nl + 1 : end;
+    }
+  return fields > 0;
+}
+
+/* ---- print fmt -------------------------------------------------------- */
+
+typedef enum {
+  T_END,
+  T_IDENT,
+  T_NUMBER,
+  T_STRING,
+  T_CHAR,
+  T_PUNCT,
+} TokKind;
+
+typedef struct {
+  TokKind kind;
+  const char *start;
+  gsize len;
+} Tok;
+
+typedef struct {
+  Tok *toks;
+  guint n, pos;
+  guint depth;
+  GHashTable *fields; /* name → FieldInfo*; NULL: names are not checked */
+} Parser;
+
+/* A field the expression names must be one the format declares:
+ * libtraceevent dereferences the field it looks up. */
+static const FieldInfo *
+field_named (Parser *p, const Tok *t)
+{
+  static const FieldInfo any = { 0 };
+  if (p->fields == NULL)
+    return &any;
+  g_autofree char *name = g_strndup (t->start, t->len);
+  return g_hash_table_lookup (p->fields, name);
+}
+
+static const char *const puncts[] = {
+  "->", "<<", ">>", "<=", ">=", "==", "!=", "&&", "||",
+  "(", ")", "[", "]", "{", "}", ",", "?", ":", ".", "+", "-", "*", "/", "%",
+  "<", ">", "&", "|", "^", "!", "~",
+};
+
+static gboolean
+tokenize (const char *s, const char *end, GArray *out)
+{
+  while (s < end)
+    {
+      char c = *s;
+      Tok t = { T_END, s, 0 };
+      if (c == ' ' || c == '\t')
+        {
+          s++;
+          continue;
+        }
+      if (is_ident_start (c))
+        {
+          while (s < end && is_ident_char (*s))
+            s++;
+          t.kind = T_IDENT;
+          if (s - t.start > MAX_IDENT)
+            return FALSE;
+        }
+      else if (g_ascii_isdigit (c))
+        {
+          while (s < end && (g_ascii_isalnum (*s)))
+            s++;
+          t.kind = T_NUMBER;
+          if (s - t.start > 24)
+            return FALSE;
+        }
+      else if (c == '"' || c == '\'')
+        {
+          char quote = c;
+          s++;
+          while (s < end && *s != quote)
+            {
+              if (*s == '\\')
+                {
+                  s++;
+                  if (s >= end)
+                    return FALSE;
+                }
+              s++;
+            }
+          if (s >= end)
+            return FALSE;
+          s++;
+          t.kind = quote == '"' ? T_STRING : T_CHAR;
+          if (t.kind == T_CHAR && (s - t.start < 3 || s - t.start > 6))
+            return FALSE;
+        }
+      else
+        {
+          for (gsize i = 0; i < G_N_ELEMENTS (puncts); i++)
+            {
+              gsize n = strlen (puncts[i]);
+              if ((gsize) (end - s) >= n && memcmp (s, puncts[i], n) == 0)
+                {
+                  s += n;
+                  t.kind = T_PUNCT;
+                  break;
+                }
+            }
+          if (t.kind != T_PUNCT)
+            return FALSE;
+        }
+      t.len = (gsize) (s - t.start);
+      g_array_append_val (out, t);
+      if (out->len > MAX_TOKENS)
+        return FALSE;
+    }
+  Tok t = { T_END, end, 0 };
+  g_array_append_val (out, t);
+  return TRUE;
+}
+
+static const Tok *
+peek (Parser *p)
+{
+  return &p->toks[p->pos];
+}
+
+static gboolean
+is_punct (const Tok *t, const char *s)
+{
+  return t->kind == T_PUNCT && t->start[0] == s[0] && t->len == strlen (s) && memcmp (t->start, s, t->len) == 0;
+}
+
+static gboolean
+accept (Parser *p, const char *s)
+{
+  if (!is_punct (peek (p), s))
+    return FALSE;
+  p->pos++;
+  return TRUE;
+}
+
+static gboolean
+is_ident (const Tok *t, const char *s)
+{
+  return t->kind == T_IDENT && t->len == strlen (s) && memcmp (t->start, s, t->len) == 0;
+}
+
+static gboolean parse_cond (Parser *p);
+
+/* The helpers libtraceevent implements, with the arguments each takes
+ * (max -1: any number of brace initializers may follow). */
+static const struct {
+  const char *name;
+  int min, max;
+} helpers[] = {
+  { "__print_flags", 3, -1 },
+  { "__print_symbolic", 2, -1 },
+  { "__print_hex", 2, 2 },
+  { "__print_hex_str", 2, 2 },
+  { "__print_array", 3, 3 },
+  { "__get_str", 1, 1 },
+  { "__get_bitmask", 1, 1 },
+  { "__get_cpumask", 1, 1 },
+  { "__get_dynamic_array", 1, 1 },
+  { "__get_dynamic_array_len", 1, 1 },
+  { "__get_sockaddr", 1, 1 },
+};
+
+/* libtraceevent reads a field reference as REC->NAME and a helper's first
+ * argument as a field: keep to those shapes. */
+static gboolean
+parse_call (Parser *p, const Tok *name)
+{
+  int min = -2, max = 0;
+  for (gsize i = 0; i < G_N_ELEMENTS (helpers); i++)
+    if (name->len == strlen (helpers[i].name) && memcmp (name->start, helpers[i].name, name->len) == 0)
+      {
+        min = helpers[i].min;
+        max = helpers[i].max;
+      }
+  if (min == -2)
+    return FALSE; /* a function libtraceevent does not know */
+  if (name->len > 6 && memcmp (name->start, "__get_", 6) == 0)
+    {
+      /* __get_str(field) and its kin: a dynamic field of the format */
+      const Tok *arg = peek (p);
+      if (arg->kind != T_IDENT)
+        return FALSE;
+      const FieldInfo *f = field_named (p, arg);
+      if (f == NULL || (p->fields != NULL && (!f->dynamic || f->size != 4)))
+        return FALSE;
+      p->pos++;
+      return accept (p, ")");
+    }
+  int args = 0;
+  if (!accept (p, ")"))
+    {
+      do
+        {
+          if (!parse_cond (p))
+            return FALSE;
+          args++;
+        }
+      while (accept (p, ","));
+      if (!accept (p, ")"))
+        return FALSE;
+    }
+  return args >= min && (max < 0 || args <= max);
+}
+
+/* { INIT, INIT… } as __print_symbolic and __print_flags take them */
+static gboolean
+parse_braces (Parser *p)
+{
+  if (accept (p, "}"))
+    return TRUE;
+  do
+    {
+      if (is_punct (peek (p), "}"))
+        break; /* trailing comma */
+      if (!parse_cond (p))
+        return FALSE;
+    }
+  while (accept (p, ","));
+  return accept (p, "}");
+}
+
+/* "(TYPE WORDS *)" ahead: identifiers and stars up to ')' followed by
+ * something that starts an operand. */
+static gboolean
+cast_ahead (Parser *p)
+{
+  guint i = p->pos + 1, words = 0;
+  for (; i < p->n; i++)
+    {
+      const Tok *t = &p->toks[i];
+      if (t->kind == T_IDENT)
+        words++;
+      else if (!is_punct (t, "*"))
+        break;
+    }
+  if (words == 0 || i + 1 >= p->n || !is_punct (&p->toks[i], ")"))
+    return FALSE;
+  const Tok *next = &p->toks[i + 1];
+  return next->kind == T_IDENT || next->kind == T_NUMBER || next->kind == T_CHAR || is_punct (next, "(")
+         || is_punct (next, "-") || is_punct (next, "!") || is_punct (next, "~") || is_punct (next, "*")
+         || is_punct (next, "&");
+}
+
+static gboolean
+parse_primary (Parser *p)
+{
+  const Tok *t = peek (p);
+  switch (t->kind)
+    {
+    case T_NUMBER:
+    case T_CHAR:
+      p->pos++;
+      return TRUE;
+    case T_STRING:
+      while (peek (p)->kind == T_STRING)
+        p->pos++;
+      return TRUE;
+    case T_IDENT:
+      p->pos++;
+      if (is_ident (t, "REC"))
+        {
+          /* REC->field, a field of the format */
+          if (!accept (p, "->") || peek (p)->kind != T_IDENT || field_named (p, peek (p)) == NULL)
+            return FALSE;
+          p->pos++;
+          return TRUE;
+        }
+      if (accept (p, "("))
+        return parse_call (p, t);
+      return TRUE;
+    case T_PUNCT:
+      if (accept (p, "("))
+        return parse_cond (p) && accept (p, ")");
+      if (accept (p, "{"))
+        return parse_braces (p);
+      return FALSE;
+    case T_END:
+    default:
+      return FALSE;
+    }
+}
+
+static gboolean
+parse_postfix (Parser *p)
+{
+  if (!parse_primary (p))
+    return FALSE;
+  for (;;)
+    {
+      if (accept (p, "["))
+        {
+          if (!parse_cond (p) || !accept (p, "]"))
+            return FALSE;
+        }
+      else
+        return TRUE;
+    }
+}
+
+static gboolean
+parse_unary (Parser *p)
+{
+  if (++p->depth > MAX_DEPTH)
+    return FALSE;
+  gboolean ok;
+  if (accept (p, "-") || accept (p, "+") || accept (p, "!") || accept (p, "~") || accept (p, "*")
+      || accept (p, "&"))
+    ok = parse_unary (p);
+  else if (is_punct (peek (p), "(") && cast_ahead (p))
+    {
+      p->pos++;
+      while (!accept (p, ")"))
+        p->pos++;
+      ok = parse_unary (p);
+    }
+  else
+    ok = parse_postfix (p);
+  p->depth--;
+  return ok;
+}
+
+static const char *const binops[] = {
+  "+", "-", "*", "/", "%", "<<", ">>", "<", ">", "<=", ">=", "==", "!=", "&", "|", "^", "&&", "||",
+};
+
+static gboolean
+accept_binop (Parser *p)
+{
+  for (gsize i = 0; i < G_N_ELEMENTS (binops); i++)
+    if (accept (p, binops[i]))
+      return TRUE;
+  return FALSE;
+}
+
+static gboolean
+parse_cond (Parser *p)
+{
+  if (++p->depth > MAX_DEPTH)
+    return FALSE;
+  gboolean ok = parse_unary (p);
+  while (ok && accept_binop (p))
+    ok = parse_unary (p);
+  if (ok && accept (p, "?"))
+    ok = parse_cond (p) && accept (p, ":") && parse_cond (p);
+  p->depth--;
+  return ok;
+}
+
+static gboolean
+check_print_fmt (const char *text, gsize len, GHashTable *fields)
+{
+  if (len > MAX_FORMAT_LEN || !text_printable (text, len) || memchr (text, '\n', len) != NULL)
+    return FALSE;
+  g_autoptr (GArray) toks = g_array_new (FALSE, FALSE, sizeof (Tok));
+  if (!tokenize (text, text + len, toks))
+    return FALSE;
+  Parser p = { (Tok *) toks->data, toks->len, 0, 0, fields };
+  /* the format string first, then its arguments */
+  if (peek (&p)->kind != T_STRING)
+    return FALSE;
+  while (peek (&p)->kind == T_STRING)
+    p.pos++;
+  while (accept (&p, ","))
+    if (!parse_cond (&p))
+      return FALSE;
+  return peek (&p)->kind == T_END;
+}
+
+gboolean
+rsp_tep_check_print_fmt (const char *text, gsize len)
+{
+  return check_print_fmt (text, len, NULL);
+}
+
+/* ---- whole formats ---------------------------------------------------- */
+
+RspTepFormatCheck
+rsp_tep_check_format (const char *text, gsize len, char **fixed)
+{
+  if (fixed != NULL)
+    *fixed = NULL;
+  if (len == 0 || len > MAX_FORMAT_LEN || !text_printable (text, len))
+    return RSP_TEP_FORMAT_BAD;
+  const char *end = text + len;
+  const char *l = text, *nl;
+
+  /* name: IDENT */
+  nl = memchr (l, '\n', (gsize) (end - l));
+  if (nl == NULL || !expect (&l, nl, "name: ") || l == nl || !is_ident_start (*l))
+    return RSP_TEP_FORMAT_BAD;
+  for (const char *q = l; q < nl; q++)
+    if (!is_ident_char (*q))
+      return RSP_TEP_FORMAT_BAD;
+  if (nl - l > MAX_IDENT)
+    return RSP_TEP_FORMAT_BAD;
+  l = nl + 1;
+
+  /* ID: DIGITS */
+  nl = memchr (l, '\n', (gsize) (end - l));
+  if (nl == NULL || !expect (&l, nl, "ID: ") || !parse_number (&l, nl, G_MAXINT32) || l != nl)
+    return RSP_TEP_FORMAT_BAD;
+  l = nl + 1;
+
+  nl = memchr (l, '\n', (gsize) (end - l));
+  if (nl == NULL || !expect (&l, nl, "format:") || l != nl)
+    return RSP_TEP_FORMAT_BAD;
+  l = nl + 1;
+
+  guint fields = 0;
+  const char *print = NULL;
+  g_autoptr (GHashTable) names = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
+  while (l < end)
+    {
+      nl = memchr (l, '\n', (gsize) (end - l));
+      const char *eol = nl ? nl : end;
+      const char *p = l;
+      if (expect (&p, eol, "print fmt: "))
+        {
+          print = l;
+          break;
+        }
+      if (eol > l)
+        {
+          FieldInfo info;
+          if (!check_field_line (l, eol, &info) || ++fields > MAX_FIELDS)
+            return RSP_TEP_FORMAT_BAD;
+          char *name = g_strndup (info.name, info.name_len);
+          /* two fields of one name: libtraceevent would find either */
+          if (g_hash_table_contains (names, name))
+            {
+              g_free (name);
+              return RSP_TEP_FORMAT_BAD;
+            }
+          g_hash_table_insert (names, name, g_memdup2 (&info, sizeof info));
+        }
+      l = nl ? nl + 1 : end;
+    }
+  if (fields == 0 || print == NULL)
+    return RSP_TEP_FORMAT_BAD;
+
+  /* the print fmt runs to the end of the text (one line, maybe a final
+   * newline) */
+  const char *expr = print + strlen ("print fmt: ");
+  const char *expr_end = end;
+  while (expr_end > expr && (expr_end[-1] == '\n' || expr_end[-1] == ' '))
+    expr_end--;
+  if (check_print_fmt (expr, (gsize) (expr_end - expr), names))
+    return RSP_TEP_FORMAT_OK;
+  if (fixed != NULL)
+    {
+      g_autofree char *head = g_strndup (text, (gsize) (expr - text));
+      *fixed = g_strconcat (head, "\"\"\n", NULL);
+    }
+  return RSP_TEP_FORMAT_NO_PRINT;
+}
+
+/* ---- printk formats and saved command lines ---------------------------- */
+
+gboolean
+rsp_tep_check_printk (const char *text, gsize len)
+{
+  if (len > 4 * 1024 * 1024 || !text_printable (text, len))
+    return FALSE;
+  const char *end = text + len;
+  for (const char *l = text; l < end;)
+    {
+      const char *nl = memchr (l, '\n', (gsize) (end - l));
+      const char *eol = nl ? nl : end;
+      if (eol > l)
+        {
+          /* 0xADDR : "text" */
+          const char *p = l;
+          if (!expect (&p, eol, "0x"))
+            return FALSE;
+          const char *hex = p;
+          while (p < eol && g_ascii_isxdigit (*p))
+            p++;
+          if (p == hex || p - hex > 16 || !expect (&p, eol, " : \"") || eol - p < 1 || eol[-1] != '"')
+            return FALSE;
+        }
+      l = nl ? nl + 1 : end;
+    }
+  return TRUE;
+}
+
+gboolean
+rsp_tep_check_cmdlines (const char *text, gsize len)
+{
+  if (len > 16 * 1024 * 1024 || !text_printable (text, len))
+    return FALSE;
+  const char *end = text + len;
+  for (const char *l = text; l < end;)
+    {
+      const char *nl = memchr (l, '\n', (gsize) (end - l));
+      const char *eol = nl ? nl : end;
+      if (eol > l)
+        {
+          const char *p = l;
+          if (!parse_number (&p, eol, G_MAXINT32) || !expect (&p, eol, " ") || eol - p < 1 || eol - p > 63)
+            return FALSE;
+        }
+      l = nl ? nl + 1 : end;
+    }
+  return TRUE;
+}
