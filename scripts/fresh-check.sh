@@ -20,7 +20,7 @@
 #   --refresh  debootstrap the pristine tree again (it is cached in WORK/pristine)
 #   --keep     leave each run's chroot in WORK/run-MODE for a look afterwards
 # Environment: FRESH_MIRROR (default: this machine's Debian mirror, else
-# http://deb.debian.org/debian), FUZZ_SECONDS (passed to test.sh).
+# http://deb.debian.org/debian), FUZZ_RUNS (passed to test.sh).
 # Downloaded packages are kept in WORK/apt-archives between runs: that
 # saves downloads, not installs.  Logs: WORK/MODE-COMMAND.log.
 set -euo pipefail
@@ -158,7 +158,7 @@ in_chroot() {
   local m=$1 line=$2
   local envs=(env -i PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin LANG=C.UTF-8
               HOME="$( [ "$m" = user ] && echo /home/rspuser || echo /root)" CI=true
-              FUZZ_SECONDS="${FUZZ_SECONDS:-60}")
+              FUZZ_RUNS="${FUZZ_RUNS:-40000}")
   if [ "$m" = user ]; then
     chroot "$run_root" "${envs[@]}" USER=rspuser runuser -u rspuser -- /bin/bash -c "cd $checkout && $line" </dev/null
   else

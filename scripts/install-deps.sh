@@ -16,7 +16,7 @@ libglib2.0-dev libgtk-4-dev libjson-glib-dev libtraceevent-dev libtracefs-dev
 libelf-dev libdw-dev linux-perf procps util-linux python3"
 # Tests: clang + libFuzzer (fuzz/) and llvm (llvm-symbolizer: without it the
 # sanitizers print bare addresses, and suppressions by function name, such
-# as fuzz/lsan.supp's, match nothing on a fresh machine), useradd (passwd)
+# as the ui suite's, match nothing on a fresh machine), useradd (passwd)
 # for the unprivileged recording test, a display and screenshots for the GUI
 # tests, validators for the desktop files.
 test_packages="clang libclang-rt-14-dev llvm passwd xvfb xdotool imagemagick

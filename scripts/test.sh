@@ -3,7 +3,8 @@
 #   0. installs the build and test dependencies (scripts/install-deps.sh --test)
 #   1. build-ci:   meson setup --werror, ninja, meson test (all suites)
 #   2. build-asan: the same with AddressSanitizer and UndefinedBehaviorSanitizer
-#   3. build-fuzz: clang + libFuzzer on the perf.data reader for 60 s
+#   3. build-fuzz: clang + libFuzzer, three targets (the whole recording,
+#      perf's tracing data, the ftrace section), fixed seed, FUZZ_RUNS inputs each
 # then prints one closing line "tests: N passed, N failed, N skipped".
 #
 # Usage: scripts/test.sh [--quick] [--no-deps] [-- MESON_TEST_ARGS...]
@@ -14,9 +15,10 @@
 #   --quick     stage 1 only
 #   --no-deps   do not check or install packages
 #   MESON_TEST_ARGS go to every `meson test` (e.g. -- --suite golden)
-# Environment: FUZZ_SECONDS (default 60).  The recording tests need root and
-# perf; without them they print "SKIP: <reason>", except with CI=true, where a
-# missing root or perf is a failure.
+# Environment: FUZZ_RUNS (inputs per fuzz target, default 40000).  The
+# recording tests need root and perf; without them they print
+# "SKIP: <reason>", except with CI=true, where a missing root or perf is a
+# failure.
 set -euo pipefail
 
 src_root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -25,7 +27,7 @@ cd "$src_root"
 case " $* " in *" -h "*|*" --help "*) ;; *)
   if [ "$(id -u)" -ne 0 ] && [ -z "${RSP_TEST_NO_SUDO:-}" ] && command -v sudo >/dev/null 2>&1; then
     echo "test.sh: the recording tests need root: running through sudo (RSP_TEST_NO_SUDO=1 runs as you)"
-    exec sudo --preserve-env=CI,FUZZ_SECONDS,RSP_TEST_OWNER env RSP_TEST_OWNER="$(id -u):$(id -g)" \
+    exec sudo --preserve-env=CI,FUZZ_RUNS,RSP_TEST_OWNER env RSP_TEST_OWNER="$(id -u):$(id -g)" \
       bash "$src_root/scripts/test.sh" "$@"
   fi ;;
 esac
@@ -50,12 +52,12 @@ while [ $# -gt 0 ]; do
     --quick) quick=1 ;;
     --no-deps) deps=0 ;;
     --) shift; meson_test_args=("$@"); break ;;
-    -h|--help) sed -n '2,21p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,22p' "$0"; exit 0 ;;
     *) echo "test.sh: unknown option $1 (try --help)" >&2; exit 2 ;;
   esac
   shift
 done
-fuzz_seconds=${FUZZ_SECONDS:-60}
+fuzz_runs=${FUZZ_RUNS:-40000}
 
 timings=()
 testlogs=()
@@ -101,39 +103,49 @@ run_tests() {
   meson test -C "$dir" --print-errorlogs "$@" ${meson_test_args[@]+"${meson_test_args[@]}"}
 }
 
-fuzz() {
-  local dir=build-fuzz corpus=build-fuzz/corpus artifacts=build-fuzz/artifacts
-  CC=clang configure "$dir" -Dfuzz=true -Dtests=false || return 1
-  ninja -C "$dir" fuzz/fuzz-perf-reader || return 1
-  # libFuzzer adds what it finds to its first corpus directory: give it a
-  # scratch copy of the seeds (the recordings in tests/data/).
-  rm -rf "$corpus"
+# One libFuzzer target: a fixed seed and a fixed number of inputs, so that
+# the same tree gives the same run (a longer random run is for a developer:
+# docs/FUZZING.md).  Any crash, leak, timeout or out-of-memory fails, and so
+# does any file libFuzzer leaves in the artifacts directory.
+fuzz_target() {
+  local target=$1 dir=build-fuzz
+  local corpus=$dir/corpus/$target artifacts=$dir/artifacts/$target
+  rm -rf "$corpus" "$artifacts"
   mkdir -p "$corpus" "$artifacts"
-  cp tests/data/*.rsp tests/data/*.perf.data "$corpus"/ 2>/dev/null || true
-  if [ -d fuzz/regressions ]; then cp fuzz/regressions/* "$corpus"/ 2>/dev/null || true; fi
-  echo "fuzz: $(find "$corpus" -type f | wc -l) seeds, ${fuzz_seconds} s"
-  local rc=0
-  LSAN_OPTIONS="suppressions=$src_root/fuzz/lsan.supp:print_suppressions=0" \
-  "$dir/fuzz/fuzz-perf-reader" -max_total_time="$fuzz_seconds" -timeout=20 \
-    -rss_limit_mb=2048 -print_final_stats=1 -artifact_prefix="$artifacts/" \
-    "$corpus" >"$dir/fuzz.log" 2>&1 || rc=$?
-  grep -E '^(#[0-9]+ +DONE|stat::number_of_executed_units|stat::peak_rss_mb|Done [0-9]+ runs)' \
-    "$dir/fuzz.log" || true
-  if [ "$rc" -ne 0 ]; then
-    tail -n 60 "$dir/fuzz.log"
-    echo "fuzz: FAILED (exit $rc); reproducer in $artifacts/:"
+  # libFuzzer adds what it finds to its first corpus directory: a scratch
+  # copy of the seeds, and the inputs earlier runs found (tests/fuzz-regressions/)
+  cp "$dir/seeds/$target"/* "$corpus"/
+  if [ -d "tests/fuzz-regressions/$target" ]; then cp "tests/fuzz-regressions/$target"/* "$corpus"/; fi
+  local rc=0 log=$dir/fuzz-$target.log
+  ASAN_OPTIONS="malloc_context_size=8:${ASAN_OPTIONS:-}" \
+  "$dir/fuzz/fuzz-$target" -seed=1 -runs="$fuzz_runs" -timeout=10 -rss_limit_mb=2048 \
+    -print_final_stats=1 -artifact_prefix="$artifacts/" "$corpus" >"$log" 2>&1 || rc=$?
+  local units speed cov
+  units=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log")
+  speed=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$log")
+  cov=$(grep -oE 'cov: [0-9]+ ft: [0-9]+' "$log" | tail -n 1 || true)
+  echo "fuzz-$target: ${units:-?} inputs at ${speed:-?}/s, ${cov:-no coverage line}, corpus $(find "$corpus" -maxdepth 1 -type f | wc -l) files"
+  if [ "$rc" -ne 0 ] || [ -n "$(ls -A "$artifacts")" ]; then
+    tail -n 60 "$log"
+    echo "fuzz-$target: FAILED (exit $rc); reproducer in $artifacts/:"
     ls -l "$artifacts"
     return 1
   fi
-  echo "fuzz: no crash in ${fuzz_seconds} s"
-  # The reader parses tracepoint formats in a child process first, because
-  # libtraceevent crashes on some damaged ones; libFuzzer's handler in that
-  # child still writes a crash-* file.  They are expected; the run passed.
-  local isolated
-  isolated=$(find "$artifacts" -type f | wc -l)
-  if [ "$isolated" -gt 0 ]; then
-    echo "fuzz: $isolated crash-* files in $artifacts come from the reader's format-probe child (isolated by design)"
-  fi
+}
+
+fuzz() {
+  local dir=build-fuzz
+  CC=clang configure "$dir" -Dfuzz=true -Dtests=false || return 1
+  ninja -C "$dir" fuzz/fuzz-perf-reader fuzz/fuzz-trace-data fuzz/fuzz-ftrace-section || return 1
+  rm -rf "$dir/seeds"
+  python3 fuzz/extract-seeds.py "$dir/seeds" tests/data/*.rsp tests/data/*.perf.data || return 1
+  echo "fuzz: seed 1, ${fuzz_runs} inputs per target"
+  local failed=0
+  for target in perf-reader trace-data ftrace-section; do
+    fuzz_target "$target" || failed=1
+  done
+  [ "$failed" -eq 0 ] && echo "fuzz: no crash, leak or timeout"
+  return "$failed"
 }
 
 if [ "$deps" -eq 1 ]; then
@@ -151,7 +163,7 @@ if [ "$quick" -eq 0 ]; then
   timed "build-asan tests" run_tests build-asan --timeout-multiplier 3 \
     || failures+=("build-asan tests")
 
-  stage "3. build-fuzz: clang, libFuzzer on the perf.data reader"
+  stage "3. build-fuzz: clang, libFuzzer on the recording, tracing-data and ftrace-section parsers"
   if timed "fuzz build+run" fuzz; then
     fuzz_outcome=passed
   else

@@ -14,7 +14,8 @@
  * helper functions libtraceevent implements may be called, each with the
  * number of arguments it takes; a field is named only as REC->NAME (or as
  * the argument of __get_str and its kin) and must be one the format
- * declares.  Everything else is rejected: each of these rules stops a
+ * declares; a divisor is a literal other than 0.  Everything else is
+ * rejected: each of these rules stops a
  * crash or a leak inside libtraceevent that fuzzing found.
  */
 #include "rsp-tep-guard.h"
@@ -24,7 +25,7 @@
 #define MAX_FORMAT_LEN (256 * 1024)
 #define MAX_FIELDS 512
 #define MAX_FIELD_NUMBER 65536
-#define MAX_DEPTH 48
+#define MAX_DEPTH 128
 #define MAX_TOKENS 8192
 #define MAX_IDENT 128
 
@@ -38,6 +39,19 @@ static gboolean
 is_ident_char (char c)
 {
   return g_ascii_isalnum (c) || c == '_';
+}
+
+/* libtraceevent's tokenizer turns these three identifiers into strings
+ * wherever they appear (a workaround for an old mac80211 bug), which leaks
+ * and confuses its parser: a text naming them is refused. */
+static gboolean
+rewritten_ident (const char *w, gsize len)
+{
+  static const char *const words[] = { "LOCAL_PR_FMT", "STA_PR_FMT", "VIF_PR_FMT" };
+  for (gsize i = 0; i < G_N_ELEMENTS (words); i++)
+    if (len == strlen (words[i]) && memcmp (w, words[i], len) == 0)
+      return TRUE;
+  return FALSE;
 }
 
 static gboolean
@@ -96,7 +110,7 @@ static gboolean
 check_type_and_name (const char *s, const char *end, FieldInfo *info)
 {
   guint words = 0, brackets = 0;
-  gboolean last_was_word = FALSE;
+  gboolean last_was_word = FALSE, empty_bracket = FALSE;
   const char *start = s;
   if (end - s > 256)
     return FALSE;
@@ -113,7 +127,7 @@ check_type_and_name (const char *s, const char *end, FieldInfo *info)
           const char *w = s;
           while (s < end && is_ident_char (*s))
             s++;
-          if (s - w > MAX_IDENT)
+          if (s - w > MAX_IDENT || rewritten_ident (w, (gsize) (s - w)))
             return FALSE;
           /* the name is the last word: "char comm[16]", and
            * "__data_loc char[] name" */
@@ -125,6 +139,7 @@ check_type_and_name (const char *s, const char *end, FieldInfo *info)
       else if (c == '[')
         {
           int parens = 0;
+          const char *open = s;
           if (++brackets > 1 || words == 0)
             return FALSE;
           s++;
@@ -141,14 +156,22 @@ check_type_and_name (const char *s, const char *end, FieldInfo *info)
           if (s >= end || parens != 0)
             return FALSE;
           s++; /* ']' */
+          /* "[]" in "__data_loc TYPE[] NAME" and in a flexible array;
+           * any other bracket holds a size and ends the line
+           * ("char comm[16]") */
+          empty_bracket = s - open == 2;
+          if (!empty_bracket && s != end)
+            return FALSE;
           last_was_word = FALSE;
         }
       else
         return FALSE;
     }
-  /* a type and a name; the name is the last word or precedes the bracket */
-  (void) last_was_word;
+  /* a type and a name */
   info->dynamic = g_str_has_prefix (start, "__data_loc ") || g_str_has_prefix (start, "__rel_loc ");
+  /* "__data_loc char[] name", or a flexible array "u32 buf[]" last */
+  if (empty_bracket && info->dynamic != last_was_word)
+    return FALSE;
   return words >= 2;
 }
 
@@ -164,12 +187,13 @@ parse_number_value (const char **p, const char *end, guint64 max, guint64 *value
   return TRUE;
 }
 
+/* HEADER_PAGE: the header page writes "field: u64 timestamp" with a space */
 static gboolean
-check_field_line (const char *line, const char *end, FieldInfo *info)
+check_field_line (const char *line, const char *end, gboolean header_page, FieldInfo *info)
 {
   const char *p = line;
   guint64 offset;
-  if (!expect (&p, end, "\tfield:"))
+  if (!expect (&p, end, header_page ? "\tfield: " : "\tfield:"))
     return FALSE;
   const char *semi = memchr (p, ';', (gsize) (end - p));
   if (semi == NULL || !check_type_and_name (p, semi, info))
@@ -203,14 +227,8 @@ rsp_tep_check_header_page (const char *text, gsize len)
       const char *eol = nl ? nl : end;
       if (eol > l)
         {
-          /* the header page writes "field: u64 timestamp" with a space */
-          const char *p = l;
-          if (!expect (&p, eol, "\tfield: "))
-            return FALSE;
-          g_autofree char *rest = g_strndup (p, (gsize) (eol - p));
-          g_autofree char *normal = g_strconcat ("\tfield:", rest, NULL);
           FieldInfo info;
-          if (!check_field_line (normal, normal + strlen (normal), &info) || ++fields > 64)
+          if (!check_field_line (l, eol, TRUE, &info) || ++fields > 64)
             return FALSE;
         }
       l = nl ? nl + 1 : end;
@@ -239,7 +257,7 @@ typedef struct {
   Tok *toks;
   guint n, pos;
   guint depth;
-  GHashTable *fields; /* name → FieldInfo*; NULL: names are not checked */
+  const GArray *fields; /* FieldInfo; NULL: names are not checked */
 } Parser;
 
 /* A field the expression names must be one the format declares:
@@ -250,8 +268,13 @@ field_named (Parser *p, const Tok *t)
   static const FieldInfo any = { 0 };
   if (p->fields == NULL)
     return &any;
-  g_autofree char *name = g_strndup (t->start, t->len);
-  return g_hash_table_lookup (p->fields, name);
+  for (guint i = 0; i < p->fields->len; i++)
+    {
+      const FieldInfo *f = &g_array_index (p->fields, FieldInfo, i);
+      if (f->name_len == t->len && memcmp (f->name, t->start, t->len) == 0)
+        return f;
+    }
+  return NULL;
 }
 
 static const char *const puncts[] = {
@@ -277,7 +300,7 @@ tokenize (const char *s, const char *end, GArray *out)
           while (s < end && is_ident_char (*s))
             s++;
           t.kind = T_IDENT;
-          if (s - t.start > MAX_IDENT)
+          if (s - t.start > MAX_IDENT || rewritten_ident (t.start, (gsize) (s - t.start)))
             return FALSE;
         }
       else if (g_ascii_isdigit (c))
@@ -361,84 +384,118 @@ is_ident (const Tok *t, const char *s)
   return t->kind == T_IDENT && t->len == strlen (s) && memcmp (t->start, s, t->len) == 0;
 }
 
-static gboolean parse_cond (Parser *p);
+static gboolean parse_cond (Parser *p, gboolean allow_string);
 
-/* The helpers libtraceevent implements, with the arguments each takes
- * (max -1: any number of brace initializers may follow). */
+typedef enum { H_GET, H_FLAGS, H_SYMBOLIC, H_FIXED } HelperKind;
+
+/* The helpers libtraceevent implements, with the arguments each takes. */
 static const struct {
   const char *name;
-  int min, max;
+  HelperKind kind;
+  int args; /* H_FIXED: how many */
 } helpers[] = {
-  { "__print_flags", 3, -1 },
-  { "__print_symbolic", 2, -1 },
-  { "__print_hex", 2, 2 },
-  { "__print_hex_str", 2, 2 },
-  { "__print_array", 3, 3 },
-  { "__get_str", 1, 1 },
-  { "__get_bitmask", 1, 1 },
-  { "__get_cpumask", 1, 1 },
-  { "__get_dynamic_array", 1, 1 },
-  { "__get_dynamic_array_len", 1, 1 },
-  { "__get_sockaddr", 1, 1 },
+  { "__print_flags", H_FLAGS, 0 },
+  { "__print_symbolic", H_SYMBOLIC, 0 },
+  { "__print_hex", H_FIXED, 2 },
+  { "__print_hex_str", H_FIXED, 2 },
+  { "__print_array", H_FIXED, 3 },
+  { "__get_str", H_GET, 1 },
+  { "__get_bitmask", H_GET, 1 },
+  { "__get_cpumask", H_GET, 1 },
+  { "__get_dynamic_array", H_GET, 1 },
+  { "__get_dynamic_array_len", H_GET, 1 },
+  { "__get_sockaddr", H_GET, 1 },
 };
+
+static gboolean
+accept_strings (Parser *p)
+{
+  if (peek (p)->kind != T_STRING)
+    return FALSE;
+  while (peek (p)->kind == T_STRING)
+    p->pos++;
+  return TRUE;
+}
+
+/* The kernel ends some lists with { 0, NULL }, NULL spelled ((void *)0). */
+static gboolean
+accept_null (Parser *p)
+{
+  static const char *const spelled[] = { "(", "(", "void", "*", ")", "0", ")" };
+  const Tok *t = peek (p);
+  if (is_ident (t, "NULL"))
+    {
+      p->pos++;
+      return TRUE;
+    }
+  if (p->pos + G_N_ELEMENTS (spelled) >= p->n)
+    return FALSE;
+  for (gsize i = 0; i < G_N_ELEMENTS (spelled); i++)
+    {
+      const Tok *u = &p->toks[p->pos + i];
+      if (u->len != strlen (spelled[i]) || memcmp (u->start, spelled[i], u->len) != 0)
+        return FALSE;
+    }
+  p->pos += G_N_ELEMENTS (spelled);
+  return TRUE;
+}
+
+/* __print_flags (VALUE, "DELIM", { V, "NAME" }…) and
+ * __print_symbolic (VALUE, { V, "NAME" }…): libtraceevent takes each
+ * initializer as exactly a value and a string. */
+static gboolean
+parse_flag_list (Parser *p, gboolean flags)
+{
+  if (!parse_cond (p, FALSE))
+    return FALSE;
+  if (flags && (!accept (p, ",") || !accept_strings (p)))
+    return FALSE;
+  guint pairs = 0;
+  while (accept (p, ","))
+    {
+      if (!accept (p, "{") || !parse_cond (p, FALSE) || !accept (p, ",")
+          || !(accept_strings (p) || accept_null (p)) || !accept (p, "}"))
+        return FALSE;
+      pairs++;
+    }
+  return pairs > 0 && accept (p, ")");
+}
 
 /* libtraceevent reads a field reference as REC->NAME and a helper's first
  * argument as a field: keep to those shapes. */
 static gboolean
 parse_call (Parser *p, const Tok *name)
 {
-  int min = -2, max = 0;
+  gssize h = -1;
   for (gsize i = 0; i < G_N_ELEMENTS (helpers); i++)
     if (name->len == strlen (helpers[i].name) && memcmp (name->start, helpers[i].name, name->len) == 0)
-      {
-        min = helpers[i].min;
-        max = helpers[i].max;
-      }
-  if (min == -2)
+      h = (gssize) i;
+  if (h < 0)
     return FALSE; /* a function libtraceevent does not know */
-  if (name->len > 6 && memcmp (name->start, "__get_", 6) == 0)
+  switch (helpers[h].kind)
     {
-      /* __get_str(field) and its kin: a dynamic field of the format */
-      const Tok *arg = peek (p);
-      if (arg->kind != T_IDENT)
-        return FALSE;
-      const FieldInfo *f = field_named (p, arg);
-      if (f == NULL || (p->fields != NULL && (!f->dynamic || f->size != 4)))
-        return FALSE;
-      p->pos++;
+    case H_GET:
+      {
+        /* __get_str(field) and its kin: a dynamic field of the format */
+        const Tok *arg = peek (p);
+        if (arg->kind != T_IDENT)
+          return FALSE;
+        const FieldInfo *f = field_named (p, arg);
+        if (f == NULL || (p->fields != NULL && (!f->dynamic || f->size != 4)))
+          return FALSE;
+        p->pos++;
+        return accept (p, ")");
+      }
+    case H_FLAGS:
+    case H_SYMBOLIC:
+      return parse_flag_list (p, helpers[h].kind == H_FLAGS);
+    case H_FIXED:
+    default:
+      for (int i = 0; i < helpers[h].args; i++)
+        if ((i > 0 && !accept (p, ",")) || !parse_cond (p, FALSE))
+          return FALSE;
       return accept (p, ")");
     }
-  int args = 0;
-  if (!accept (p, ")"))
-    {
-      do
-        {
-          if (!parse_cond (p))
-            return FALSE;
-          args++;
-        }
-      while (accept (p, ","));
-      if (!accept (p, ")"))
-        return FALSE;
-    }
-  return args >= min && (max < 0 || args <= max);
-}
-
-/* { INIT, INIT… } as __print_symbolic and __print_flags take them */
-static gboolean
-parse_braces (Parser *p)
-{
-  if (accept (p, "}"))
-    return TRUE;
-  do
-    {
-      if (is_punct (peek (p), "}"))
-        break; /* trailing comma */
-      if (!parse_cond (p))
-        return FALSE;
-    }
-  while (accept (p, ","));
-  return accept (p, "}");
 }
 
 /* "(TYPE WORDS *)" ahead: identifiers and stars up to ')' followed by
@@ -473,10 +530,8 @@ parse_primary (Parser *p)
     case T_CHAR:
       p->pos++;
       return TRUE;
-    case T_STRING:
-      while (peek (p)->kind == T_STRING)
-        p->pos++;
-      return TRUE;
+    case T_STRING: /* only where parse_cond allows it */
+      return FALSE;
     case T_IDENT:
       p->pos++;
       if (is_ident (t, "REC"))
@@ -492,9 +547,7 @@ parse_primary (Parser *p)
       return TRUE;
     case T_PUNCT:
       if (accept (p, "("))
-        return parse_cond (p) && accept (p, ")");
-      if (accept (p, "{"))
-        return parse_braces (p);
+        return parse_cond (p, FALSE) && accept (p, ")");
       return FALSE;
     case T_END:
     default:
@@ -511,7 +564,7 @@ parse_postfix (Parser *p)
     {
       if (accept (p, "["))
         {
-          if (!parse_cond (p) || !accept (p, "]"))
+          if (!parse_cond (p, FALSE) || !accept (p, "]"))
             return FALSE;
         }
       else
@@ -545,35 +598,59 @@ static const char *const binops[] = {
   "+", "-", "*", "/", "%", "<<", ">>", "<", ">", "<=", ">=", "==", "!=", "&", "|", "^", "&&", "||",
 };
 
-static gboolean
+static const char *
 accept_binop (Parser *p)
 {
+  if (peek (p)->kind != T_PUNCT)
+    return NULL;
   for (gsize i = 0; i < G_N_ELEMENTS (binops); i++)
     if (accept (p, binops[i]))
-      return TRUE;
-  return FALSE;
+      return binops[i];
+  return NULL;
 }
 
+/* libtraceevent evaluates the print fmt with the record's values: a
+ * division by a field of value 0 kills the process (SIGFPE).  A divisor must
+ * be a literal other than 0. */
 static gboolean
-parse_cond (Parser *p)
+divisor_ok (Parser *p)
 {
+  const Tok *t = peek (p);
+  if (t->kind != T_NUMBER)
+    return FALSE;
+  char digits[32];
+  gsize n = MIN (t->len, sizeof digits - 1);
+  memcpy (digits, t->start, n);
+  digits[n] = 0;
+  return g_ascii_strtoull (digits, NULL, 0) != 0;
+}
+
+/* ALLOW_STRING: a string literal may stand here alone (an argument of
+ * the print fmt, a branch of ?:); never as an operand of an operator, which
+ * libtraceevent does not expect. */
+static gboolean
+parse_cond (Parser *p, gboolean allow_string)
+{
+  if (allow_string && accept_strings (p))
+    return TRUE;
   if (++p->depth > MAX_DEPTH)
     return FALSE;
   gboolean ok = parse_unary (p);
-  while (ok && accept_binop (p))
-    ok = parse_unary (p);
+  const char *op;
+  while (ok && (op = accept_binop (p)) != NULL)
+    ok = ((op[0] != '/' && op[0] != '%') || divisor_ok (p)) && parse_unary (p);
   if (ok && accept (p, "?"))
-    ok = parse_cond (p) && accept (p, ":") && parse_cond (p);
+    ok = parse_cond (p, TRUE) && accept (p, ":") && parse_cond (p, TRUE);
   p->depth--;
   return ok;
 }
 
 static gboolean
-check_print_fmt (const char *text, gsize len, GHashTable *fields)
+check_print_fmt (const char *text, gsize len, const GArray *fields)
 {
   if (len > MAX_FORMAT_LEN || !text_printable (text, len) || memchr (text, '\n', len) != NULL)
     return FALSE;
-  g_autoptr (GArray) toks = g_array_new (FALSE, FALSE, sizeof (Tok));
+  g_autoptr (GArray) toks = g_array_sized_new (FALSE, FALSE, sizeof (Tok), 512);
   if (!tokenize (text, text + len, toks))
     return FALSE;
   Parser p = { (Tok *) toks->data, toks->len, 0, 0, fields };
@@ -583,7 +660,7 @@ check_print_fmt (const char *text, gsize len, GHashTable *fields)
   while (peek (&p)->kind == T_STRING)
     p.pos++;
   while (accept (&p, ","))
-    if (!parse_cond (&p))
+    if (!parse_cond (&p, TRUE))
       return FALSE;
   return peek (&p)->kind == T_END;
 }
@@ -613,7 +690,7 @@ rsp_tep_check_format (const char *text, gsize len, char **fixed)
   for (const char *q = l; q < nl; q++)
     if (!is_ident_char (*q))
       return RSP_TEP_FORMAT_BAD;
-  if (nl - l > MAX_IDENT)
+  if (nl - l > MAX_IDENT || rewritten_ident (l, (gsize) (nl - l)))
     return RSP_TEP_FORMAT_BAD;
   l = nl + 1;
 
@@ -630,7 +707,7 @@ rsp_tep_check_format (const char *text, gsize len, char **fixed)
 
   guint fields = 0;
   const char *print = NULL;
-  g_autoptr (GHashTable) names = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
+  g_autoptr (GArray) names = g_array_sized_new (FALSE, FALSE, sizeof (FieldInfo), 32);
   while (l < end)
     {
       nl = memchr (l, '\n', (gsize) (end - l));
@@ -644,16 +721,14 @@ rsp_tep_check_format (const char *text, gsize len, char **fixed)
       if (eol > l)
         {
           FieldInfo info;
-          if (!check_field_line (l, eol, &info) || ++fields > MAX_FIELDS)
+          if (!check_field_line (l, eol, FALSE, &info) || ++fields > MAX_FIELDS)
             return RSP_TEP_FORMAT_BAD;
-          char *name = g_strndup (info.name, info.name_len);
           /* two fields of one name: libtraceevent would find either */
-          if (g_hash_table_contains (names, name))
-            {
-              g_free (name);
-              return RSP_TEP_FORMAT_BAD;
-            }
-          g_hash_table_insert (names, name, g_memdup2 (&info, sizeof info));
+          Tok name = { T_IDENT, info.name, info.name_len };
+          Parser lookup = { NULL, 0, 0, 0, names };
+          if (field_named (&lookup, &name) != NULL)
+            return RSP_TEP_FORMAT_BAD;
+          g_array_append_val (names, info);
         }
       l = nl ? nl + 1 : end;
     }

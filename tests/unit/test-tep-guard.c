@@ -1,0 +1,174 @@
+/* test-tep-guard.c — the grammar check that stands between a recording and
+ * libtraceevent (rsp-tep-guard.h).  Real formats pass untouched; each input
+ * fuzzing found to crash or leak inside libtraceevent is refused, or loses
+ * only its print fmt. */
+#include <glib.h>
+#include <string.h>
+
+#include "rsp-tep-guard.h"
+
+#define COMMON \
+  "\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n" \
+  "\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n" \
+  "\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n" \
+  "\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n\n"
+
+/* A format with the fields of block_rq_issue and PRINT as its print fmt. */
+static char *
+block_format (const char *print)
+{
+  return g_strconcat ("name: block_rq_issue\nID: 2105\nformat:\n" COMMON
+                      "\tfield:dev_t dev;\toffset:8;\tsize:4;\tsigned:0;\n"
+                      "\tfield:sector_t sector;\toffset:16;\tsize:8;\tsigned:0;\n"
+                      "\tfield:unsigned int nr_sector;\toffset:24;\tsize:4;\tsigned:0;\n"
+                      "\tfield:unsigned short ioprio;\toffset:32;\tsize:2;\tsigned:0;\n"
+                      "\tfield:char rwbs[10];\toffset:34;\tsize:10;\tsigned:0;\n"
+                      "\tfield:char comm[16];\toffset:44;\tsize:16;\tsigned:0;\n"
+                      "\tfield:__data_loc char[] cmd;\toffset:60;\tsize:4;\tsigned:0;\n\n"
+                      "print fmt: ", print, "\n", NULL);
+}
+
+static RspTepFormatCheck
+check_print (const char *print)
+{
+  g_autofree char *text = block_format (print);
+  g_autofree char *fixed = NULL;
+  RspTepFormatCheck c = rsp_tep_check_format (text, strlen (text), &fixed);
+  if (c == RSP_TEP_FORMAT_NO_PRINT)
+    {
+      /* the fields stay, the print fmt is an empty string */
+      g_assert_nonnull (fixed);
+      g_assert_true (g_str_has_suffix (fixed, "print fmt: \"\"\n"));
+      g_assert_cmpint (rsp_tep_check_format (fixed, strlen (fixed), NULL), ==, RSP_TEP_FORMAT_OK);
+    }
+  else
+    g_assert_null (fixed);
+  return c;
+}
+
+static void
+test_real_formats (void)
+{
+  /* as the kernel writes them (6.18): the shapes our events use */
+  static const char *const prints[] = {
+    /* block_rq_issue: casts, shifts, __get_str, __print_symbolic with enum names */
+    "\"%d,%d %s (%s) %llu + %u %s,%u,%u [%s]\", ((unsigned int) ((REC->dev) >> 20)), "
+    "((unsigned int) ((REC->dev) & ((1U << 20) - 1))), REC->rwbs, __get_str(cmd), "
+    "(unsigned long long)REC->sector, REC->nr_sector, __print_symbolic((((REC->ioprio) >> 13) & (8 - 1)), "
+    "{ IOPRIO_CLASS_NONE, \"none\" }, { IOPRIO_CLASS_RT, \"rt\" }, { IOPRIO_CLASS_INVALID, \"invalid\"}), "
+    "(((REC->ioprio) >> 3) & ((1 << 10) - 1)), ((REC->ioprio) & ((1 << 3) - 1)), REC->comm",
+    /* sched_switch's shape: __print_flags under ?:, strings as branches */
+    "\"state=%s%s\", (REC->ioprio & 255) ? __print_flags(REC->ioprio & 255, \"|\", { 0x00000001, \"S\" }, "
+    "{ 0x00000002, \"D\" }) : \"R\", REC->ioprio & 256 ? \"+\" : \"\"",
+    /* kmalloc's list end: { 0, NULL } spelled out */
+    "\"flags=%s\", (REC->ioprio) ? __print_flags(REC->ioprio, \"|\", {( unsigned long)(( gfp_t)((((1UL))) << (1))), "
+    "\"A\"}, { 0, ((void *)0) } ) : \"none\"",
+    /* a division by a literal, array index, character literal */
+    "\"%u %c\", REC->nr_sector / 8, REC->rwbs[0] ? 'y' : 'n'",
+  };
+  for (gsize i = 0; i < G_N_ELEMENTS (prints); i++)
+    {
+      g_test_message ("print fmt %" G_GSIZE_FORMAT, i);
+      g_assert_cmpint (check_print (prints[i]), ==, RSP_TEP_FORMAT_OK);
+    }
+  const char *header_page = "\tfield: u64 timestamp;\toffset:0;\tsize:8;\tsigned:0;\n"
+                            "\tfield: local_t commit;\toffset:8;\tsize:8;\tsigned:1;\n"
+                            "\tfield: int overwrite;\toffset:8;\tsize:1;\tsigned:1;\n"
+                            "\tfield: char data;\toffset:16;\tsize:4080;\tsigned:0;\n";
+  g_assert_true (rsp_tep_check_header_page (header_page, strlen (header_page)));
+  const char *flexible = "name: print\nID: 5\nformat:\n" COMMON
+                         "\tfield:unsigned long ip;\toffset:8;\tsize:8;\tsigned:0;\n"
+                         "\tfield:char buf[];\toffset:16;\tsize:0;\tsigned:0;\n\n"
+                         "print fmt: \"%ps: %s\", (void *)REC->ip, REC->buf\n";
+  g_assert_cmpint (rsp_tep_check_format (flexible, strlen (flexible), NULL), ==, RSP_TEP_FORMAT_OK);
+  const char *printk = "0xffffffff8a1b2c3d : \"hello %d\\n\"\n0xffffffff8a1b2c4e : \"x\"\n";
+  g_assert_true (rsp_tep_check_printk (printk, strlen (printk)));
+  const char *cmdlines = "1 systemd\n742 Web Content\n";
+  g_assert_true (rsp_tep_check_cmdlines (cmdlines, strlen (cmdlines)));
+}
+
+/* Each of these crashed libtraceevent or made it leak (found by fuzzing,
+ * kept in tests/fuzz-regressions/); the fields survive, the print fmt goes. */
+static void
+test_dangerous_print_fmts (void)
+{
+  static const char *const prints[] = {
+    "\"%u\", REC->no_such_field",                    /* NULL field dereferenced */
+    "\"%d\", REC->nr_sector > 0 ? dREC->ioprio : 0", /* x->y off REC leaked */
+    "\"%u\", REC->nr_sector / REC->ioprio",          /* SIGFPE on a 0 field */
+    "\"%u\", REC->nr_sector % 0",                    /* a literal 0 divisor */
+    "\"%s\", __print_symbolic(REC->ioprio, { 4, !\"A\" })", /* operator on a string leaked */
+    "\"%s\", __get_str(comm)",                       /* __get_str of a fixed array */
+    "\"%s\", __get_str(nothing)",                    /* of no field */
+    "\"%s\", no_such_helper(REC->dev)",              /* a function libtraceevent lacks */
+    "\"%s\", __print_symbolic(REC->ioprio)",         /* no value list */
+    "\"%s\", __print_flags(REC->ioprio, { 1, \"A\" })", /* flags without a delimiter */
+    "\"%d\", (REC->dev",                             /* unbalanced */
+    "\"%d\", REC->dev +",                            /* dangling operator */
+    "\"%d\" REC->dev",                               /* no comma */
+    "\"unterminated, REC->dev",
+    "REC->dev",                                      /* no format string */
+    "\"%d\", REC->dev ? STA_PR_FMT : 0",               /* rewritten by libtraceevent's tokenizer */
+  };
+  for (gsize i = 0; i < G_N_ELEMENTS (prints); i++)
+    {
+      g_test_message ("print fmt %s", prints[i]);
+      g_assert_cmpint (check_print (prints[i]), ==, RSP_TEP_FORMAT_NO_PRINT);
+    }
+  /* nesting beyond any kernel's is refused before it exhausts the stack */
+  GString *deep = g_string_new ("\"%d\", ");
+  for (int i = 0; i < 10000; i++)
+    g_string_append_c (deep, '(');
+  g_string_append (deep, "REC->dev");
+  for (int i = 0; i < 10000; i++)
+    g_string_append_c (deep, ')');
+  g_assert_cmpint (check_print (deep->str), ==, RSP_TEP_FORMAT_NO_PRINT);
+  g_string_free (deep, TRUE);
+}
+
+static void
+test_bad_formats (void)
+{
+  static const char *const texts[] = {
+    "",
+    "name: x\nID: 1\nformat:\n\n",                                                     /* no fields */
+    "name: x\nID: 1\nformat:\n" COMMON "print fmt: \"\"",                             /* fine … */
+    "name: x y\nID: 1\nformat:\n" COMMON "print fmt: \"\"",                           /* a name with a space */
+    "name: x\nID: -1\nformat:\n" COMMON "print fmt: \"\"",
+    "name: x\nID: 1\nformat:\n" COMMON "\tfield:int;\toffset:8;\tsize:4;\tsigned:1;\nprint fmt: \"\"",
+    "name: x\nID: 1\nformat:\n" COMMON "\tfield:__data_loc0char[] cmd;\toffset:8;\tsize:4;\tsigned:0;\nprint fmt: \"\"",
+    "name: x\nID: 1\nformat:\n" COMMON "\tfield:char a[4] b;\toffset:8;\tsize:4;\tsigned:0;\nprint fmt: \"\"",
+    "name: x\nID: 1\nformat:\n" COMMON "\tfield:int a;\toffset:99999999;\tsize:4;\tsigned:1;\nprint fmt: \"\"",
+    "name: x\nID: 1\nformat:\n" COMMON "\tfield:int a;\toffset:8;\tsize:4;\tsigned:2;\nprint fmt: \"\"",
+    "name: x\nID: 1\nformat:\n" COMMON "\tfield:int common_pid;\toffset:8;\tsize:4;\tsigned:1;\nprint fmt: \"\"",
+    "name: x\nID: 1\nformat:\n" COMMON "\tfield:int a;\toffset:8;\tsize:4;\tsigned:1;\n", /* no print fmt */
+    "name: x\nID: 1\nformat:\n" COMMON "\tfield:int a;\toffset:8;\tsize:4;\tsi\xffned:1;\nprint fmt: \"\"",
+    "name: x\nID: 1\nformat:\n" COMMON "\tfield:bool STA_PR_FMT;\toffset:8;\tsize:1;\tsigned:0;\nprint fmt: \"\"",
+    "name: VIF_PR_FMT\nID: 1\nformat:\n" COMMON "print fmt: \"\"",
+  };
+  for (gsize i = 0; i < G_N_ELEMENTS (texts); i++)
+    {
+      g_test_message ("format %" G_GSIZE_FORMAT, i);
+      RspTepFormatCheck expected = i == 2 ? RSP_TEP_FORMAT_OK : RSP_TEP_FORMAT_BAD;
+      g_assert_cmpint (rsp_tep_check_format (texts[i], strlen (texts[i]), NULL), ==, expected);
+    }
+  const char *header_page = "\tfield u64 timestamp;\toffset:0;\tsize:8;\tsigned:0;\n";
+  g_assert_false (rsp_tep_check_header_page (header_page, strlen (header_page)));
+  g_assert_false (rsp_tep_check_header_page ("", 0));
+  const char *printk = "ffffffff8a1b2c3d : \"no 0x\"\n";
+  g_assert_false (rsp_tep_check_printk (printk, strlen (printk)));
+  printk = "0xffffffff8a1b2c3d : \"unterminated\n";
+  g_assert_false (rsp_tep_check_printk (printk, strlen (printk)));
+  const char *cmdlines = "abc systemd\n";
+  g_assert_false (rsp_tep_check_cmdlines (cmdlines, strlen (cmdlines)));
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+  g_test_add_func ("/tep-guard/real-formats", test_real_formats);
+  g_test_add_func ("/tep-guard/dangerous-print-fmts", test_dangerous_print_fmts);
+  g_test_add_func ("/tep-guard/bad-formats", test_bad_formats);
+  return g_test_run ();
+}
