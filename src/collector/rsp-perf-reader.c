@@ -1565,6 +1565,9 @@ tracepoint_payload_ok (const RspEvent *event)
   const RspTepEvent *tp = event->evsel->tp;
   const guint8 *raw = event->sample.raw;
   guint32 raw_size = event->sample.raw_size;
+  for (const struct tep_format_field *field = tp->format.common_fields; field != NULL; field = field->next)
+    if ((guint64) field->offset + field->size > raw_size)
+      return FALSE;
   for (const struct tep_format_field *field = tp->format.fields; field != NULL; field = field->next)
     {
       if ((guint64) field->offset + field->size > raw_size)
@@ -1595,10 +1598,18 @@ rsp_event_format_tracepoint (const RspEvent *event, RspTepHandle *tep, GString *
       g_string_append (out, "[damaged tracepoint payload]");
       return FALSE;
     }
+  /* A string field need not hold its NUL, and libtraceevent prints it
+   * with %s: print from a copy followed by zeros, so that a read never
+   * leaves the copy (found by fuzz-ftrace-section). */
+  guint8 stack_copy[1024];
+  gsize copy_size = (gsize) event->sample.raw_size + 8;
+  guint8 *copy = copy_size <= sizeof stack_copy ? stack_copy : g_malloc (copy_size);
+  memcpy (copy, event->sample.raw, event->sample.raw_size);
+  memset (copy + event->sample.raw_size, 0, 8);
   struct tep_record record = { 0 };
   record.ts = event->time;
   record.size = (int) event->sample.raw_size;
-  record.data = (void *) event->sample.raw;
+  record.data = copy;
   record.cpu = event->cpu;
   /* an event of the tracefs instance is printed with its own formats:
    * perf's may lack it (perf does not record what the instance took over) */
@@ -1611,5 +1622,7 @@ rsp_event_format_tracepoint (const RspEvent *event, RspTepHandle *tep, GString *
   trace_seq_terminate (&seq);
   g_string_append_len (out, seq.buffer, seq.len);
   trace_seq_destroy (&seq);
+  if (copy != stack_copy)
+    g_free (copy);
   return TRUE;
 }
