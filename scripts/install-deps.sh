@@ -18,10 +18,10 @@ libelf-dev libdw-dev linux-perf procps util-linux python3"
 # sanitizers print bare addresses, and suppressions by function name, such
 # as the ui suite's, match nothing on a fresh machine), useradd (passwd)
 # for the unprivileged recording test, a display and screenshots for the GUI
-# tests, validators for the desktop files.
+# tests, validators for the desktop files, groff for the man page check.
 test_packages="clang libclang-rt-14-dev llvm passwd xvfb xdotool imagemagick
 desktop-file-utils appstream libxml2-utils librsvg2-bin shared-mime-info libglib2.0-bin
-sqlite3"
+sqlite3 groff-base"
 
 list=0
 test=0
