@@ -63,8 +63,8 @@ if ! (cd "$work/src/rsp" && dpkg-buildpackage -b -us -uc) >"$work/deb/build.log"
   echo "deb-check: FAIL: dpkg-buildpackage failed" >&2
   exit 1
 fi
-mv "$work/src"/rsp_* "$work/deb"/
-deb=$(ls "$work/deb"/rsp_*.deb)
+mv "$work/src"/*.deb "$work/src"/*.changes "$work/src"/*.buildinfo "$work/deb"/
+deb=$(ls "$work/deb"/rsp_*_*.deb)
 echo "deb-check: built $(basename "$deb") ($(du -k "$deb" | cut -f1) KiB) in $(($(date +%s) - start)) s"
 if [ -n "$(git -C "$work/src/rsp" status --porcelain)" ]; then
   git -C "$work/src/rsp" status --short
@@ -77,6 +77,10 @@ lintian --pedantic "$work/deb"/rsp_*.changes >"$work/deb/lintian.log" 2>&1 || tr
 grep -v 'running with root privileges' "$work/deb/lintian.log" | sed 's/^/  lintian: /' || true
 if grep -q '^E: ' "$work/deb/lintian.log"; then
   echo "deb-check: FAIL: lintian reports errors" >&2
+  exit 1
+fi
+if grep -qE 'Skipping|No packages selected' "$work/deb/lintian.log"; then
+  echo "deb-check: FAIL: lintian did not check the packages" >&2
   exit 1
 fi
 echo "deb-check: lintian: $(grep -c '^E: ' "$work/deb/lintian.log") errors, $(grep -c '^W: ' "$work/deb/lintian.log") warnings"
