@@ -2,7 +2,6 @@
  * where the wall time of a process went, and why. */
 #include <glib.h>
 #include <glib/gi18n.h>
-#include <locale.h>
 #include <stdio.h>
 
 #include "rsp-analysis.h"
@@ -55,13 +54,9 @@ rsp_cmd_report (int argc, char **argv)
   guint64 origin = rsp_model_start_time (model);
   guint64 from = from_ms >= 0 ? origin + (guint64) (from_ms * 1e6) : 0;
   guint64 to = to_ms >= 0 ? origin + (guint64) (to_ms * 1e6) : G_MAXUINT64;
-  /* The JSON is for scripts: its finding summaries (made through gettext
-   * and printf) stay English, with decimal points, whatever the locale. */
-  if (json)
-    {
-      setlocale (LC_MESSAGES, "C");
-      setlocale (LC_NUMERIC, "C");
-    }
+  /* The JSON is for scripts: its finding sentences are English with
+   * decimal points whatever the locale (RSP_DESCRIBE_PLAIN); the locale
+   * itself is left alone. */
   g_autoptr (RspAnalysis) analysis = rsp_analysis_new (model, pid, from, to, &error);
   if (analysis == NULL)
     {

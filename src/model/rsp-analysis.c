@@ -788,55 +788,6 @@ compare_findings (gconstpointer pa, gconstpointer pb)
   return (gint) fa->category - (gint) fb->category;
 }
 
-static char *
-finding_summary (const RspAnalysis *a, const RspFinding *f)
-{
-  const RspTask *t = &g_array_index (a->m->tasks, RspTask, f->task);
-  const char *who = t->comm != NULL ? t->comm : "?";
-  gdouble ms = f->ns / 1e6;
-  /* "[cc1]" names a binary without symbols: no call parentheses */
-  const char *parens = f->frame != NULL && (f->frame[0] == '[' || strchr (f->frame, '(') != NULL) ? "" : "()";
-  g_autofree char *under = f->frame != NULL ? g_strdup_printf (_(" under %s%s"), f->frame, parens) : g_strdup ("");
-  switch (f->category)
-    {
-    case RSP_CAT_CPU_SAMPLED:
-      return g_strdup_printf (_("%s ran %.1f ms in %s%s%s%s"), who, ms, f->frame != NULL ? f->frame : "?", parens,
-                              f->endpoint != NULL ? _(", answering a request to ") : "",
-                              f->endpoint != NULL ? f->endpoint : "");
-    case RSP_CAT_CPU_UNSAMPLED:
-      return g_strdup_printf (_("%s ran %.1f ms in short runs that no sample caught%s%s%s"), who, ms,
-                              f->frame != NULL ? _(", each ending in ") : "", f->frame != NULL ? f->frame : "",
-                              f->frame != NULL ? parens : "");
-    case RSP_CAT_DISK_IO:
-      return g_strdup_printf (_("%s waited %.1f ms for disk%s%s%s"), who, ms, under,
-                              f->file != NULL ? _(", on ") : "", f->file != NULL ? f->file : "");
-    case RSP_CAT_IO_QUEUE:
-      return g_strdup_printf (_("%s waited %.1f ms for its disk requests to leave the queue%s"), who, ms, under);
-    case RSP_CAT_NETWORK:
-      return g_strdup_printf (_("%s waited %.1f ms for the network%s%s%s"), who, ms, under,
-                              f->endpoint != NULL ? _(" from ") : "", f->endpoint != NULL ? f->endpoint : "");
-    case RSP_CAT_SCHEDULER:
-      return g_strdup_printf (_("%s waited %.1f ms for a CPU after being woken%s"), who, ms, under);
-    case RSP_CAT_PREEMPTED:
-      return g_strdup_printf (_("%s was preempted for %.1f ms%s"), who, ms, under);
-    case RSP_CAT_HARDWARE:
-      return g_strdup_printf (_("%s waited %.1f ms for hardware (interrupt %s)"), who, ms,
-                              f->frame != NULL ? f->frame : "?");
-    case RSP_CAT_TIMEOUT:
-      return g_strdup_printf (_("%s waited %.1f ms in waits that timed out%s"), who, ms, under);
-    case RSP_CAT_SLEEP:
-      return g_strdup_printf (_("%s slept %.1f ms on purpose%s"), who, ms, under);
-    case RSP_CAT_KERNEL_MISC:
-      return g_strdup_printf (_("%s was blocked %.1f ms in the kernel%s"), who, ms, under);
-    case RSP_CAT_OTHER_PATH:
-      return g_strdup_printf (_("%s waited %.1f ms for work on another control path%s"), who, ms, under);
-    case RSP_CAT_UNACCOUNTED:
-    case RSP_CAT_N:
-      break;
-    }
-  return g_strdup_printf (_("%s: %.1f ms unaccounted%s"), who, ms, under);
-}
-
 static gint
 compare_path_tasks (gconstpointer pa, gconstpointer pb)
 {
@@ -949,11 +900,6 @@ rsp_analysis_new (const RspModel *model, gint32 pid, guint64 from, guint64 to, G
   for (guint p = 0; p < a->paths->len; p++)
     g_array_sort (g_array_index (a->paths, RspControlPath, p).task_time, compare_path_tasks);
 
-  for (guint i = 0; i < a->findings->len; i++)
-    {
-      RspFinding *f = &g_array_index (a->findings, RspFinding, i);
-      f->summary = finding_summary (a, f);
-    }
   g_array_sort (a->findings, compare_findings);
   return a;
 }
@@ -981,7 +927,6 @@ rsp_analysis_free (RspAnalysis *a)
     {
       RspFinding *f = &g_array_index (a->findings, RspFinding, i);
       g_array_unref (f->path);
-      g_free (f->summary);
     }
   g_array_unref (a->segments);
   g_array_unref (a->paths);

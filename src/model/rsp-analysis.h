@@ -88,8 +88,7 @@ typedef struct {
   guint64 ns;
   GArray *path;          /* RspFindingStep, from the process of interest to the leaf */
   guint64 best_start, best_end; /* its largest stretch, recording clock (views scroll to it) */
-  char *summary;         /* one line in plain words */
-} RspFinding;
+} RspFinding; /* its sentence: rsp_finding_describe () (rsp-describe.h) */
 
 typedef struct _RspAnalysis RspAnalysis;
 

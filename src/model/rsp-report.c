@@ -1,6 +1,8 @@
 /* rsp-report.c — text and JSON reports of an analysis. */
 #include "rsp-report.h"
 
+#include "rsp-describe.h"
+
 #include <glib/gi18n-lib.h>
 #include <json-glib/json-glib.h>
 
@@ -115,7 +117,8 @@ rsp_report_text (const RspAnalysis *a, const char *path)
   for (guint i = 0; i < n; i++)
     {
       const RspFinding *f = rsp_analysis_finding (a, i);
-      g_string_append_printf (out, "%3u. %5.1f%%  %s\n", i + 1, total > 0 ? 100.0 * f->ns / total : 0.0, f->summary);
+      g_autofree char *sentence = rsp_finding_describe (m, f, RSP_DESCRIBE_LOCAL);
+      g_string_append_printf (out, "%3u. %5.1f%%  %s\n", i + 1, total > 0 ? 100.0 * f->ns / total : 0.0, sentence);
       if (f->path->len > 1)
         {
           g_string_append_printf (out, "              %s ", _("via"));
@@ -299,7 +302,8 @@ rsp_report_json (const RspAnalysis *a, const char *path)
           json_builder_end_object (b);
         }
       json_builder_end_array (b);
-      member_string (b, "summary", f->summary);
+      g_autofree char *sentence = rsp_finding_describe (rsp_analysis_model (a), f, RSP_DESCRIBE_PLAIN);
+      member_string (b, "summary", sentence);
       json_builder_end_object (b);
     }
   json_builder_end_array (b);

@@ -4,6 +4,7 @@
 #include <glib/gi18n.h>
 #include <string.h>
 
+#include "rsp-describe.h"
 #include "rsp-widget-util.h"
 
 #define MAX_PATH_COLUMNS 3 /* paths shown as their own column; the rest are summed */
@@ -117,7 +118,8 @@ fill (RspAccountingPanel *self)
     {
       const RspFinding *f = rsp_analysis_finding (a, i);
       g_autoptr (GString) text = g_string_new (NULL);
-      g_string_append_printf (text, "%.1f%%  %s", total > 0 ? 100.0 * f->ns / total : 0.0, f->summary);
+      g_autofree char *sentence = rsp_finding_describe (m, f, RSP_DESCRIBE_LOCAL);
+      g_string_append_printf (text, "%.1f%%  %s", total > 0 ? 100.0 * f->ns / total : 0.0, sentence);
       if (f->path->len > 1)
         {
           g_string_append (text, "\n    ");
