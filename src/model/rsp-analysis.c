@@ -36,6 +36,12 @@ struct _RspAnalysis {
   GHashTable *finding_index; /* FindingKey -> index in findings */
   GArray *findings;          /* RspFinding */
   GArray *finding_best;      /* guint64: largest single contribution, to pick the path */
+
+  /* The table of stretches the accounting decided, grouped by segment and
+   * in time order within one: segment i's are
+   * [seg_first_stretch[i], seg_first_stretch[i + 1]). */
+  GArray *stretches;         /* RspStretch */
+  guint32 *seg_first_stretch;
 };
 
 /* Findings aggregate by process name, not thread: sixty cc1 processes of
@@ -497,36 +503,34 @@ add_finding (RspAnalysis *a, RspCategory cat, RspIdx seg_idx, const char *frame,
 typedef struct {
   RspAnalysis *a;
   RspIdx seg;
-  RspStretchFunc func;
-  gpointer data;
 } StretchCtx;
 
+/* One stretch of a segment, decided once: it goes into the table, the
+ * accounting, its path's accounting and the findings. */
 static void
 stretch (StretchCtx *c, guint64 s0, guint64 s1, RspCategory cat, const char *frame, const char *endpoint)
 {
   if (s1 <= s0)
     return;
-  if (c->func != NULL)
-    c->func (s0, s1, cat, c->data);
-  else
+  RspAnalysis *a = c->a;
+  const RspSegment *seg = seg_at (a, c->seg);
+  gboolean inferred = seg->kind == RSP_SEG_SLEEP && g_array_index (a->m->sleeps, RspSleep, seg->item).inferred;
+  RspStretch st = { s0, s1, c->seg, (guint16) cat, (guint16) inferred, frame, endpoint };
+  g_array_append_val (a->stretches, st);
+  a->category_ns[cat] += s1 - s0;
+  g_array_index (a->paths, RspControlPath, seg->path).category_ns[cat] += s1 - s0;
+  if (inferred)
+    a->inferred_ns[cat] += s1 - s0;
+  add_finding (a, cat, c->seg, frame, endpoint, s0, s1 - s0);
+  guint64 key = ((guint64) seg->path << 32) | seg->task;
+  guint64 *slot = g_hash_table_lookup (a->path_task_ns, &key);
+  if (slot == NULL)
     {
-      RspAnalysis *a = c->a;
-      const RspSegment *seg = seg_at (a, c->seg);
-      a->category_ns[cat] += s1 - s0;
-      g_array_index (a->paths, RspControlPath, seg->path).category_ns[cat] += s1 - s0;
-      if (seg->kind == RSP_SEG_SLEEP && g_array_index (a->m->sleeps, RspSleep, seg->item).inferred)
-        a->inferred_ns[cat] += s1 - s0;
-      add_finding (a, cat, c->seg, frame, endpoint, s0, s1 - s0);
-      guint64 key = ((guint64) seg->path << 32) | seg->task;
-      guint64 *slot = g_hash_table_lookup (a->path_task_ns, &key);
-      if (slot == NULL)
-        {
-          guint64 *k = g_memdup2 (&key, sizeof key);
-          slot = g_new0 (guint64, 1);
-          g_hash_table_insert (a->path_task_ns, k, slot);
-        }
-      *slot += s1 - s0;
+      guint64 *k = g_memdup2 (&key, sizeof key);
+      slot = g_new0 (guint64, 1);
+      g_hash_table_insert (a->path_task_ns, k, slot);
     }
+  *slot += s1 - s0;
 }
 
 static void add_device_candidates (RspAnalysis *a, GArray *on_dev, RspIdx task, guint64 s0, guint64 s1,
@@ -728,7 +732,7 @@ static void
 account (RspAnalysis *a, RspIdx seg_idx)
 {
   RspSegment seg = *seg_at (a, seg_idx);
-  StretchCtx c = { a, seg_idx, NULL, NULL };
+  StretchCtx c = { a, seg_idx };
   guint64 cursor = seg.start;
   for (guint k = 0; k < seg.n_children; k++)
     {
@@ -743,22 +747,53 @@ account (RspAnalysis *a, RspIdx seg_idx)
     leaf (&c, cursor, seg.end);
 }
 
-void
-rsp_analysis_segment_stretches (const RspAnalysis *a, RspIdx segment, RspStretchFunc func, gpointer user_data)
+static gint
+compare_stretches (gconstpointer pa, gconstpointer pb)
 {
-  RspAnalysis *self = (RspAnalysis *) a;
-  RspSegment seg = *seg_at (self, segment);
-  StretchCtx c = { self, segment, func, user_data };
-  guint64 cursor = seg.start;
-  for (guint k = 0; k < seg.n_children; k++)
+  const RspStretch *x = pa, *y = pb;
+  if (x->segment != y->segment)
+    return x->segment < y->segment ? -1 : 1;
+  return x->start < y->start ? -1 : x->start > y->start;
+}
+
+/* Groups the table by segment (each segment's stretches were made in time
+ * order, interleaved with its children's). */
+static void
+index_stretches (RspAnalysis *a)
+{
+  g_array_sort (a->stretches, compare_stretches);
+  guint n_segs = a->segments->len;
+  a->seg_first_stretch = g_new0 (guint32, n_segs + 1);
+  guint k = 0;
+  for (guint i = 0; i < n_segs; i++)
     {
-      const RspSegment *child = seg_at (self, seg.first_child + k);
-      if (child->start > cursor)
-        leaf (&c, cursor, MIN (child->start, seg.end));
-      cursor = MAX (cursor, MIN (child->end, seg.end));
+      a->seg_first_stretch[i] = k;
+      while (k < a->stretches->len && g_array_index (a->stretches, RspStretch, k).segment == i)
+        k++;
     }
-  if (cursor < seg.end)
-    leaf (&c, cursor, seg.end);
+  a->seg_first_stretch[n_segs] = k;
+}
+
+guint
+rsp_analysis_n_stretches (const RspAnalysis *a)
+{
+  return a->stretches->len;
+}
+
+const RspStretch *
+rsp_analysis_stretch (const RspAnalysis *a, guint i)
+{
+  g_return_val_if_fail (i < a->stretches->len, NULL);
+  return &g_array_index (a->stretches, RspStretch, i);
+}
+
+const RspStretch *
+rsp_analysis_segment_stretches (const RspAnalysis *a, RspIdx segment, guint *n)
+{
+  g_return_val_if_fail (segment < a->segments->len, NULL);
+  guint first = a->seg_first_stretch[segment];
+  *n = a->seg_first_stretch[segment + 1] - first;
+  return *n > 0 ? &g_array_index (a->stretches, RspStretch, first) : NULL;
 }
 
 /* ------------------------------------------------------------------ findings */
@@ -809,6 +844,7 @@ rsp_analysis_new (const RspModel *model, gint32 pid, guint64 from, guint64 to, G
   a->path_of_run = g_hash_table_new (g_direct_hash, g_direct_equal);
   a->finding_index = g_hash_table_new_full (finding_key_hash, finding_key_equal, g_free, NULL);
   a->findings = g_array_new (FALSE, TRUE, sizeof (RspFinding));
+  a->stretches = g_array_new (FALSE, FALSE, sizeof (RspStretch));
   a->finding_best = g_array_new (FALSE, TRUE, sizeof (guint64));
   a->path_task_ns = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, g_free);
   build_indexes (a);
@@ -885,6 +921,7 @@ rsp_analysis_new (const RspModel *model, gint32 pid, guint64 from, guint64 to, G
       for (guint k = 0; k < path->n_roots; k++)
         account (a, path->first_root + k);
     }
+  index_stretches (a);
 
   /* time per task per path: the deepest layer's task */
   GHashTableIter it;
@@ -935,6 +972,8 @@ rsp_analysis_free (RspAnalysis *a)
   g_hash_table_unref (a->finding_index);
   g_array_unref (a->findings);
   g_array_unref (a->finding_best);
+  g_clear_pointer (&a->stretches, g_array_unref);
+  g_free (a->seg_first_stretch);
   rsp_model_unref (a->m);
   g_free (a);
 }

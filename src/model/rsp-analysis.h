@@ -124,10 +124,22 @@ gdouble rsp_analysis_accounted_percent (const RspAnalysis *a);
 guint rsp_analysis_n_findings (const RspAnalysis *a);
 const RspFinding *rsp_analysis_finding (const RspAnalysis *a, guint i);
 
-/* The category of each stretch of a segment that no child covers, as the
- * accounting decided it (for views that colour by category).  Calls FUNC
- * for each stretch in time order. */
-typedef void (*RspStretchFunc) (guint64 start, guint64 end, RspCategory cat, gpointer user_data);
-void rsp_analysis_segment_stretches (const RspAnalysis *a, RspIdx segment, RspStretchFunc func, gpointer user_data);
+/* The table of stretches: the accounting's decision for every part of
+ * every segment that no child covers, made once.  Views, reports and tests
+ * read it; nothing outside the model decides a category. */
+typedef struct {
+  guint64 start, end;   /* recording clock */
+  RspIdx segment;
+  guint16 category;     /* RspCategory */
+  guint16 inferred;     /* a sleep whose wake-up was not recorded: decided from the sleeper's stack */
+  const char *frame;    /* the function it is attributed to (a sample's, a sleep's), or NULL */
+  const char *endpoint; /* the network peer it waited on, or NULL */
+} RspStretch;
+
+guint rsp_analysis_n_stretches (const RspAnalysis *a);
+const RspStretch *rsp_analysis_stretch (const RspAnalysis *a, guint i);
+/* SEGMENT's stretches, in time order: *N of them from the pointer returned
+ * (NULL when N is 0). */
+const RspStretch *rsp_analysis_segment_stretches (const RspAnalysis *a, RspIdx segment, guint *n);
 
 G_END_DECLS

@@ -154,9 +154,9 @@ typedef struct {
 } SleepCtx;
 
 static void
-add_stretch (guint64 start, guint64 end, RspCategory cat, gpointer data)
+add_stretch (const RspStretch *st, SleepCtx *c)
 {
-  SleepCtx *c = data;
+  RspCategory cat = st->category;
   c->cats |= 1u << cat;
   if (c->top == G_MAXUINT32)
     return; /* first pass: only the categories */
@@ -165,7 +165,7 @@ add_stretch (guint64 start, guint64 end, RspCategory cat, gpointer data)
   if (name == NULL)
     return;
   guint32 node = child (c->t, c->top, kind == RSP_FLAME_BOX_NETWORK ? NODE_NETWORK : NODE_DISK, name);
-  add_time (c->t, node, end - start, FALSE, FALSE, 1u << cat);
+  add_time (c->t, node, st->end - st->start, FALSE, FALSE, 1u << cat);
 }
 
 static void
@@ -200,10 +200,14 @@ add_segment (Tree *t, RspIdx i, guint32 parent)
   /* a sleep's frames span it all; what no child covers may end in a disk
    * or network box; the children stand on its top frame */
   SleepCtx c = { t, G_MAXUINT32, s, 0 };
-  rsp_analysis_segment_stretches (a, i, add_stretch, &c);
+  guint n_st;
+  const RspStretch *st = rsp_analysis_segment_stretches (a, i, &n_st);
+  for (guint k = 0; k < n_st; k++)
+    add_stretch (&st[k], &c);
   add_time (t, task, s->end - s->start, FALSE, FALSE, c.cats);
   c.top = add_stack (t, task, rsp_model_sleep (m, s->item)->stack, FALSE, s->end - s->start, FALSE, c.cats);
-  rsp_analysis_segment_stretches (a, i, add_stretch, &c);
+  for (guint k = 0; k < n_st; k++)
+    add_stretch (&st[k], &c);
   for (guint k = 0; k < s->n_children; k++)
     add_segment (t, s->first_child + k, c.top);
 }

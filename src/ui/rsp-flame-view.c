@@ -136,13 +136,6 @@ same_name (const char *a, const char *b)
 
 /* ------------------------------------------------------------------ structure (zoom-independent) */
 
-static void
-collect_stretch (guint64 start, guint64 end, RspCategory cat, gpointer data)
-{
-  Stretch s = { start, end, cat };
-  g_array_append_val ((GArray *) data, s);
-}
-
 static guint
 stack_frames (Flame *f, RspStackId stack, gboolean user_only)
 {
@@ -171,7 +164,13 @@ measure_segments (Flame *f)
       if (s->kind == RSP_SEG_SLEEP)
         {
           f->seg_frames[i] = stack_frames (f, rsp_model_sleep (m, s->item)->stack, FALSE);
-          rsp_analysis_segment_stretches (a, i, collect_stretch, f->stretches);
+          guint n_st;
+          const RspStretch *st = rsp_analysis_segment_stretches (a, i, &n_st);
+          for (guint k = 0; k < n_st; k++)
+            {
+              Stretch copy = { st[k].start, st[k].end, st[k].category };
+              g_array_append_val (f->stretches, copy);
+            }
           for (guint k = f->seg_stretch[i]; k < f->stretches->len; k++)
             {
               guint32 cat = g_array_index (f->stretches, Stretch, k).category;

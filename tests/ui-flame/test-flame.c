@@ -229,11 +229,13 @@ typedef struct {
 } CategoryAt;
 
 static void
-find_category (guint64 start, guint64 end, RspCategory cat, gpointer data)
+find_category (const RspAnalysis *a, RspIdx segment, CategoryAt *c)
 {
-  CategoryAt *c = data;
-  if (c->t >= start && c->t < end)
-    c->cat = cat, c->found = TRUE;
+  guint n;
+  const RspStretch *st = rsp_analysis_segment_stretches (a, segment, &n);
+  for (guint k = 0; k < n; k++)
+    if (c->t >= st[k].start && c->t < st[k].end)
+      c->cat = st[k].category, c->found = TRUE;
 }
 
 /* The segment's screen x range [X0, X1) and the middle of a row. */
@@ -348,7 +350,7 @@ test_flame_hit_segments (Fixture *fx, gconstpointer data)
             }
         }
       CategoryAt c = { t_mid, RSP_CAT_UNACCOUNTED, FALSE };
-      rsp_analysis_segment_stretches (a, top, find_category, &c);
+      find_category (a, top, &c);
       g_assert_true (c.found);
       g_assert_true (rsp_flame_view_hit_test (l, &o, WIDTH, HEIGHT, x_mid, row_middle (l, &vp, task_row), &hit));
       g_assert_cmpint (hit.category, ==, c.cat);

@@ -1,0 +1,160 @@
+/* test-invariants.c — the accounting adds up, exactly, on every recording
+ * the tests have (tests/data/), over the whole recording and over ranges
+ * cut out of it:
+ *   - the table of stretches covers every segment's time no child covers,
+ *     without overlap, inside the segment;
+ *   - per control path, its categories add up to its total in integer
+ *     nanoseconds, and so do the stretches of its segments;
+ *   - over the analysis, the categories add up to the total, each category
+ *     is the sum of its stretches, and the inferred part never exceeds it;
+ *   - the findings add up to the total too.
+ */
+#include <glib.h>
+
+#include "rsp-analysis.h"
+#include "rsp-model.h"
+
+static const char *const recordings[] = {
+  "pingpong.rsp", "forkexec.rsp", "tcp_loop.rsp", "dio_read.rsp", "dio_ftrace.rsp", "pingpong-plain.perf.data",
+};
+
+/* time of segment I that no child covers */
+static guint64
+uncovered (const RspAnalysis *a, RspIdx i)
+{
+  const RspSegment *s = rsp_analysis_segment (a, i);
+  guint64 cursor = s->start, sum = 0;
+  for (guint k = 0; k < s->n_children; k++)
+    {
+      const RspSegment *c = rsp_analysis_segment (a, s->first_child + k);
+      guint64 c0 = MAX (c->start, cursor);
+      if (c0 > cursor)
+        sum += MIN (c0, s->end) - cursor;
+      cursor = MAX (cursor, MIN (c->end, s->end));
+    }
+  if (cursor < s->end)
+    sum += s->end - cursor;
+  return sum;
+}
+
+static void
+check_analysis (const RspAnalysis *a, const char *what)
+{
+  guint64 cat_sum[RSP_CAT_N] = { 0 };
+  guint n_paths = rsp_analysis_n_paths (a);
+  guint64 *path_stretch = g_new0 (guint64, MAX (n_paths, 1));
+  guint64 stretches_total = 0;
+
+  for (guint i = 0; i < rsp_analysis_n_segments (a); i++)
+    {
+      const RspSegment *s = rsp_analysis_segment (a, i);
+      guint n;
+      const RspStretch *st = rsp_analysis_segment_stretches (a, i, &n);
+      guint64 sum = 0, last_end = s->start;
+      for (guint k = 0; k < n; k++)
+        {
+          g_assert_cmpuint (st[k].segment, ==, i);
+          g_assert_cmpuint (st[k].start, <, st[k].end);
+          g_assert_cmpuint (st[k].start, >=, last_end); /* in time order, no overlap */
+          g_assert_cmpuint (st[k].end, <=, s->end);
+          g_assert_cmpuint (st[k].category, <, RSP_CAT_N);
+          last_end = st[k].end;
+          sum += st[k].end - st[k].start;
+          cat_sum[st[k].category] += st[k].end - st[k].start;
+        }
+      /* every uncovered nanosecond is in exactly one stretch */
+      if (sum != uncovered (a, i))
+        g_error ("%s: segment %u: stretches %" G_GUINT64_FORMAT " ns, uncovered %" G_GUINT64_FORMAT " ns", what, i,
+                 sum, uncovered (a, i));
+      path_stretch[s->path] += sum;
+      stretches_total += sum;
+    }
+  g_assert_cmpuint (rsp_analysis_n_stretches (a), >, 0);
+
+  guint64 total = 0;
+  for (guint p = 0; p < n_paths; p++)
+    {
+      const RspControlPath *path = rsp_analysis_path (a, p);
+      guint64 cats = 0;
+      for (guint c = 0; c < RSP_CAT_N; c++)
+        cats += path->category_ns[c];
+      if (cats != path->total || path_stretch[p] != path->total)
+        g_error ("%s: path %u: categories %" G_GUINT64_FORMAT ", stretches %" G_GUINT64_FORMAT ", total %" G_GUINT64_FORMAT,
+                 what, p, cats, path_stretch[p], path->total);
+      total += path->total;
+    }
+  g_assert_cmpuint (total, ==, rsp_analysis_total_ns (a));
+  g_assert_cmpuint (stretches_total, ==, total);
+
+  guint64 cats = 0;
+  for (guint c = 0; c < RSP_CAT_N; c++)
+    {
+      g_assert_cmpuint (rsp_analysis_category_ns (a, c), ==, cat_sum[c]);
+      g_assert_cmpuint (rsp_analysis_inferred_ns (a, c), <=, rsp_analysis_category_ns (a, c));
+      cats += rsp_analysis_category_ns (a, c);
+    }
+  g_assert_cmpuint (cats, ==, total);
+  g_assert_cmpuint (rsp_analysis_accounted_ns (a) + rsp_analysis_category_ns (a, RSP_CAT_UNACCOUNTED), ==, total);
+
+  guint64 findings = 0;
+  for (guint i = 0; i < rsp_analysis_n_findings (a); i++)
+    findings += rsp_analysis_finding (a, i)->ns;
+  g_assert_cmpuint (findings, ==, total);
+  g_free (path_stretch);
+}
+
+static void
+test_recording (gconstpointer data)
+{
+  const char *name = data;
+  g_autofree char *path = g_build_filename (RSP_SOURCE_ROOT, "tests", "data", name, NULL);
+  g_autoptr (GError) error = NULL;
+  g_autoptr (RspModel) model = rsp_model_load (path, NULL, NULL, NULL, NULL, &error);
+  g_assert_no_error (error);
+  const RspRecordingMeta *meta = rsp_model_meta (model);
+  gint32 pid = meta != NULL && meta->target_pid > 0 ? meta->target_pid : -1;
+  if (pid < 0)
+    {
+      /* a plain perf.data: the busiest process */
+      g_autoptr (GArray) busiest = rsp_model_busiest_processes (model, 1);
+      g_assert_cmpuint (busiest->len, ==, 1);
+      pid = g_array_index (busiest, RspProcessSummary, 0).pid;
+    }
+  g_assert_cmpint (pid, >, 0);
+  guint64 origin = rsp_model_start_time (model), end = rsp_model_end_time (model);
+  /* the whole recording, then thirds and a thin slice */
+  guint64 cuts[][2] = {
+    { 0, G_MAXUINT64 },
+    { origin, origin + (end - origin) / 3 },
+    { origin + (end - origin) / 3, origin + 2 * (end - origin) / 3 },
+    { origin + (end - origin) / 2, origin + (end - origin) / 2 + (end - origin) / 50 + 1 },
+  };
+  guint analysed = 0;
+  for (gsize k = 0; k < G_N_ELEMENTS (cuts); k++)
+    {
+      g_autoptr (GError) range_error = NULL;
+      g_autoptr (RspAnalysis) a = rsp_analysis_new (model, pid, cuts[k][0], cuts[k][1], &range_error);
+      if (a == NULL)
+        {
+          /* a range where the process did not exist: said, not crashed */
+          g_assert_nonnull (range_error);
+          continue;
+        }
+      g_autofree char *what = g_strdup_printf ("%s [%" G_GSIZE_FORMAT "]", name, k);
+      check_analysis (a, what);
+      analysed++;
+    }
+  g_assert_cmpuint (analysed, >=, 1);
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+  for (gsize i = 0; i < G_N_ELEMENTS (recordings); i++)
+    {
+      g_autofree char *name = g_strdup_printf ("/invariants/%s", recordings[i]);
+      g_test_add_data_func (name, recordings[i], test_recording);
+    }
+  return g_test_run ();
+}
