@@ -594,9 +594,24 @@ add_device_candidates (RspAnalysis *a, GArray *on_dev, RspIdx task, guint64 s0, 
  * one of the candidate requests is being served, queued while one is only
  * queued; between requests and after the last one until the wake-up (a
  * writeback worker waiting for a CPU to finish the I/O), still disk I/O as
- * the task lives it; a kernel block only before the first request. */
+ * the task lives it; a kernel block only before the first request, unless
+ * the task waits for a cache flush (FLUSH). */
+/* A sleep in blkdev_issue_flush (fsync, fdatasync, a journal commit)
+ * waits for the device's cache flush from its start: for the flush request
+ * and, before the request is issued, for the flush already in progress. */
+static gboolean
+sleep_in_flush (const RspAnalysis *a, const RspSleep *s)
+{
+  guint n;
+  const RspModelFrame *f = rsp_model_stack (a->m, s->stack, &n);
+  for (guint i = 0; i < n && f[i].kernel; i++)
+    if (g_strcmp0 (f[i].symbol, "blkdev_issue_flush") == 0)
+      return TRUE;
+  return FALSE;
+}
+
 static void
-disk_stretches (StretchCtx *c, RspIdx task, guint64 s0, guint64 s1, const char *frame, RspIdx main_op)
+disk_stretches (StretchCtx *c, RspIdx task, guint64 s0, guint64 s1, const char *frame, RspIdx main_op, gboolean flush)
 {
   RspAnalysis *a = c->a;
   const GArray *ops = a->m->disk_ops;
@@ -645,7 +660,7 @@ disk_stretches (StretchCtx *c, RspIdx task, guint64 s0, guint64 s1, const char *
             queued = TRUE;
         }
       RspCategory cat = served ? RSP_CAT_DISK_IO : queued ? RSP_CAT_IO_QUEUE
-                        : mid >= first_io ? RSP_CAT_DISK_IO : RSP_CAT_KERNEL_MISC;
+                        : (mid >= first_io || flush) ? RSP_CAT_DISK_IO : RSP_CAT_KERNEL_MISC;
       stretch (c, p0, p1, cat, frame, NULL);
     }
 }
@@ -670,7 +685,7 @@ sleep_stretches (StretchCtx *c, const RspSegment *seg, guint64 u0, guint64 u1)
       stretch (c, b0, b1, s->deliberate ? RSP_CAT_SLEEP : RSP_CAT_TIMEOUT, frame, NULL);
       break;
     case RSP_WAKE_DISK:
-      disk_stretches (c, seg->task, b0, b1, frame, s->disk_op);
+      disk_stretches (c, seg->task, b0, b1, frame, s->disk_op, sleep_in_flush (a, s));
       break;
     case RSP_WAKE_NETWORK:
       if (s->net_op != RSP_NONE)

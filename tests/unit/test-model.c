@@ -545,6 +545,35 @@ test_disk (void)
   g_assert_cmpstr (rsp_analysis_finding (a, 0)->frame, ==, "pread64");
 }
 
+/* fdatasync's cache flush: the task sleeps in blkdev_issue_flush before the
+ * flush request reaches the device (it waits behind the flush in progress)
+ * and until it completes.  All of it is disk time, never "blocked in the
+ * kernel". */
+static const char *const flush_stack[] = { "schedule", "io_schedule_timeout", "wait_for_completion_io",
+                                           "submit_bio_wait", "blkdev_issue_flush", "ext4_sync_file",
+                                           "__x64_sys_fdatasync", "|", "fdatasync", "main", NULL };
+
+static void
+test_flush_wait (void)
+{
+  Stream s;
+  stream_init (&s);
+  sw (&s, T0, 0, 0, 0, 100, NULL);
+  sw (&s, T0 + 200 * US, 0, 100, 2, 0, flush_stack);
+  /* the flush request goes straight to the device (no insert), later */
+  rq (&s, RSP_MEV_RQ_ISSUE, T0 + 3 * MS, 1, 0, G_MAXUINT64);
+  rq (&s, RSP_MEV_RQ_COMPLETE, T0 + 5 * MS, 1, 0, G_MAXUINT64);
+  waking (&s, T0 + 5 * MS + 2 * US, 1, 0, 100, disk_wake);
+  sw (&s, T0 + 5 * MS + 10 * US, 0, 0, 0, 100, NULL);
+  sw (&s, T0 + 6 * MS, 0, 100, 0x20, 0, NULL);
+  g_autoptr (RspModel) m = rsp_assembler_finish (s.as);
+  g_autoptr (RspAnalysis) a = rsp_analysis_new (m, 100, 0, G_MAXUINT64, NULL);
+  check_invariants (a);
+  g_assert_cmpuint (rsp_analysis_category_ns (a, RSP_CAT_KERNEL_MISC), ==, 0);
+  g_assert_cmpuint (rsp_analysis_category_ns (a, RSP_CAT_DISK_IO), ==, 4 * MS + 800 * US + 2 * US);
+  g_assert_cmpint (rsp_analysis_finding (a, 0)->category, ==, RSP_CAT_DISK_IO);
+}
+
 /* A disk wake-up whose completion perf dropped (PERF-NOTES §3): inferred. */
 static void
 test_missing_completion (void)
@@ -789,6 +818,7 @@ main (int argc, char **argv)
   g_test_add_func ("/model/own-threads", test_own_threads);
   g_test_add_func ("/model/interrupt", test_interrupt);
   g_test_add_func ("/model/disk", test_disk);
+  g_test_add_func ("/model/flush-wait", test_flush_wait);
   g_test_add_func ("/model/stackless-timer", test_stackless_timer);
   g_test_add_func ("/model/stackless-disk", test_stackless_disk);
   g_test_add_func ("/model/inferred-from-stack", test_inferred_from_stack);
