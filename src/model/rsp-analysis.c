@@ -508,14 +508,15 @@ typedef struct {
 /* One stretch of a segment, decided once: it goes into the table, the
  * accounting, its path's accounting and the findings. */
 static void
-stretch (StretchCtx *c, guint64 s0, guint64 s1, RspCategory cat, const char *frame, const char *endpoint)
+sample_stretch (StretchCtx *c, guint64 s0, guint64 s1, RspCategory cat, const char *frame, const char *endpoint,
+                RspIdx sample)
 {
   if (s1 <= s0)
     return;
   RspAnalysis *a = c->a;
   const RspSegment *seg = seg_at (a, c->seg);
   gboolean inferred = seg->kind == RSP_SEG_SLEEP && g_array_index (a->m->sleeps, RspSleep, seg->item).inferred;
-  RspStretch st = { s0, s1, c->seg, (guint16) cat, (guint16) inferred, frame, endpoint };
+  RspStretch st = { s0, s1, c->seg, (guint16) cat, (guint16) inferred, frame, endpoint, sample };
   g_array_append_val (a->stretches, st);
   a->category_ns[cat] += s1 - s0;
   g_array_index (a->paths, RspControlPath, seg->path).category_ns[cat] += s1 - s0;
@@ -531,6 +532,12 @@ stretch (StretchCtx *c, guint64 s0, guint64 s1, RspCategory cat, const char *fra
       g_hash_table_insert (a->path_task_ns, k, slot);
     }
   *slot += s1 - s0;
+}
+
+static void
+stretch (StretchCtx *c, guint64 s0, guint64 s1, RspCategory cat, const char *frame, const char *endpoint)
+{
+  sample_stretch (c, s0, s1, cat, frame, endpoint, RSP_NONE);
 }
 
 static void add_device_candidates (RspAnalysis *a, GArray *on_dev, RspIdx task, guint64 s0, guint64 s1,
@@ -729,7 +736,8 @@ run_stretches (StretchCtx *c, const RspSegment *seg, guint64 u0, guint64 u1)
       guint64 k1 = run->start + len * (k + 1) / run->n_samples;
       guint64 x0 = MAX (k0, u0), x1 = MIN (k1, u1);
       if (x1 > x0)
-        stretch (c, x0, x1, RSP_CAT_CPU_SAMPLED, rsp_model_sample_frame (a->m, run->first_sample + k), NULL);
+        sample_stretch (c, x0, x1, RSP_CAT_CPU_SAMPLED, rsp_model_sample_frame (a->m, run->first_sample + k), NULL,
+                        run->first_sample + k);
     }
 }
 

@@ -134,6 +134,7 @@ typedef struct {
   guint16 inferred;     /* a sleep whose wake-up was not recorded: decided from the sleeper's stack */
   const char *frame;    /* the function it is attributed to (a sample's, a sleep's), or NULL */
   const char *endpoint; /* the network peer it waited on, or NULL */
+  RspIdx sample;        /* RSP_CAT_CPU_SAMPLED: the sample whose share of the run it is; else RSP_NONE */
 } RspStretch;
 
 guint rsp_analysis_n_stretches (const RspAnalysis *a);

@@ -185,16 +185,13 @@ add_segment (Tree *t, RspIdx i, guint32 parent)
           add_stack (t, task, rsp_flame_unsampled_stack (m, run), TRUE, s->end - s->start, TRUE, 1u << cat);
           return;
         }
-      /* the samples divide the run's width, as in the chronological view */
-      guint64 len = MAX (run->end - run->start, 1);
-      for (guint k = 0; k < run->n_samples; k++)
-        {
-          guint64 k0 = MAX (run->start + len * k / run->n_samples, s->start);
-          guint64 k1 = MIN (run->start + len * (k + 1) / run->n_samples, s->end);
-          if (k1 > k0)
-            add_stack (t, task, rsp_model_sample (m, run->first_sample + k)->stack, FALSE, k1 - k0, TRUE,
-                       1u << RSP_CAT_CPU_SAMPLED);
-        }
+      /* each sample's share of the run, as the accounting divided it */
+      guint n_st;
+      const RspStretch *st = rsp_analysis_segment_stretches (a, i, &n_st);
+      for (guint k = 0; k < n_st; k++)
+        if (st[k].sample != RSP_NONE)
+          add_stack (t, task, rsp_model_sample (m, st[k].sample)->stack, FALSE, st[k].end - st[k].start, TRUE,
+                     1u << RSP_CAT_CPU_SAMPLED);
       return;
     }
   /* a sleep's frames span it all; what no child covers may end in a disk

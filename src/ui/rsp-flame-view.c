@@ -431,8 +431,8 @@ lay_out_segment (Builder *b, RspIdx i, guint32 parent)
                               s->task, f->seg_cats[i]);
   if (s->kind == RSP_SEG_RUN)
     {
-      /* a run's samples divide its width equally (paper §4.2), as the
-       * accounting divides it */
+      /* each sample's share of the run (paper §4.2), as the accounting
+       * divided it: the analysis's table of stretches */
       const RspRun *run = rsp_model_run (m, s->item);
       if (run->n_samples == 0)
         {
@@ -440,16 +440,12 @@ lay_out_segment (Builder *b, RspIdx i, guint32 parent)
                      task_box, i, 1u << RSP_CAT_CPU_UNSAMPLED);
           return;
         }
-      guint64 len = MAX (run->end - run->start, 1);
-      guint16 cats = 1u << RSP_CAT_CPU_SAMPLED;
-      for (guint k = 0; k < run->n_samples; k++)
-        {
-          guint64 k0 = MAX (run->start + len * k / run->n_samples, s->start);
-          guint64 k1 = MIN (run->start + len * (k + 1) / run->n_samples, s->end);
-          if (k1 > k0)
-            add_stack (b, base + 1, rsp_model_sample (m, run->first_sample + k)->stack, FALSE, k0, k1,
-                       RSP_FLAME_BOX_RUN, task_box, i, cats);
-        }
+      guint n_st;
+      const RspStretch *st = rsp_analysis_segment_stretches (a, i, &n_st);
+      for (guint k = 0; k < n_st; k++)
+        if (st[k].sample != RSP_NONE)
+          add_stack (b, base + 1, rsp_model_sample (m, st[k].sample)->stack, FALSE, st[k].start, st[k].end,
+                     RSP_FLAME_BOX_RUN, task_box, i, 1u << RSP_CAT_CPU_SAMPLED);
       return;
     }
   const RspSleep *sl = rsp_model_sleep (m, s->item);
