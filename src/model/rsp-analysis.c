@@ -503,6 +503,8 @@ add_finding (RspAnalysis *a, RspCategory cat, RspIdx seg_idx, const char *frame,
 typedef struct {
   RspAnalysis *a;
   RspIdx seg;
+  RspCauseKind link_kind; /* what explains the stretches being made */
+  RspIdx link;
 } StretchCtx;
 
 /* One stretch of a segment, decided once: it goes into the table, the
@@ -516,7 +518,8 @@ sample_stretch (StretchCtx *c, guint64 s0, guint64 s1, RspCategory cat, const ch
   RspAnalysis *a = c->a;
   const RspSegment *seg = seg_at (a, c->seg);
   gboolean inferred = seg->kind == RSP_SEG_SLEEP && g_array_index (a->m->sleeps, RspSleep, seg->item).inferred;
-  RspStretch st = { s0, s1, c->seg, (guint16) cat, (guint16) inferred, frame, endpoint, sample };
+  RspStretch st = { s0, s1, c->seg, (guint16) cat, (guint16) inferred, frame, endpoint, sample,
+                    sample != RSP_NONE ? RSP_CAUSE_SAMPLE : c->link_kind, sample != RSP_NONE ? sample : c->link };
   g_array_append_val (a->stretches, st);
   a->category_ns[cat] += s1 - s0;
   g_array_index (a->paths, RspControlPath, seg->path).category_ns[cat] += s1 - s0;
@@ -627,6 +630,8 @@ disk_stretches (StretchCtx *c, RspIdx task, guint64 s0, guint64 s1, const char *
   if (cand->len == 0 && main_op == RSP_NONE)
     {
       /* a disk wait we could not match to a request is still a disk wait */
+      c->link_kind = RSP_CAUSE_NONE;
+      c->link = RSP_NONE;
       stretch (c, s0, s1, RSP_CAT_DISK_IO, frame, NULL);
       return;
     }
@@ -657,17 +662,23 @@ disk_stretches (StretchCtx *c, RspIdx task, guint64 s0, guint64 s1, const char *
         continue;
       guint64 mid = p0 + (p1 - p0) / 2;
       gboolean served = FALSE, queued = FALSE;
+      RspIdx link = main_op, queued_op = RSP_NONE;
       for (guint k = 0; k < cand->len && !served; k++)
         {
-          const RspDiskOp *op = &g_array_index (ops, RspDiskOp, g_array_index (cand, RspIdx, k));
+          RspIdx idx = g_array_index (cand, RspIdx, k);
+          const RspDiskOp *op = &g_array_index (ops, RspDiskOp, idx);
           guint64 end = op->complete != 0 ? op->complete : s1;
           if (mid >= op->issue && mid < end)
-            served = TRUE;
-          else if (mid >= op->insert && mid < op->issue)
-            queued = TRUE;
+            served = TRUE, link = idx;
+          else if (mid >= op->insert && mid < op->issue && !queued)
+            queued = TRUE, queued_op = idx;
         }
+      if (!served && queued)
+        link = queued_op;
       RspCategory cat = served ? RSP_CAT_DISK_IO : queued ? RSP_CAT_IO_QUEUE
                         : (mid >= first_io || flush) ? RSP_CAT_DISK_IO : RSP_CAT_KERNEL_MISC;
+      c->link_kind = cat == RSP_CAT_KERNEL_MISC || link == RSP_NONE ? RSP_CAUSE_NONE : RSP_CAUSE_DISK;
+      c->link = c->link_kind == RSP_CAUSE_DISK ? link : RSP_NONE;
       stretch (c, p0, p1, cat, frame, NULL);
     }
 }
@@ -680,12 +691,37 @@ sleep_stretches (StretchCtx *c, const RspSegment *seg, guint64 u0, guint64 u1)
   const char *frame = rsp_model_sleep_frame (a->m, seg->item);
   if (s->reason == RSP_WAKE_PREEMPTION)
     {
+      c->link_kind = RSP_CAUSE_NONE, c->link = RSP_NONE;
       stretch (c, u0, u1, RSP_CAT_PREEMPTED, frame, NULL);
       return;
     }
   guint64 split = CLAMP (s->runnable_at, u0, u1);
   guint64 b0 = u0, b1 = split; /* before the wake-up */
   const char *endpoint = NULL;
+  /* what the wait was for: the wake-up's cause */
+  switch (s->reason)
+    {
+    case RSP_WAKE_TIMER:
+      c->link_kind = RSP_CAUSE_TIMER, c->link = RSP_NONE;
+      break;
+    case RSP_WAKE_NETWORK:
+      c->link_kind = s->net_op != RSP_NONE ? RSP_CAUSE_NETWORK : RSP_CAUSE_NONE, c->link = s->net_op;
+      break;
+    case RSP_WAKE_IRQ:
+      c->link_kind = RSP_CAUSE_IRQ, c->link = RSP_NONE;
+      break;
+    case RSP_WAKE_RUN:
+      c->link_kind = s->waker_run != RSP_NONE ? RSP_CAUSE_WAKEUP : RSP_CAUSE_NONE, c->link = s->waker_run;
+      break;
+    case RSP_WAKE_DISK:
+      c->link_kind = s->disk_op != RSP_NONE ? RSP_CAUSE_DISK : RSP_CAUSE_NONE, c->link = s->disk_op;
+      break;
+    default:
+      c->link_kind = RSP_CAUSE_NONE, c->link = RSP_NONE;
+      break;
+    }
+  RspCauseKind wake_kind = c->link_kind;
+  RspIdx wake_link = c->link;
   switch (s->reason)
     {
     case RSP_WAKE_TIMER:
@@ -712,6 +748,8 @@ sleep_stretches (StretchCtx *c, const RspSegment *seg, guint64 u0, guint64 u1)
     case RSP_WAKE_PREEMPTION:
       break;
     }
+  /* runnable, waiting for a CPU: explained by the same wake-up */
+  c->link_kind = wake_kind, c->link = wake_link;
   stretch (c, split, u1, RSP_CAT_SCHEDULER, frame, NULL);
 }
 
@@ -755,7 +793,7 @@ static void
 account (RspAnalysis *a, RspIdx seg_idx)
 {
   RspSegment seg = *seg_at (a, seg_idx);
-  StretchCtx c = { a, seg_idx };
+  StretchCtx c = { a, seg_idx, RSP_CAUSE_NONE, RSP_NONE };
   guint64 cursor = seg.start;
   for (guint k = 0; k < seg.n_children; k++)
     {

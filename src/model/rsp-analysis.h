@@ -124,6 +124,18 @@ gdouble rsp_analysis_accounted_percent (const RspAnalysis *a);
 guint rsp_analysis_n_findings (const RspAnalysis *a);
 const RspFinding *rsp_analysis_finding (const RspAnalysis *a, guint i);
 
+/* What explains a stretch (RspStretch.link_kind; link is an index into the
+ * model's array of that kind). */
+typedef enum {
+  RSP_CAUSE_NONE,
+  RSP_CAUSE_WAKEUP,   /* the run that woke the sleeper: rsp_model_run (link) */
+  RSP_CAUSE_DISK,     /* the disk request in service or queued: rsp_model_disk_op (link) */
+  RSP_CAUSE_NETWORK,  /* the packet's socket operation: rsp_model_net_op (link) */
+  RSP_CAUSE_TIMER,    /* a timer's expiry (link is RSP_NONE) */
+  RSP_CAUSE_IRQ,      /* another hardware interrupt (link is RSP_NONE; the frame names it) */
+  RSP_CAUSE_SAMPLE,   /* CPU time: the sample whose share of the run it is (link) */
+} RspCauseKind;
+
 /* The table of stretches: the accounting's decision for every part of
  * every segment that no child covers, made once.  Views, reports and tests
  * read it; nothing outside the model decides a category. */
@@ -135,6 +147,8 @@ typedef struct {
   const char *frame;    /* the function it is attributed to (a sample's, a sleep's), or NULL */
   const char *endpoint; /* the network peer it waited on, or NULL */
   RspIdx sample;        /* RSP_CAT_CPU_SAMPLED: the sample whose share of the run it is; else RSP_NONE */
+  guint32 link_kind;    /* RspCauseKind: what explains it */
+  RspIdx link;          /* ... its index, or RSP_NONE */
 } RspStretch;
 
 guint rsp_analysis_n_stretches (const RspAnalysis *a);

@@ -44,6 +44,7 @@ check_analysis (const RspAnalysis *a, const char *what)
   guint n_paths = rsp_analysis_n_paths (a);
   guint64 *path_stretch = g_new0 (guint64, MAX (n_paths, 1));
   guint64 stretches_total = 0;
+  guint links[RSP_CAUSE_SAMPLE + 1] = { 0 };
 
   for (guint i = 0; i < rsp_analysis_n_segments (a); i++)
     {
@@ -58,6 +59,27 @@ check_analysis (const RspAnalysis *a, const char *what)
           g_assert_cmpuint (st[k].start, >=, last_end); /* in time order, no overlap */
           g_assert_cmpuint (st[k].end, <=, s->end);
           g_assert_cmpuint (st[k].category, <, RSP_CAT_N);
+          /* every link names something of its kind */
+          switch (st[k].link_kind)
+            {
+            case RSP_CAUSE_DISK:
+              g_assert_cmpuint (st[k].link, <, rsp_model_n_disk_ops (rsp_analysis_model (a)));
+              g_assert_true (st[k].category == RSP_CAT_DISK_IO || st[k].category == RSP_CAT_IO_QUEUE
+                             || st[k].category == RSP_CAT_SCHEDULER);
+              break;
+            case RSP_CAUSE_SAMPLE:
+              g_assert_cmpuint (st[k].category, ==, RSP_CAT_CPU_SAMPLED);
+              g_assert_cmpuint (st[k].link, ==, st[k].sample);
+              break;
+            case RSP_CAUSE_WAKEUP:
+              g_assert_cmpuint (st[k].link, !=, RSP_NONE);
+              break;
+            default:
+              break;
+            }
+          if (st[k].category == RSP_CAT_CPU_SAMPLED)
+            g_assert_cmpuint (st[k].link_kind, ==, RSP_CAUSE_SAMPLE);
+          links[st[k].link_kind]++;
           last_end = st[k].end;
           sum += st[k].end - st[k].start;
           cat_sum[st[k].category] += st[k].end - st[k].start;
@@ -70,6 +92,9 @@ check_analysis (const RspAnalysis *a, const char *what)
       stretches_total += sum;
     }
   g_assert_cmpuint (rsp_analysis_n_stretches (a), >, 0);
+  if (g_test_verbose ())
+    g_printerr ("%s: %u stretches; links: none %u, wake-up %u, disk %u, network %u, timer %u, irq %u, sample %u\n", what,
+                rsp_analysis_n_stretches (a), links[0], links[1], links[2], links[3], links[4], links[5], links[6]);
 
   guint64 total = 0;
   for (guint p = 0; p < n_paths; p++)
