@@ -54,8 +54,11 @@ class Display:
 
     def __init__(self):
         read_fd, write_fd = os.pipe()
+        # -noreset: the server would otherwise reset when its last client
+        # leaves, and a viewer connecting during the reset fails with
+        # "cannot open display" (seen once in a fresh chroot)
         self.proc = subprocess.Popen(["Xvfb", "-displayfd", str(write_fd), "-screen", "0", "%dx%dx24" % SIZE,
-                                      "-ac", "-nolisten", "tcp"],
+                                      "-ac", "-nolisten", "tcp", "-noreset"],
                                      stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, pass_fds=(write_fd,))
         os.close(write_fd)
         number = b""
@@ -90,9 +93,19 @@ def start_viewer(display, recording, workdir):
     if os.geteuid() == 0:
         ensure_user()
         argv = ["runuser", "-u", TEST_USER, "--", "env", "HOME=" + workdir, "XDG_RUNTIME_DIR=" + workdir] + argv
+    env = display.env()
+    # the sanitizers' suppression file must be readable by the user the
+    # viewer runs as (a checkout in /root is not): give it a copy
+    lsan = env.get("LSAN_OPTIONS", "")
+    for opt in lsan.split(":"):
+        if opt.startswith("suppressions="):
+            copy = os.path.join(workdir, "lsan.supp")
+            shutil.copy(opt[len("suppressions="):], copy)
+            os.chmod(copy, 0o644)
+            env["LSAN_OPTIONS"] = lsan.replace(opt, "suppressions=" + copy)
     log = open(os.path.join(workdir, "viewer.log"), "w")
     # its own session, so that stopping it also stops the viewer under runuser
-    return subprocess.Popen(argv, env=display.env(), stdout=log, stderr=log, start_new_session=True)
+    return subprocess.Popen(argv, env=env, stdout=log, stderr=log, start_new_session=True)
 
 
 def stop_viewer(proc):
