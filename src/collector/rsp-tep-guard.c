@@ -572,6 +572,17 @@ parse_postfix (Parser *p)
     }
 }
 
+/* libtraceevent's tokenizer reads a run of operator characters as one
+ * token: "|&" or "!!" would be one operator it does not know (a leak found
+ * by fuzzing).  An operator may touch the next token only when that is an
+ * operand or "(". */
+static gboolean
+operator_touches_next (Parser *p)
+{
+  const Tok *prev = &p->toks[p->pos - 1], *next = peek (p);
+  return next->kind == T_PUNCT && !is_punct (next, "(") && next->start == prev->start + prev->len;
+}
+
 static gboolean
 parse_unary (Parser *p)
 {
@@ -580,7 +591,7 @@ parse_unary (Parser *p)
   gboolean ok;
   if (accept (p, "-") || accept (p, "+") || accept (p, "!") || accept (p, "~") || accept (p, "*")
       || accept (p, "&"))
-    ok = parse_unary (p);
+    ok = !operator_touches_next (p) && parse_unary (p);
   else if (is_punct (peek (p), "(") && cast_ahead (p))
     {
       p->pos++;
@@ -638,7 +649,7 @@ parse_cond (Parser *p, gboolean allow_string)
   gboolean ok = parse_unary (p);
   const char *op;
   while (ok && (op = accept_binop (p)) != NULL)
-    ok = ((op[0] != '/' && op[0] != '%') || divisor_ok (p)) && parse_unary (p);
+    ok = !operator_touches_next (p) && ((op[0] != '/' && op[0] != '%') || divisor_ok (p)) && parse_unary (p);
   if (ok && accept (p, "?"))
     ok = parse_cond (p, TRUE) && accept (p, ":") && parse_cond (p, TRUE);
   p->depth--;

@@ -109,6 +109,7 @@ test_dangerous_print_fmts (void)
     "\"unterminated, REC->dev",
     "REC->dev",                                      /* no format string */
     "\"%d\", REC->dev ? STA_PR_FMT : 0",               /* rewritten by libtraceevent's tokenizer */
+    "\"%d\", !(REC->dev|& 2)",                        /* "|&" read as one operator leaked */
   };
   for (gsize i = 0; i < G_N_ELEMENTS (prints); i++)
     {
