@@ -12,10 +12,11 @@
 # the dependencies, the build or the two commands.  Not part of CI (it takes
 # 10-30 minutes and builds whole systems).
 #
-# Usage: sudo scripts/fresh-check.sh [--mode root|user|both] [--only demo|test|both]
+# Usage: sudo scripts/fresh-check.sh [--mode root|user|both] [--only demo|test|both|fuzz]
 #                                    [--work DIR] [--refresh] [--keep]
 #   --mode     which user runs the commands (default: both)
-#   --only     which README command to run (default: both)
+#   --only     which README command to run (default: both); fuzz runs only
+#              the test command's fuzz stage (scripts/test.sh --fuzz)
 #   --work     where the chroots go (default: /var/tmp/rsp-fresh-check)
 #   --refresh  debootstrap the pristine tree again (it is cached in WORK/pristine)
 #   --keep     leave each run's chroot in WORK/run-MODE for a look afterwards
@@ -45,8 +46,8 @@ while [ $# -gt 0 ]; do
 done
 case $mode in root) modes=(root) ;; user) modes=(user) ;; both) modes=(root user) ;;
   *) echo "fresh-check: --mode is root, user or both" >&2; exit 2 ;; esac
-case $only in demo) commands=(demo) ;; test) commands=(test) ;; both) commands=(demo test) ;;
-  *) echo "fresh-check: --only is demo, test or both" >&2; exit 2 ;; esac
+case $only in demo) commands=(demo) ;; test) commands=(test) ;; both) commands=(demo test) ;; fuzz) commands=(fuzz) ;;
+  *) echo "fresh-check: --only is demo, test, both or fuzz" >&2; exit 2 ;; esac
 
 if [ "$(id -u)" -ne 0 ]; then
   echo "fresh-check: debootstrap and chroot need root: sudo scripts/fresh-check.sh" >&2
@@ -166,7 +167,7 @@ in_chroot() {
   fi
 }
 
-declare -A readme=([demo]="scripts/demo.sh" [test]="scripts/test.sh")
+declare -A readme=([demo]="scripts/demo.sh" [test]="scripts/test.sh" [fuzz]="scripts/test.sh --fuzz")
 results=()
 failed=0
 head_commit=$(git -C "$src_root" rev-parse --short HEAD)

@@ -7,12 +7,13 @@
 #      perf's tracing data, the ftrace section), fixed seed, FUZZ_RUNS inputs each
 # then prints one closing line "tests: N passed, N failed, N skipped".
 #
-# Usage: scripts/test.sh [--quick] [--no-deps] [-- MESON_TEST_ARGS...]
+# Usage: scripts/test.sh [--quick|--fuzz] [--no-deps] [-- MESON_TEST_ARGS...]
 #   Run it as root (a minimal Debian has no sudo), or as a user with sudo:
 #   it then runs itself through sudo, because the recording tests need root,
 #   and gives the build directories back to you at the end
 #   (RSP_TEST_NO_SUDO=1 runs as you; the recording tests then SKIP).
 #   --quick     stage 1 only
+#   --fuzz      stage 3 only (the fuzz targets)
 #   --no-deps   do not check or install packages
 #   MESON_TEST_ARGS go to every `meson test` (e.g. -- --suite golden)
 # Environment: FUZZ_RUNS (inputs per fuzz target, default 40000).  The
@@ -45,11 +46,13 @@ give_back() {
 trap give_back EXIT
 
 quick=0
+fuzz_only=0
 deps=1
 meson_test_args=()
 while [ $# -gt 0 ]; do
   case $1 in
     --quick) quick=1 ;;
+    --fuzz) fuzz_only=1 ;;
     --no-deps) deps=0 ;;
     --) shift; meson_test_args=("$@"); break ;;
     -h|--help) sed -n '2,22p' "$0"; exit 0 ;;
@@ -153,16 +156,20 @@ if [ "$deps" -eq 1 ]; then
   timed "dependencies" bash scripts/install-deps.sh --test
 fi
 
-stage "1. build-ci: gcc, warnings are errors"
-timed "build-ci build" build build-ci --werror
-timed "build-ci tests" run_tests build-ci || failures+=("build-ci tests")
+if [ "$fuzz_only" -eq 0 ]; then
+  stage "1. build-ci: gcc, warnings are errors"
+  timed "build-ci build" build build-ci --werror
+  timed "build-ci tests" run_tests build-ci || failures+=("build-ci tests")
+fi
 
-if [ "$quick" -eq 0 ]; then
+if [ "$quick" -eq 0 ] && [ "$fuzz_only" -eq 0 ]; then
   stage "2. build-asan: AddressSanitizer + UndefinedBehaviorSanitizer"
   timed "build-asan build" build build-asan -Db_sanitize=address,undefined -Db_lundef=false
   timed "build-asan tests" run_tests build-asan --timeout-multiplier 3 \
     || failures+=("build-asan tests")
+fi
 
+if [ "$quick" -eq 0 ]; then
   stage "3. build-fuzz: clang, libFuzzer on the recording, tracing-data and ftrace-section parsers"
   if timed "fuzz build+run" fuzz; then
     fuzz_outcome=passed
