@@ -1,0 +1,373 @@
+/* rsp-accounting.c — the table of stretches: every nanosecond of every
+ * lane that no child segment covers gets exactly one category, decided
+ * once here (runs by their samples, sleeps by why they ended, disk waits by
+ * the requests in service or queued), with what explains it. */
+#include <string.h>
+
+#include "rsp-analysis-private.h"
+
+/* ------------------------------------------------------------------ accounting */
+
+static gint
+compare_u64 (gconstpointer pa, gconstpointer pb)
+{
+  guint64 a = *(const guint64 *) pa, b = *(const guint64 *) pb;
+  return a < b ? -1 : a > b;
+}
+
+typedef struct {
+  RspAnalysis *a;
+  RspIdx seg;
+  RspCauseKind link_kind; /* what explains the stretches being made */
+  RspIdx link;
+} StretchCtx;
+
+/* One stretch of a segment, decided once: it goes into the table, the
+ * accounting, its path's accounting and the findings. */
+static void
+sample_stretch (StretchCtx *c, guint64 s0, guint64 s1, RspCategory cat, const char *frame, const char *endpoint,
+                RspIdx sample)
+{
+  if (s1 <= s0)
+    return;
+  RspAnalysis *a = c->a;
+  const RspSegment *seg = seg_at (a, c->seg);
+  gboolean inferred = seg->kind == RSP_SEG_SLEEP && g_array_index (a->m->sleeps, RspSleep, seg->item).inferred;
+  RspStretch st = { s0, s1, c->seg, (guint16) cat, (guint16) inferred, frame, endpoint, sample,
+                    sample != RSP_NONE ? RSP_CAUSE_SAMPLE : c->link_kind, sample != RSP_NONE ? sample : c->link };
+  g_array_append_val (a->stretches, st);
+  a->category_ns[cat] += s1 - s0;
+  g_array_index (a->paths, RspControlPath, seg->path).category_ns[cat] += s1 - s0;
+  if (inferred)
+    a->inferred_ns[cat] += s1 - s0;
+  analysis_add_finding (a, cat, c->seg, frame, endpoint, s0, s1 - s0);
+  guint64 key = ((guint64) seg->path << 32) | seg->task;
+  guint64 *slot = g_hash_table_lookup (a->path_task_ns, &key);
+  if (slot == NULL)
+    {
+      guint64 *k = g_memdup2 (&key, sizeof key);
+      slot = g_new0 (guint64, 1);
+      g_hash_table_insert (a->path_task_ns, k, slot);
+    }
+  *slot += s1 - s0;
+}
+
+static void
+stretch (StretchCtx *c, guint64 s0, guint64 s1, RspCategory cat, const char *frame, const char *endpoint)
+{
+  sample_stretch (c, s0, s1, cat, frame, endpoint, RSP_NONE);
+}
+
+static void add_device_candidates (RspAnalysis *a, GArray *on_dev, RspIdx task, guint64 s0, guint64 s1,
+                                   GArray *out);
+
+/* Requests that may explain a disk wait of TASK over [S0, S1): its own,
+ * the one whose completion woke it, and any other on that device (a
+ * writeback or journal request issued by a kernel thread on its behalf). */
+static void
+disk_candidates (RspAnalysis *a, RspIdx task, RspIdx main_op, guint64 s0, guint64 s1, GArray *out)
+{
+  const GArray *ops = a->m->disk_ops;
+  GArray *own = a->task_disk_ops[task];
+  for (guint i = 0; own != NULL && i < own->len; i++)
+    {
+      RspIdx idx = g_array_index (own, RspIdx, i);
+      const RspDiskOp *op = &g_array_index (ops, RspDiskOp, idx);
+      if (op->insert < s1 && (op->complete == 0 || op->complete > s0))
+        g_array_append_val (out, idx);
+    }
+  if (main_op == RSP_NONE)
+    {
+      /* the completion that woke it is unknown: any device's requests */
+      GHashTableIter it;
+      gpointer dev, list;
+      g_hash_table_iter_init (&it, a->device_ops);
+      while (g_hash_table_iter_next (&it, &dev, &list))
+        add_device_candidates (a, list, task, s0, s1, out);
+      return;
+    }
+  guint32 dev = g_array_index (ops, RspDiskOp, main_op).dev;
+  GArray *on_dev = g_hash_table_lookup (a->device_ops, GUINT_TO_POINTER (dev));
+  if (on_dev != NULL)
+    add_device_candidates (a, on_dev, task, s0, s1, out);
+}
+
+static void
+add_device_candidates (RspAnalysis *a, GArray *on_dev, RspIdx task, guint64 s0, guint64 s1, GArray *out)
+{
+  const GArray *ops = a->m->disk_ops;
+  /* on_dev is in insert order: skip to the requests queued before S1 */
+  guint lo = 0, hi = on_dev->len;
+  while (lo < hi)
+    {
+      guint mid = (lo + hi) / 2;
+      if (g_array_index (ops, RspDiskOp, g_array_index (on_dev, RspIdx, mid)).insert < s1)
+        lo = mid + 1;
+      else
+        hi = mid;
+    }
+  for (guint i = lo; i > 0 && lo - i < 4096; i--)
+    {
+      RspIdx idx = g_array_index (on_dev, RspIdx, i - 1);
+      const RspDiskOp *op = &g_array_index (ops, RspDiskOp, idx);
+      if ((op->complete == 0 || op->complete > s0) && (op->task != task))
+        g_array_append_val (out, idx);
+    }
+}
+
+/* Disk wait [S0, S1) of TASK, ended by a disk completion: in service while
+ * one of the candidate requests is being served, queued while one is only
+ * queued; between requests and after the last one until the wake-up (a
+ * writeback worker waiting for a CPU to finish the I/O), still disk I/O as
+ * the task lives it; a kernel block only before the first request, unless
+ * the task waits for a cache flush (FLUSH). */
+/* A sleep in blkdev_issue_flush (fsync, fdatasync, a journal commit)
+ * waits for the device's cache flush from its start: for the flush request
+ * and, before the request is issued, for the flush already in progress. */
+static gboolean
+sleep_in_flush (const RspAnalysis *a, const RspSleep *s)
+{
+  guint n;
+  const RspModelFrame *f = rsp_model_stack (a->m, s->stack, &n);
+  for (guint i = 0; i < n && f[i].kernel; i++)
+    if (g_strcmp0 (f[i].symbol, "blkdev_issue_flush") == 0)
+      return TRUE;
+  return FALSE;
+}
+
+static void
+disk_stretches (StretchCtx *c, RspIdx task, guint64 s0, guint64 s1, const char *frame, RspIdx main_op, gboolean flush)
+{
+  RspAnalysis *a = c->a;
+  const GArray *ops = a->m->disk_ops;
+  g_autoptr (GArray) cand = g_array_new (FALSE, FALSE, sizeof (RspIdx));
+  disk_candidates (a, task, main_op, s0, s1, cand);
+  if (cand->len == 0 && main_op == RSP_NONE)
+    {
+      /* a disk wait we could not match to a request is still a disk wait */
+      c->link_kind = RSP_CAUSE_NONE;
+      c->link = RSP_NONE;
+      stretch (c, s0, s1, RSP_CAT_DISK_IO, frame, NULL);
+      return;
+    }
+  g_autoptr (GArray) cuts = g_array_new (FALSE, FALSE, sizeof (guint64));
+  g_array_append_val (cuts, s0);
+  g_array_append_val (cuts, s1);
+  for (guint i = 0; i < cand->len; i++)
+    {
+      const RspDiskOp *op = &g_array_index (ops, RspDiskOp, g_array_index (cand, RspIdx, i));
+      guint64 pts[3] = { op->insert, op->issue, op->complete };
+      for (guint k = 0; k < 3; k++)
+        if (pts[k] > s0 && pts[k] < s1)
+          g_array_append_val (cuts, pts[k]);
+    }
+  /* the first request's activity: before it, the task was blocked on
+   * something else in the kernel (a lock, a page) */
+  guint64 first_io = main_op != RSP_NONE ? g_array_index (ops, RspDiskOp, main_op).insert : G_MAXUINT64;
+  for (guint i = 0; i < cand->len; i++)
+    first_io = MIN (first_io, g_array_index (ops, RspDiskOp, g_array_index (cand, RspIdx, i)).insert);
+  if (first_io > s0 && first_io < s1)
+    g_array_append_val (cuts, first_io);
+  g_array_sort (cuts, compare_u64);
+  const guint64 *cv = (const guint64 *) cuts->data;
+  for (guint i = 0; i + 1 < cuts->len; i++)
+    {
+      guint64 p0 = cv[i], p1 = cv[i + 1];
+      if (p1 <= p0)
+        continue;
+      guint64 mid = p0 + (p1 - p0) / 2;
+      gboolean served = FALSE, queued = FALSE;
+      RspIdx link = main_op, queued_op = RSP_NONE;
+      for (guint k = 0; k < cand->len && !served; k++)
+        {
+          RspIdx idx = g_array_index (cand, RspIdx, k);
+          const RspDiskOp *op = &g_array_index (ops, RspDiskOp, idx);
+          guint64 end = op->complete != 0 ? op->complete : s1;
+          if (mid >= op->issue && mid < end)
+            served = TRUE, link = idx;
+          else if (mid >= op->insert && mid < op->issue && !queued)
+            queued = TRUE, queued_op = idx;
+        }
+      if (!served && queued)
+        link = queued_op;
+      RspCategory cat = served ? RSP_CAT_DISK_IO : queued ? RSP_CAT_IO_QUEUE
+                        : (mid >= first_io || flush) ? RSP_CAT_DISK_IO : RSP_CAT_KERNEL_MISC;
+      c->link_kind = cat == RSP_CAT_KERNEL_MISC || link == RSP_NONE ? RSP_CAUSE_NONE : RSP_CAUSE_DISK;
+      c->link = c->link_kind == RSP_CAUSE_DISK ? link : RSP_NONE;
+      stretch (c, p0, p1, cat, frame, NULL);
+    }
+}
+
+static void
+sleep_stretches (StretchCtx *c, const RspSegment *seg, guint64 u0, guint64 u1)
+{
+  RspAnalysis *a = c->a;
+  const RspSleep *s = sleep_at (a, seg->item);
+  const char *frame = rsp_model_sleep_frame (a->m, seg->item);
+  if (s->reason == RSP_WAKE_PREEMPTION)
+    {
+      c->link_kind = RSP_CAUSE_NONE, c->link = RSP_NONE;
+      stretch (c, u0, u1, RSP_CAT_PREEMPTED, frame, NULL);
+      return;
+    }
+  guint64 split = CLAMP (s->runnable_at, u0, u1);
+  guint64 b0 = u0, b1 = split; /* before the wake-up */
+  const char *endpoint = NULL;
+  /* what the wait was for: the wake-up's cause */
+  switch (s->reason)
+    {
+    case RSP_WAKE_TIMER:
+      c->link_kind = RSP_CAUSE_TIMER, c->link = RSP_NONE;
+      break;
+    case RSP_WAKE_NETWORK:
+      c->link_kind = s->net_op != RSP_NONE ? RSP_CAUSE_NETWORK : RSP_CAUSE_NONE, c->link = s->net_op;
+      break;
+    case RSP_WAKE_IRQ:
+      c->link_kind = RSP_CAUSE_IRQ, c->link = RSP_NONE;
+      break;
+    case RSP_WAKE_RUN:
+      c->link_kind = s->waker_run != RSP_NONE ? RSP_CAUSE_WAKEUP : RSP_CAUSE_NONE, c->link = s->waker_run;
+      break;
+    case RSP_WAKE_DISK:
+      c->link_kind = s->disk_op != RSP_NONE ? RSP_CAUSE_DISK : RSP_CAUSE_NONE, c->link = s->disk_op;
+      break;
+    default:
+      c->link_kind = RSP_CAUSE_NONE, c->link = RSP_NONE;
+      break;
+    }
+  RspCauseKind wake_kind = c->link_kind;
+  RspIdx wake_link = c->link;
+  switch (s->reason)
+    {
+    case RSP_WAKE_TIMER:
+      stretch (c, b0, b1, s->deliberate ? RSP_CAT_SLEEP : RSP_CAT_TIMEOUT, frame, NULL);
+      break;
+    case RSP_WAKE_DISK:
+      disk_stretches (c, seg->task, b0, b1, frame, s->disk_op, sleep_in_flush (a, s));
+      break;
+    case RSP_WAKE_NETWORK:
+      if (s->net_op != RSP_NONE)
+        endpoint = g_array_index (a->m->net_ops, RspNetOp, s->net_op).endpoint;
+      stretch (c, b0, b1, RSP_CAT_NETWORK, frame, endpoint);
+      break;
+    case RSP_WAKE_IRQ:
+      stretch (c, b0, b1, RSP_CAT_HARDWARE, s->irq_name != NULL ? s->irq_name : frame, NULL);
+      break;
+    case RSP_WAKE_RUN:
+    case RSP_WAKE_FORK:
+      stretch (c, b0, b1, seg->other_path != G_MAXUINT32 ? RSP_CAT_OTHER_PATH : RSP_CAT_UNACCOUNTED, frame, NULL);
+      break;
+    case RSP_WAKE_UNKNOWN:
+      stretch (c, b0, b1, (s->prev_state & 0x2) ? RSP_CAT_KERNEL_MISC : RSP_CAT_UNACCOUNTED, frame, NULL);
+      break;
+    case RSP_WAKE_PREEMPTION:
+      break;
+    }
+  /* runnable, waiting for a CPU: explained by the same wake-up */
+  c->link_kind = wake_kind, c->link = wake_link;
+  stretch (c, split, u1, RSP_CAT_SCHEDULER, frame, NULL);
+}
+
+static void
+run_stretches (StretchCtx *c, const RspSegment *seg, guint64 u0, guint64 u1)
+{
+  RspAnalysis *a = c->a;
+  const RspRun *run = run_at (a, seg->item);
+  if (run->n_samples == 0)
+    {
+      /* no sample: the stack it blocked with at the end of the run is the
+       * best evidence of what it was doing (paper §6: deduce the stacks) */
+      const char *ending = run->next_sleep != RSP_NONE ? rsp_model_sleep_frame (a->m, run->next_sleep) : NULL;
+      stretch (c, u0, u1, RSP_CAT_CPU_UNSAMPLED, ending, NULL);
+      return;
+    }
+  /* a run's samples divide its width equally (paper §4.2) */
+  guint64 len = MAX (run->end - run->start, 1);
+  for (guint k = 0; k < run->n_samples; k++)
+    {
+      guint64 k0 = run->start + len * k / run->n_samples;
+      guint64 k1 = run->start + len * (k + 1) / run->n_samples;
+      guint64 x0 = MAX (k0, u0), x1 = MIN (k1, u1);
+      if (x1 > x0)
+        sample_stretch (c, x0, x1, RSP_CAT_CPU_SAMPLED, rsp_model_sample_frame (a->m, run->first_sample + k), NULL,
+                        run->first_sample + k);
+    }
+}
+
+static void
+leaf (StretchCtx *c, guint64 u0, guint64 u1)
+{
+  const RspSegment *seg = seg_at (c->a, c->seg);
+  if (seg->kind == RSP_SEG_RUN)
+    run_stretches (c, seg, u0, u1);
+  else
+    sleep_stretches (c, seg, u0, u1);
+}
+
+void
+analysis_account (RspAnalysis *a, RspIdx seg_idx)
+{
+  RspSegment seg = *seg_at (a, seg_idx);
+  StretchCtx c = { a, seg_idx, RSP_CAUSE_NONE, RSP_NONE };
+  guint64 cursor = seg.start;
+  for (guint k = 0; k < seg.n_children; k++)
+    {
+      const RspSegment *child = seg_at (a, seg.first_child + k);
+      guint64 c0 = MAX (child->start, cursor);
+      if (c0 > cursor)
+        leaf (&c, cursor, MIN (c0, seg.end));
+      analysis_account (a, seg.first_child + k);
+      cursor = MAX (cursor, MIN (child->end, seg.end));
+    }
+  if (cursor < seg.end)
+    leaf (&c, cursor, seg.end);
+}
+
+static gint
+compare_stretches (gconstpointer pa, gconstpointer pb)
+{
+  const RspStretch *x = pa, *y = pb;
+  if (x->segment != y->segment)
+    return x->segment < y->segment ? -1 : 1;
+  return x->start < y->start ? -1 : x->start > y->start;
+}
+
+/* Groups the table by segment (each segment's stretches were made in time
+ * order, interleaved with its children's). */
+void
+analysis_index_stretches (RspAnalysis *a)
+{
+  g_array_sort (a->stretches, compare_stretches);
+  guint n_segs = a->segments->len;
+  a->seg_first_stretch = g_new0 (guint32, n_segs + 1);
+  guint k = 0;
+  for (guint i = 0; i < n_segs; i++)
+    {
+      a->seg_first_stretch[i] = k;
+      while (k < a->stretches->len && g_array_index (a->stretches, RspStretch, k).segment == i)
+        k++;
+    }
+  a->seg_first_stretch[n_segs] = k;
+}
+
+guint
+rsp_analysis_n_stretches (const RspAnalysis *a)
+{
+  return a->stretches->len;
+}
+
+const RspStretch *
+rsp_analysis_stretch (const RspAnalysis *a, guint i)
+{
+  g_return_val_if_fail (i < a->stretches->len, NULL);
+  return &g_array_index (a->stretches, RspStretch, i);
+}
+
+const RspStretch *
+rsp_analysis_segment_stretches (const RspAnalysis *a, RspIdx segment, guint *n)
+{
+  g_return_val_if_fail (segment < a->segments->len, NULL);
+  guint first = a->seg_first_stretch[segment];
+  *n = a->seg_first_stretch[segment + 1] - first;
+  return *n > 0 ? &g_array_index (a->stretches, RspStretch, first) : NULL;
+}

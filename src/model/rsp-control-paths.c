@@ -1,0 +1,328 @@
+/* rsp-control-paths.c — the pseudo-stacks of the control paths: segments
+ * (runs and sleeps of tasks, nested by who woke whom), built outward from
+ * the process of interest (see rsp-analysis.h for the procedure). */
+#include <string.h>
+
+#include "rsp-analysis-private.h"
+
+void
+analysis_build_indexes (RspAnalysis *a)
+{
+  const RspModel *m = a->m;
+  guint n_tasks = m->tasks->len;
+  a->n_tasks = n_tasks;
+  a->task_runs = g_new0 (GArray *, MAX (n_tasks, 1));
+  a->task_disk_ops = g_new0 (GArray *, MAX (n_tasks, 1));
+  a->covered_until = g_new0 (guint64, MAX (n_tasks, 1));
+  a->covered_path = g_new0 (guint32, MAX (n_tasks, 1));
+  for (guint t = 0; t < n_tasks; t++)
+    {
+      const RspTask *task = &g_array_index (m->tasks, RspTask, t);
+      GArray *runs = g_array_sized_new (FALSE, FALSE, sizeof (RspIdx), task->n_runs);
+      for (RspIdx r = task->first_run; r != RSP_NONE; r = run_at (a, r)->next_run)
+        g_array_append_val (runs, r);
+      a->task_runs[t] = runs;
+    }
+  a->device_ops = g_hash_table_new_full (g_direct_hash, g_direct_equal, NULL, (GDestroyNotify) g_array_unref);
+  for (guint i = 0; i < m->disk_ops->len; i++)
+    {
+      const RspDiskOp *op = &g_array_index (m->disk_ops, RspDiskOp, i);
+      GArray *on_dev = g_hash_table_lookup (a->device_ops, GUINT_TO_POINTER (op->dev));
+      if (on_dev == NULL)
+        {
+          on_dev = g_array_new (FALSE, FALSE, sizeof (RspIdx));
+          g_hash_table_insert (a->device_ops, GUINT_TO_POINTER (op->dev), on_dev);
+        }
+      RspIdx op_idx = i;
+      g_array_append_val (on_dev, op_idx);
+      if (op->task == RSP_NONE)
+        continue;
+      if (a->task_disk_ops[op->task] == NULL)
+        a->task_disk_ops[op->task] = g_array_new (FALSE, FALSE, sizeof (RspIdx));
+      RspIdx idx = i;
+      g_array_append_val (a->task_disk_ops[op->task], idx);
+    }
+}
+
+/* First run of TASK whose end is after T (binary search). */
+static guint
+first_run_ending_after (const RspAnalysis *a, RspIdx task, guint64 t)
+{
+  GArray *runs = a->task_runs[task];
+  guint lo = 0, hi = runs->len;
+  while (lo < hi)
+    {
+      guint mid = (lo + hi) / 2;
+      if (run_at (a, g_array_index (runs, RspIdx, mid))->end <= t)
+        lo = mid + 1;
+      else
+        hi = mid;
+    }
+  return lo;
+}
+
+/* ------------------------------------------------------------------ segments */
+
+static RspIdx
+emit (RspAnalysis *a, RspSegmentKind kind, RspIdx item, RspIdx task, guint64 start, guint64 end, guint32 path,
+      guint16 depth, RspIdx parent)
+{
+  RspSegment s = { 0 };
+  s.path = path;
+  s.depth = depth;
+  s.kind = kind;
+  s.item = item;
+  s.task = task;
+  s.parent = parent;
+  s.first_child = RSP_NONE;
+  s.other_path = G_MAXUINT32;
+  s.start = start;
+  s.end = end;
+  g_array_append_val (a->segments, s);
+  if (end > a->covered_until[task])
+    {
+      a->covered_until[task] = end;
+      a->covered_path[task] = path;
+    }
+  return a->segments->len - 1;
+}
+
+/* Emits TASK's runs and sleeps over [WS, WE], clipped, in time order.
+ * Returns the number emitted; they are contiguous from the array's end. */
+guint
+analysis_emit_timeline (RspAnalysis *a, RspIdx task, guint64 ws, guint64 we, guint32 path, guint16 depth, RspIdx parent)
+{
+  if (we <= ws)
+    return 0;
+  GArray *runs = a->task_runs[task];
+  guint n = 0;
+  guint i = first_run_ending_after (a, task, ws);
+  /* the sleep before the first run in the window, if it reaches in */
+  RspIdx sl = RSP_NONE;
+  if (i < runs->len)
+    sl = run_at (a, g_array_index (runs, RspIdx, i))->prev_sleep;
+  else if (runs->len > 0)
+    sl = run_at (a, g_array_index (runs, RspIdx, runs->len - 1))->next_sleep;
+  if (sl != RSP_NONE)
+    {
+      const RspSleep *s = sleep_at (a, sl);
+      guint64 s0 = MAX (s->start, ws), s1 = MIN (s->end, we);
+      if (s1 > s0)
+        {
+          emit (a, RSP_SEG_SLEEP, sl, task, s0, s1, path, depth, parent);
+          n++;
+        }
+    }
+  for (; i < runs->len; i++)
+    {
+      RspIdx r = g_array_index (runs, RspIdx, i);
+      const RspRun *run = run_at (a, r);
+      if (run->start >= we)
+        break;
+      guint64 r0 = MAX (run->start, ws), r1 = MIN (run->end, we);
+      if (r1 > r0)
+        {
+          emit (a, RSP_SEG_RUN, r, task, r0, r1, path, depth, parent);
+          n++;
+        }
+      if (run->next_sleep != RSP_NONE)
+        {
+          const RspSleep *s = sleep_at (a, run->next_sleep);
+          guint64 s0 = MAX (s->start, ws), s1 = MIN (s->end, we);
+          if (s1 > s0)
+            {
+              emit (a, RSP_SEG_SLEEP, run->next_sleep, task, s0, s1, path, depth, parent);
+              n++;
+            }
+        }
+    }
+  return n;
+}
+
+static gboolean
+task_is_ancestor (RspAnalysis *a, RspIdx seg, RspIdx task)
+{
+  for (RspIdx i = seg; i != RSP_NONE; i = seg_at (a, i)->parent)
+    if (seg_at (a, i)->task == task)
+      return TRUE;
+  return FALSE;
+}
+
+/* TASK's timeline over [WS, WE] as the child of PARENT_SEG.  When TASK came
+ * into being inside the window (an exec or a fork after WS), what created
+ * it comes first, up to that moment: the previous generation before an
+ * exec, the forking task before a fork, recursively.  A server that forks
+ * and execs a worker per connection (dovecot's imap-login) is then followed
+ * back to the listener that accepted the connection, instead of leaving
+ * the time before the exec unexplained. */
+static guint
+emit_with_origin (RspAnalysis *a, RspIdx task, guint64 ws, guint64 we, guint32 path, guint16 depth,
+                  RspIdx parent_seg, guint hops)
+{
+  const RspTask *t = &g_array_index (a->m->tasks, RspTask, task);
+  guint n = 0;
+  guint64 from = ws;
+  if (t->start > ws && t->start < we && t->parent != RSP_NONE && hops < 8)
+    {
+      RspIdx origin = t->parent;
+      const RspTask *ot = &g_array_index (a->m->tasks, RspTask, origin);
+      if (!ot->ignored && !ot->is_idle && !task_is_ancestor (a, parent_seg, origin))
+        {
+          n += emit_with_origin (a, origin, ws, t->start, path, depth, parent_seg, hops + 1);
+          from = t->start;
+        }
+    }
+  return n + analysis_emit_timeline (a, task, from, we, path, depth, parent_seg);
+}
+
+/* Where the activity that ends with run W began on behalf of someone: walk
+ * back over W's task while its runs were woken by anything but TASK
+ * (the one that set it going), not before the analysis start. */
+static guint64
+chain_start (RspAnalysis *a, RspIdx w, RspIdx setter_task)
+{
+  RspIdx r = w;
+  for (guint steps = 0; steps < 100000; steps++)
+    {
+      const RspRun *run = run_at (a, r);
+      if (run->start <= a->start)
+        return a->start;
+      RspIdx sl = run->prev_sleep;
+      if (sl == RSP_NONE && run->start_kind == RSP_RUN_START_EXEC)
+        {
+          /* an exec continues the previous generation's last run */
+          RspIdx prev = g_array_index (a->m->tasks, RspTask, run->task).parent;
+          RspIdx last = prev != RSP_NONE ? g_array_index (a->m->tasks, RspTask, prev).last_run : RSP_NONE;
+          if (last == RSP_NONE || last == r)
+            return run->start;
+          r = last;
+          continue;
+        }
+      if (sl == RSP_NONE)
+        return run->start;
+      const RspSleep *s = sleep_at (a, sl);
+      if ((s->reason == RSP_WAKE_RUN || s->reason == RSP_WAKE_FORK) && s->waker_run != RSP_NONE
+          && run_at (a, s->waker_run)->task == setter_task)
+        return MAX (s->runnable_at, a->start);
+      if (s->prev_run == RSP_NONE)
+        return MAX (s->start, a->start);
+      r = s->prev_run;
+    }
+  return run_at (a, w)->start;
+}
+
+guint32
+analysis_new_path (RspAnalysis *a, guint64 start, guint64 end)
+{
+  RspControlPath p = { 0 };
+  p.id = a->paths->len;
+  p.start = start;
+  p.end = end;
+  p.first_root = RSP_NONE;
+  p.task_time = g_array_new (FALSE, TRUE, sizeof (RspPathTask));
+  g_array_append_val (a->paths, p);
+  return p.id;
+}
+
+static void
+expand_sleep (RspAnalysis *a, RspIdx seg_idx)
+{
+  RspSegment seg = *seg_at (a, seg_idx);
+  const RspSleep *s = sleep_at (a, seg.item);
+  /* A new task's wait for its first run is not on behalf of its forker:
+   * the forker is its origin (emit_with_origin), or the process of
+   * interest itself starting a thread; the wait is scheduler time. */
+  if ((s->reason != RSP_WAKE_RUN && s->reason != RSP_WAKE_PREEMPTION) || s->waker_run == RSP_NONE)
+    return;
+  const RspRun *w = run_at (a, s->waker_run);
+  RspIdx waker_task = w->task;
+  const RspTask *wt = &g_array_index (a->m->tasks, RspTask, waker_task);
+  if (wt->ignored || task_is_ancestor (a, seg_idx, waker_task))
+    return;
+
+  /* the waker must have started inside the sleep (its de facto start, less
+   * the tolerance); how long it runs after waking the parent does not
+   * matter, since the child ends at the wake-up */
+  gboolean fits = w->start + RSP_FIT_TOLERANCE_NS >= s->defacto_start && w->start <= s->end + RSP_FIT_TOLERANCE_NS;
+  if (fits && seg.depth + 1 < MAX_DEPTH)
+    {
+      /* the child works on the parent's behalf until it wakes the parent;
+       * after that the parent waits for a CPU (a preemption's child runs
+       * for the whole preemption) */
+      guint64 child_end = s->reason == RSP_WAKE_PREEMPTION ? MIN (seg.end, MAX (w->end, seg.start))
+                                                           : MIN (seg.end, MAX (s->runnable_at, seg.start));
+      guint first = a->segments->len;
+      guint n = emit_with_origin (a, waker_task, seg.start, child_end, seg.path, seg.depth + 1, seg_idx, 0);
+      RspSegment *p = seg_at (a, seg_idx);
+      p->first_child = n > 0 ? first : RSP_NONE;
+      p->n_children = n;
+      analysis_expand_children (a, first, n);
+      return;
+    }
+
+  /* A thread of the process of interest is a lane of control path 0
+   * already: waiting for it is waiting on that lane, not a new path that
+   * would count its time twice. */
+  if (wt->pid == a->pid && w->end > a->start && w->start < a->end)
+    {
+      seg_at (a, seg_idx)->other_path = 0;
+      return;
+    }
+
+  /* Another control path: the one this waker already heads, or a new one. */
+  gpointer known = g_hash_table_lookup (a->path_of_run, GUINT_TO_POINTER (s->waker_run));
+  if (known != NULL)
+    {
+      seg_at (a, seg_idx)->other_path = GPOINTER_TO_UINT (known) - 1;
+      return;
+    }
+  guint64 lane_start = chain_start (a, s->waker_run, seg.task);
+  guint64 lane_end = MIN (w->end, a->end);
+  /* what of the waker is on a path already is not counted twice: the new
+   * lane starts where its last segment ends; if nothing is left, the sleep
+   * waits on the path that has it */
+  if (a->covered_until[waker_task] > lane_start)
+    {
+      if (a->covered_until[waker_task] >= lane_end)
+        {
+          seg_at (a, seg_idx)->other_path = a->covered_path[waker_task];
+          return;
+        }
+      lane_start = a->covered_until[waker_task];
+    }
+  if (lane_end <= lane_start)
+    return;
+  guint32 id = analysis_new_path (a, lane_start, lane_end);
+  g_hash_table_insert (a->path_of_run, GUINT_TO_POINTER (s->waker_run), GUINT_TO_POINTER (id + 1));
+  seg_at (a, seg_idx)->other_path = id;
+  guint first = a->segments->len;
+  /* the lane may begin before the waker's exec (chain_start) */
+  guint n = emit_with_origin (a, waker_task, lane_start, lane_end, id, 0, RSP_NONE, 0);
+  RspControlPath *path = &g_array_index (a->paths, RspControlPath, id);
+  path->first_root = first;
+  path->n_roots = n;
+  /* its total is what its roots cover, so that the accounting adds up */
+  path->total = 0;
+  for (guint k = 0; k < n; k++)
+    path->total += seg_at (a, first + k)->end - seg_at (a, first + k)->start;
+  analysis_expand_children (a, first, n);
+}
+
+void
+analysis_expand_children (RspAnalysis *a, RspIdx first, guint n)
+{
+  for (guint i = 0; i < n; i++)
+    if (seg_at (a, first + i)->kind == RSP_SEG_SLEEP)
+      expand_sleep (a, first + i);
+}
+
+/* The network peer a segment's sleep waited on (its own operation, or the
+ * loopback hop that linked it). */
+const char *
+analysis_segment_endpoint (RspAnalysis *a, const RspSegment *s)
+{
+  if (s->kind != RSP_SEG_SLEEP)
+    return NULL;
+  const RspSleep *sl = sleep_at (a, s->item);
+  return sl->net_op != RSP_NONE ? g_array_index (a->m->net_ops, RspNetOp, sl->net_op).endpoint : NULL;
+}
