@@ -212,25 +212,44 @@ give_to_invoking_user (const char *path)
     g_printerr (_("rsp render: warning: cannot give %s to uid %s: %s\n"), path, uid_text, g_strerror (errno));
 }
 
-int
-rsp_cmd_render (int argc, char **argv)
+/* The command line, checked. */
+typedef struct {
+  char *path, *output;
+  View view;
+  gint pid;
+  char *comm;
+  int width, height;
+  gboolean svg, dark, show_sleeps, all_tasks;
+  gdouble from_ms, to_ms;
+} RenderArgs;
+
+static void
+render_args_clear (RenderArgs *r)
 {
-  g_autofree char *view_name = NULL, *comm = NULL, *size = NULL, *output = NULL;
-  gint pid = 0;
-  gboolean dark = FALSE, show_sleeps = FALSE, all_tasks = FALSE;
-  gdouble from_ms = -1, to_ms = -1;
+  g_free (r->path);
+  g_free (r->output);
+  g_free (r->comm);
+}
+
+/* Parses and checks the options; returns 0, or the exit status after
+ * saying what is wrong. */
+static int
+parse_args (int argc, char **argv, RenderArgs *r)
+{
+  g_autofree char *view_name = NULL, *size = NULL;
   g_auto (GStrv) files = NULL;
+  r->from_ms = r->to_ms = -1;
   GOptionEntry entries[] = {
     { "view", 'v', 0, G_OPTION_ARG_STRING, &view_name, N_ ("timeline, flame or consolidated (default: timeline)"), N_ ("VIEW") },
-    { "pid", 'p', 0, G_OPTION_ARG_INT, &pid, N_ ("The process of interest (default: the command rsp record ran)"), N_ ("PID") },
-    { "comm", 'c', 0, G_OPTION_ARG_STRING, &comm, N_ ("The process of interest by name (the busiest one of that name)"), N_ ("NAME") },
+    { "pid", 'p', 0, G_OPTION_ARG_INT, &r->pid, N_ ("The process of interest (default: the command rsp record ran)"), N_ ("PID") },
+    { "comm", 'c', 0, G_OPTION_ARG_STRING, &r->comm, N_ ("The process of interest by name (the busiest one of that name)"), N_ ("NAME") },
     { "size", 's', 0, G_OPTION_ARG_STRING, &size, N_ ("Image size in pixels (default 1600x900)"), N_ ("WxH") },
-    { "dark", 0, 0, G_OPTION_ARG_NONE, &dark, N_ ("Dark theme"), NULL },
-    { "from", 0, 0, G_OPTION_ARG_DOUBLE, &from_ms, N_ ("Start of the range, ms from the recording's start"), N_ ("MS") },
-    { "to", 0, 0, G_OPTION_ARG_DOUBLE, &to_ms, N_ ("End of the range, ms from the recording's start"), N_ ("MS") },
-    { "show-sleeps", 0, 0, G_OPTION_ARG_NONE, &show_sleeps, N_ ("Timeline: draw sleeps, labelled with their frame"), NULL },
-    { "all-tasks", 0, 0, G_OPTION_ARG_NONE, &all_tasks, N_ ("Timeline: keep tasks with negligible CPU time"), NULL },
-    { "output", 'o', 0, G_OPTION_ARG_FILENAME, &output, N_ ("The image to write: .png or .svg"), N_ ("OUT") },
+    { "dark", 0, 0, G_OPTION_ARG_NONE, &r->dark, N_ ("Dark theme"), NULL },
+    { "from", 0, 0, G_OPTION_ARG_DOUBLE, &r->from_ms, N_ ("Start of the range, ms from the recording's start"), N_ ("MS") },
+    { "to", 0, 0, G_OPTION_ARG_DOUBLE, &r->to_ms, N_ ("End of the range, ms from the recording's start"), N_ ("MS") },
+    { "show-sleeps", 0, 0, G_OPTION_ARG_NONE, &r->show_sleeps, N_ ("Timeline: draw sleeps, labelled with their frame"), NULL },
+    { "all-tasks", 0, 0, G_OPTION_ARG_NONE, &r->all_tasks, N_ ("Timeline: keep tasks with negligible CPU time"), NULL },
+    { "output", 'o', 0, G_OPTION_ARG_FILENAME, &r->output, N_ ("The image to write: .png or .svg"), N_ ("OUT") },
     { G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &files, NULL, N_ ("FILE") },
     { NULL },
   };
@@ -248,123 +267,97 @@ rsp_cmd_render (int argc, char **argv)
       g_printerr (_("rsp render: give exactly one recording (rsp render FILE -o OUT.png)\n"));
       return 2;
     }
-  const char *path = files[0];
+  r->path = g_strdup (files[0]);
 
-  View view = VIEW_TIMELINE;
   if (view_name == NULL || g_str_equal (view_name, "timeline"))
-    view = VIEW_TIMELINE;
+    r->view = VIEW_TIMELINE;
   else if (g_str_equal (view_name, "flame"))
-    view = VIEW_FLAME;
+    r->view = VIEW_FLAME;
   else if (g_str_equal (view_name, "consolidated"))
-    view = VIEW_CONSOLIDATED;
+    r->view = VIEW_CONSOLIDATED;
   else
     {
       g_printerr (_("rsp render: unknown view '%s' (timeline, flame or consolidated)\n"), view_name);
       return 2;
     }
-  int width = DEFAULT_WIDTH, height = DEFAULT_HEIGHT;
-  if (size != NULL && !parse_size (size, &width, &height))
+  r->width = DEFAULT_WIDTH;
+  r->height = DEFAULT_HEIGHT;
+  if (size != NULL && !parse_size (size, &r->width, &r->height))
     {
       g_printerr (_("rsp render: bad size '%s': give WIDTHxHEIGHT in pixels, from 200x100 to %dx%d\n"), size, MAX_SIDE,
                   MAX_SIDE);
       return 2;
     }
-  if (output == NULL)
+  if (r->output == NULL)
     {
       g_printerr (_("rsp render: name the image to write with -o OUT.png or -o OUT.svg\n"));
       return 2;
     }
-  gboolean svg;
-  if (g_str_has_suffix (output, ".png") || g_str_has_suffix (output, ".PNG"))
-    svg = FALSE;
-  else if (g_str_has_suffix (output, ".svg") || g_str_has_suffix (output, ".SVG"))
-    svg = TRUE;
+  if (g_str_has_suffix (r->output, ".png") || g_str_has_suffix (r->output, ".PNG"))
+    r->svg = FALSE;
+  else if (g_str_has_suffix (r->output, ".svg") || g_str_has_suffix (r->output, ".SVG"))
+    r->svg = TRUE;
   else
     {
-      g_printerr (_("rsp render: %s: the output must end in .png or .svg\n"), output);
+      g_printerr (_("rsp render: %s: the output must end in .png or .svg\n"), r->output);
       return 2;
     }
-  if (from_ms >= 0 && to_ms >= 0 && to_ms <= from_ms)
+  if (r->from_ms >= 0 && r->to_ms >= 0 && r->to_ms <= r->from_ms)
     {
-      g_printerr (_("rsp render: --to (%.3f ms) must be after --from (%.3f ms)\n"), to_ms, from_ms);
+      g_printerr (_("rsp render: --to (%.3f ms) must be after --from (%.3f ms)\n"), r->to_ms, r->from_ms);
       return 2;
     }
+  return 0;
+}
 
-  /* Fail on an unwritable output before the (possibly long) load. */
+/* Fails on an unwritable output before the (possibly long) load. */
+static gboolean
+output_writable (const char *output)
+{
   gboolean existed = g_file_test (output, G_FILE_TEST_EXISTS);
   FILE *probe = fopen (output, "ab");
   if (probe == NULL)
     {
       g_printerr (_("rsp render: cannot write %s: %s\n"), output, g_strerror (errno));
-      return 1;
+      return FALSE;
     }
   fclose (probe);
   if (!existed)
     g_unlink (output);
+  return TRUE;
+}
 
-  g_autoptr (RspModel) model = rsp_cli_load (path);
-  if (model == NULL)
-    return 1;
-
-  /* the process of interest, as every analysing command picks it */
-  pid = rsp_cli_pick_target (model, path, pid, comm, view != VIEW_TIMELINE);
-  if (pid < 0)
-    return 1;
-
-  guint64 origin = rsp_model_start_time (model);
-  guint64 from = from_ms >= 0 ? origin + (guint64) (from_ms * 1e6) : 0;
-  guint64 to = to_ms >= 0 ? origin + (guint64) (to_ms * 1e6) : 0;
-  g_autoptr (RspAnalysis) analysis = NULL;
-  if (pid > 0)
-    {
-      analysis = rsp_analysis_new (model, pid, from, to != 0 ? to : G_MAXUINT64, &error);
-      if (analysis == NULL && view != VIEW_TIMELINE)
-        {
-          g_printerr ("rsp: %s: %s\n", path, error->message);
-          rsp_cli_print_candidates (model);
-          return 1;
-        }
-      g_clear_error (&error);
-    }
-
-  RspTheme theme;
-  rsp_theme_init (&theme, dark, 1.0);
-  cairo_surface_t *surface = svg ? cairo_svg_surface_create (output, width, height)
-                                 : cairo_image_surface_create (CAIRO_FORMAT_ARGB32, width, height);
-  if (cairo_surface_status (surface) != CAIRO_STATUS_SUCCESS)
-    {
-      g_printerr (_("rsp render: cannot write %s: %s\n"), output, cairo_status_to_string (cairo_surface_status (surface)));
-      cairo_surface_destroy (surface);
-      return 1;
-    }
-  cairo_t *cr = cairo_create (surface);
-
+/* Draws the chosen view into CR, WIDTH x HEIGHT, under its title. */
+static void
+draw_view (const RenderArgs *r, RspModel *model, const RspAnalysis *analysis, gint pid, guint64 from, guint64 to,
+           const RspTheme *theme, cairo_t *cr)
+{
   g_autoptr (RspTimelineLayout) timeline = NULL;
-  if (view == VIEW_TIMELINE)
+  if (r->view == VIEW_TIMELINE)
     {
       RspTimelineOptions options;
       rsp_timeline_options_init (&options);
       options.pid = pid > 0 ? pid : 0;
       options.from = from;
       options.to = to;
-      options.show_sleeps = show_sleeps;
+      options.show_sleeps = r->show_sleeps;
       /* a picture cannot scroll: keep the tasks that matter on it */
-      options.summary = !all_tasks;
+      options.summary = !r->all_tasks;
       timeline = rsp_timeline_layout_new (model, &options);
     }
 
-  g_autofree char *title = title_text (path, model, analysis, view, from, to, timeline);
-  double top = draw_title (cr, &theme, width, title, timeline);
+  g_autofree char *title = title_text (r->path, model, analysis, r->view, from, to, timeline);
+  double top = draw_title (cr, theme, r->width, title, timeline);
   cairo_translate (cr, 0, top);
-  double view_height = height - top;
-  switch (view)
+  double view_height = r->height - top;
+  switch (r->view)
     {
     case VIEW_TIMELINE:
       {
         RspTimelineViewport vp;
-        rsp_timeline_viewport_init (&vp, timeline, width, view_height);
-        vp.row_height = rsp_timeline_view_fit_row_height (timeline, &theme, view_height);
-        rsp_timeline_view_draw (timeline, &vp, &theme, cr);
+        rsp_timeline_viewport_init (&vp, timeline, r->width, view_height);
+        vp.row_height = rsp_timeline_view_fit_row_height (timeline, theme, view_height);
+        rsp_timeline_view_draw (timeline, &vp, theme, cr);
         break;
       }
     case VIEW_FLAME:
@@ -377,33 +370,98 @@ rsp_cmd_render (int argc, char **argv)
           options.t1 = rsp_analysis_end (analysis);
         if (to != 0 && from == 0)
           options.t0 = rsp_analysis_start (analysis);
-        rsp_flame_view_draw (analysis, &options, &theme, cr, width, view_height);
+        rsp_flame_view_draw (analysis, &options, theme, cr, r->width, view_height);
         break;
       }
     case VIEW_CONSOLIDATED:
       {
         RspConsolidatedOptions options;
         rsp_consolidated_options_init (&options);
-        rsp_consolidated_view_draw (analysis, &options, &theme, cr, width, view_height);
+        rsp_consolidated_view_draw (analysis, &options, theme, cr, r->width, view_height);
         break;
       }
     }
-  cairo_destroy (cr);
+}
 
+/* Writes the image; FALSE after saying why not. */
+static gboolean
+write_image (const RenderArgs *r, cairo_surface_t *surface)
+{
   cairo_status_t status;
-  if (svg)
+  if (r->svg)
     {
       cairo_surface_finish (surface);
       status = cairo_surface_status (surface);
     }
   else
-    status = cairo_surface_write_to_png (surface, output);
-  cairo_surface_destroy (surface);
+    status = cairo_surface_write_to_png (surface, r->output);
   if (status != CAIRO_STATUS_SUCCESS)
     {
-      g_printerr (_("rsp render: cannot write %s: %s\n"), output, cairo_status_to_string (status));
+      g_printerr (_("rsp render: cannot write %s: %s\n"), r->output, cairo_status_to_string (status));
+      return FALSE;
+    }
+  give_to_invoking_user (r->output);
+  return TRUE;
+}
+
+/* The command once its arguments are checked: load, pick the process,
+ * analyse, draw, write. */
+static int
+render (const RenderArgs *r)
+{
+  if (!output_writable (r->output))
+    return 1;
+  g_autoptr (RspModel) model = rsp_cli_load (r->path);
+  if (model == NULL)
+    return 1;
+
+  /* the process of interest, as every analysing command picks it */
+  gint pid = rsp_cli_pick_target (model, r->path, r->pid, r->comm, r->view != VIEW_TIMELINE);
+  if (pid < 0)
+    return 1;
+
+  guint64 origin = rsp_model_start_time (model);
+  guint64 from = r->from_ms >= 0 ? origin + (guint64) (r->from_ms * 1e6) : 0;
+  guint64 to = r->to_ms >= 0 ? origin + (guint64) (r->to_ms * 1e6) : 0;
+  g_autoptr (RspAnalysis) analysis = NULL;
+  if (pid > 0)
+    {
+      g_autoptr (GError) error = NULL;
+      analysis = rsp_analysis_new (model, pid, from, to != 0 ? to : G_MAXUINT64, &error);
+      if (analysis == NULL && r->view != VIEW_TIMELINE)
+        {
+          g_printerr ("rsp: %s: %s\n", r->path, error->message);
+          rsp_cli_print_candidates (model);
+          return 1;
+        }
+    }
+
+  RspTheme theme;
+  rsp_theme_init (&theme, r->dark, 1.0);
+  cairo_surface_t *surface = r->svg ? cairo_svg_surface_create (r->output, r->width, r->height)
+                                    : cairo_image_surface_create (CAIRO_FORMAT_ARGB32, r->width, r->height);
+  if (cairo_surface_status (surface) != CAIRO_STATUS_SUCCESS)
+    {
+      g_printerr (_("rsp render: cannot write %s: %s\n"), r->output,
+                  cairo_status_to_string (cairo_surface_status (surface)));
+      cairo_surface_destroy (surface);
       return 1;
     }
-  give_to_invoking_user (output);
-  return 0;
+  cairo_t *cr = cairo_create (surface);
+  draw_view (r, model, analysis, pid, from, to, &theme, cr);
+  cairo_destroy (cr);
+  gboolean written = write_image (r, surface);
+  cairo_surface_destroy (surface);
+  return written ? 0 : 1;
+}
+
+int
+rsp_cmd_render (int argc, char **argv)
+{
+  RenderArgs r = { 0 };
+  int status = parse_args (argc, argv, &r);
+  if (status == 0)
+    status = render (&r);
+  render_args_clear (&r);
+  return status;
 }
