@@ -28,8 +28,12 @@ RspTepFormatCheck rsp_tep_check_format (const char *text, gsize len, char **fixe
 /* The ring buffer's header page: field lines only. */
 gboolean rsp_tep_check_header_page (const char *text, gsize len);
 
-/* perf's printk formats: lines of `0xADDR : "text"`. */
+/* perf's printk formats: lines of `0xADDR : "text"`.  The clean copy has
+ * one line per address and no text shorter than two characters (which
+ * libtraceevent reads before);
+ * NULL when the text is not such lines. */
 gboolean rsp_tep_check_printk (const char *text, gsize len);
+char *rsp_tep_clean_printk (const char *text, gsize len);
 
 /* Saved command lines: lines of `PID COMM`. */
 gboolean rsp_tep_check_cmdlines (const char *text, gsize len);

@@ -175,8 +175,9 @@ parse_blob (const guint8 *data, gsize size, gsize *error_pos)
   if (blob_size > 0)
     {
       g_autofree char *printk = g_strndup ((const char *) p, blob_size);
-      if (rsp_tep_check_printk (printk, strlen (printk)))
-        tep_parse_printk_formats (tep, printk);
+      g_autofree char *clean = rsp_tep_clean_printk (printk, strlen (printk));
+      if (clean != NULL)
+        tep_parse_printk_formats (tep, clean);
     }
 
   if (g_strcmp0 (version, "0.6") >= 0)

@@ -83,6 +83,12 @@ test_real_formats (void)
   g_assert_cmpint (rsp_tep_check_format (flexible, strlen (flexible), NULL), ==, RSP_TEP_FORMAT_OK);
   const char *printk = "0xffffffff8a1b2c3d : \"hello %d\\n\"\n0xffffffff8a1b2c4e : \"x\"\n";
   g_assert_true (rsp_tep_check_printk (printk, strlen (printk)));
+  /* the clean copy: one line per address, no one-character text (both
+   * made libtraceevent read outside its buffers) */
+  const char *repeated = "0xffffffff8a1b2c3d : \"hello %d\\n\"\n0xFFFFFFFF8A1B2C3D : \"again\"\n"
+                         "0xffffffff8a1b2c4e : \"x\"\n0xffffffff8a1b2c5f : \"ok\"\n";
+  g_autofree char *clean = rsp_tep_clean_printk (repeated, strlen (repeated));
+  g_assert_cmpstr (clean, ==, "0xffffffff8a1b2c3d : \"hello %d\\n\"\n0xffffffff8a1b2c5f : \"ok\"\n");
   const char *cmdlines = "1 systemd\n742 Web Content\n";
   g_assert_true (rsp_tep_check_cmdlines (cmdlines, strlen (cmdlines)));
 }
@@ -110,6 +116,8 @@ test_dangerous_print_fmts (void)
     "REC->dev",                                      /* no format string */
     "\"%d\", REC->dev ? STA_PR_FMT : 0",               /* rewritten by libtraceevent's tokenizer */
     "\"%d\", !(REC->dev|& 2)",                        /* "|&" read as one operator leaked */
+    "\"%d\", !(REC->dev - & 2)",                       /* address-of after an operator leaked */
+    "\"%d\", *REC->dev",                               /* no dereference */
   };
   for (gsize i = 0; i < G_N_ELEMENTS (prints); i++)
     {
