@@ -20,6 +20,11 @@ def man_text(page):
     return text.replace("\\-", "-").replace("\\fI", "").replace("\\fR", "").replace("\\fB", "")
 
 
+def mentions(text, opt):
+    """Whether text names opt as a whole word: --dark is not --darker."""
+    return re.search(r"(?<![\w-])%s(?![\w-])" % re.escape(opt), text) is not None
+
+
 def main():
     rsp = t.rsp_path()
     src = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -42,10 +47,10 @@ def main():
         m = re.search(r"^\.SS rsp %s$(.*?)(?=^\.SS |^\.SH )" % cmd, text, re.M | re.S)
         section = m.group(1) if m else ""
         for opt in options:
-            if opt not in section:
+            if not mentions(section, opt):
                 problems.append("rsp %s %s is not documented in the man page's section for %s" % (cmd, opt, cmd))
     for opt in re.findall(r"(?<![\w-])(--[a-z][a-z-]*)", top) + ["--version"]:
-        if opt not in text:
+        if not mentions(text, opt):
             problems.append("rsp %s is not documented" % opt)
 
     groff = shutil.which("groff")
