@@ -7,7 +7,9 @@
 #      cached in WORK/pristine, the same cache as scripts/fresh-check.sh)
 #      installs the .deb with apt, which pulls its dependencies from the
 #      archive, and runs `rsp report` and `rsp dump --stats` on the bundled
-#      recording (tests/data/pingpong.rsp); the man page must be installed.
+#      recording (tests/data/pingpong.rsp); the man page and the data files must be
+#      installed.  /proc, /sys and /dev are bound into the copy and unmounted
+#      on every exit.
 # Not part of CI (it builds a system); run it before resolving anything that
 # touches debian/, the installed files or the dependencies.
 #
@@ -101,19 +103,41 @@ if [ ! -f "$pristine/.complete" ]; then
   touch "$pristine/.complete"
 fi
 run_root=$work/run-deb
+mounted=()
 cleanup() {
-  local rc=$?
-  umount "$run_root/proc" 2>/dev/null || umount -l "$run_root/proc" 2>/dev/null || true
+  local rc=$? i
+  for ((i = ${#mounted[@]} - 1; i >= 0; i--)); do
+    umount -R "${mounted[$i]}" 2>/dev/null || umount -lR "${mounted[$i]}" 2>/dev/null || true
+  done
+  mounted=()
   if [ "$keep" -eq 0 ] && ! grep -qs " $run_root" /proc/mounts; then
-    rm -rf "$run_root"
+    rm -rf --one-file-system "$run_root"
   fi
   return $rc
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
-rm -rf "$run_root"
+# A run killed before its trap ran may have left its mounts: never delete
+# through them (the chroot's /dev is the machine's).
+if grep -qs " $run_root/" /proc/mounts; then
+  grep -s " $run_root/" /proc/mounts | awk '{print $2}' | sort -r | while read -r m; do
+    umount -R "$m" 2>/dev/null || umount -lR "$m" 2>/dev/null || true
+  done
+fi
+if grep -qs " $run_root/" /proc/mounts; then
+  echo "deb-check: FAIL: $run_root still has mounts; unmount them first" >&2
+  exit 1
+fi
+rm -rf --one-file-system "$run_root"
 cp -a "$pristine" "$run_root"
 mount -t proc proc "$run_root/proc"
+mounted+=("$run_root/proc")
+for fs in sys dev; do
+  mkdir -p "$run_root/$fs"
+  mount --rbind "/$fs" "$run_root/$fs"
+  mounted+=("$run_root/$fs")
+  mount --make-rslave "$run_root/$fs"
+done
 cp /etc/resolv.conf "$run_root/etc/resolv.conf" 2>/dev/null || true
 cp "$deb" "$run_root/tmp/"
 cp "$src_root/tests/data/pingpong.rsp" "$run_root/tmp/"
@@ -145,8 +169,10 @@ check() { # check DESCRIPTION SHELL-LINE
 check "rsp --version" "rsp --version"
 check "rsp report on the bundled recording" "rsp report /tmp/pingpong.rsp"
 check "rsp dump --stats on the bundled recording" "rsp dump --stats /tmp/pingpong.rsp"
-check "the man page, the desktop file, the MIME type and the translation are installed" \
+check "the man page, desktop file, metainfo, icon, MIME type and translation are installed" \
   "ls /usr/share/man/man1/rsp.1.gz /usr/share/applications/io.github.rsp.Profiler.desktop \
+      /usr/share/metainfo/io.github.rsp.Profiler.metainfo.xml \
+      /usr/share/icons/hicolor/scalable/apps/io.github.rsp.Profiler.svg \
       /usr/share/mime/packages/io.github.rsp.Profiler.xml /usr/share/locale/de/LC_MESSAGES/rsp.mo"
 if [ "$failed" -ne 0 ]; then
   exit 1
