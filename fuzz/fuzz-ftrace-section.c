@@ -13,11 +13,9 @@
 #include <string.h>
 #include <traceevent/event-parse.h>
 
+#include "fuzz-common.h"
 #include "rsp-ftrace-reader.h"
 #include "rsp-perf-reader.h"
-
-int LLVMFuzzerInitialize (int *argc, char ***argv);
-int LLVMFuzzerTestOneInput (const uint8_t *data, size_t size);
 
 static guint64 sink;
 
@@ -46,28 +44,11 @@ read_event (const RspEvent *event, GString *line)
     return;
   struct tep_event *tp = (struct tep_event *) event->evsel->tp;
   struct tep_format_field **fields = tep_event_fields (tp);
-  for (guint i = 0; fields && fields[i]; i++)
-    {
-      guint64 value = 0;
-      if (rsp_event_get_field_u64 (event, fields[i]->name, &value))
-        sink += value;
-      const char *text = rsp_event_get_field_str (event, fields[i]->name);
-      if (text)
-        sink += strlen (text);
-    }
+  sink += fuzz_read_fields (event, fields);
   free (fields);
   g_string_truncate (line, 0);
   rsp_event_format_tracepoint (event, tp->tep, line);
   sink += line->len;
-}
-
-int
-LLVMFuzzerInitialize (int *argc, char ***argv)
-{
-  (void) argc;
-  (void) argv;
-  g_log_set_always_fatal (G_LOG_LEVEL_CRITICAL);
-  return 0;
 }
 
 int

@@ -15,26 +15,10 @@
 #include <stdlib.h>
 #include <traceevent/event-parse.h>
 
+#include "fuzz-common.h"
 #include "rsp-perf-reader.h"
 
-int LLVMFuzzerInitialize (int *argc, char ***argv);
-int LLVMFuzzerTestOneInput (const uint8_t *data, size_t size);
-
 static guint64 sink;
-
-static void
-read_tracepoint_fields (const RspEvent *event, struct tep_format_field **fields)
-{
-  for (guint i = 0; fields && fields[i]; i++)
-    {
-      guint64 value = 0;
-      if (rsp_event_get_field_u64 (event, fields[i]->name, &value))
-        sink += value;
-      const char *text = rsp_event_get_field_str (event, fields[i]->name);
-      if (text)
-        sink += strlen (text);
-    }
-}
 
 static void
 read_sample (const RspEvent *event, RspTepHandle *tep, GString *line)
@@ -55,8 +39,8 @@ read_sample (const RspEvent *event, RspTepHandle *tep, GString *line)
   struct tep_event *tp = (struct tep_event *) event->evsel->tp;
   struct tep_format_field **common = tep_event_common_fields (tp);
   struct tep_format_field **fields = tep_event_fields (tp);
-  read_tracepoint_fields (event, common);
-  read_tracepoint_fields (event, fields);
+  sink += fuzz_read_fields (event, common);
+  sink += fuzz_read_fields (event, fields);
   free (common);
   free (fields);
   if (rsp_event_get_field_u64 (event, "no_such_field", &value)
@@ -85,16 +69,6 @@ walk (RspPerfReader *reader, guint64 max_records)
                && event.u.mmap.filename)
         sink += strlen (event.u.mmap.filename);
     }
-}
-
-int
-LLVMFuzzerInitialize (int *argc, char ***argv)
-{
-  (void) argc;
-  (void) argv;
-  /* A critical is a failed g_return_if_fail: a bug, whatever the input. */
-  g_log_set_always_fatal (G_LOG_LEVEL_CRITICAL);
-  return 0;
 }
 
 int

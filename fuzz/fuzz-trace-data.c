@@ -13,24 +13,13 @@
 #include <string.h>
 #include <traceevent/event-parse.h>
 
+#include "fuzz-common.h"
 #include "rsp-trace-data.h"
-
-int LLVMFuzzerInitialize (int *argc, char ***argv);
-int LLVMFuzzerTestOneInput (const uint8_t *data, size_t size);
 
 /* Field offsets and sizes pass the guard only up to 64 KiB each. */
 #define RECORD_SIZE (2 * 65536 + 64)
 static guint8 record_data[RECORD_SIZE];
 static guint64 sink;
-
-int
-LLVMFuzzerInitialize (int *argc, char ***argv)
-{
-  (void) argc;
-  (void) argv;
-  g_log_set_always_fatal (G_LOG_LEVEL_CRITICAL);
-  return 0;
-}
 
 int
 LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)

@@ -257,7 +257,7 @@ typedef struct {
   Tok *toks;
   guint n, pos;
   guint depth;
-  const GArray *fields; /* FieldInfo; NULL: names are not checked */
+  const GArray *fields; /* FieldInfo: the fields the format declares */
 } Parser;
 
 /* A field the expression names must be one the format declares:
@@ -265,9 +265,6 @@ typedef struct {
 static const FieldInfo *
 field_named (Parser *p, const Tok *t)
 {
-  static const FieldInfo any = { 0 };
-  if (p->fields == NULL)
-    return &any;
   for (guint i = 0; i < p->fields->len; i++)
     {
       const FieldInfo *f = &g_array_index (p->fields, FieldInfo, i);
@@ -481,7 +478,7 @@ parse_call (Parser *p, const Tok *name)
         if (arg->kind != T_IDENT)
           return FALSE;
         const FieldInfo *f = field_named (p, arg);
-        if (f == NULL || (p->fields != NULL && (!f->dynamic || f->size != 4)))
+        if (f == NULL || !f->dynamic || f->size != 4)
           return FALSE;
         p->pos++;
         return accept (p, ")");
@@ -677,11 +674,6 @@ check_print_fmt (const char *text, gsize len, const GArray *fields)
   return peek (&p)->kind == T_END;
 }
 
-gboolean
-rsp_tep_check_print_fmt (const char *text, gsize len)
-{
-  return check_print_fmt (text, len, NULL);
-}
 
 /* ---- whole formats ---------------------------------------------------- */
 

@@ -38,7 +38,4 @@ char *rsp_tep_clean_printk (const char *text, gsize len);
 /* Saved command lines: lines of `PID COMM`. */
 gboolean rsp_tep_check_cmdlines (const char *text, gsize len);
 
-/* The print fmt expression alone (after "print fmt: "). */
-gboolean rsp_tep_check_print_fmt (const char *text, gsize len);
-
 G_END_DECLS

@@ -58,6 +58,16 @@ stretch (StretchCtx *c, guint64 s0, guint64 s1, RspCategory cat, const char *fra
   sample_stretch (c, s0, s1, cat, frame, endpoint, RSP_NONE);
 }
 
+/* What explains the stretches made next: a kind with its index, or
+ * nothing when the index is unknown. */
+static void
+set_cause (StretchCtx *c, RspCauseKind kind, RspIdx link)
+{
+  gboolean indexed = kind == RSP_CAUSE_NETWORK || kind == RSP_CAUSE_WAKEUP || kind == RSP_CAUSE_DISK;
+  c->link_kind = indexed && link == RSP_NONE ? RSP_CAUSE_NONE : kind;
+  c->link = c->link_kind == RSP_CAUSE_NONE ? RSP_NONE : link;
+}
+
 static void add_device_candidates (RspAnalysis *a, GArray *on_dev, RspIdx task, guint64 s0, guint64 s1,
                                    GArray *out);
 
@@ -145,8 +155,7 @@ disk_stretches (StretchCtx *c, RspIdx task, guint64 s0, guint64 s1, const char *
   if (cand->len == 0 && main_op == RSP_NONE)
     {
       /* a disk wait we could not match to a request is still a disk wait */
-      c->link_kind = RSP_CAUSE_NONE;
-      c->link = RSP_NONE;
+      set_cause (c, RSP_CAUSE_NONE, RSP_NONE);
       stretch (c, s0, s1, RSP_CAT_DISK_IO, frame, NULL);
       return;
     }
@@ -192,9 +201,34 @@ disk_stretches (StretchCtx *c, RspIdx task, guint64 s0, guint64 s1, const char *
         link = queued_op;
       RspCategory cat = served ? RSP_CAT_DISK_IO : queued ? RSP_CAT_IO_QUEUE
                         : (mid >= first_io || flush) ? RSP_CAT_DISK_IO : RSP_CAT_KERNEL_MISC;
-      c->link_kind = cat == RSP_CAT_KERNEL_MISC || link == RSP_NONE ? RSP_CAUSE_NONE : RSP_CAUSE_DISK;
-      c->link = c->link_kind == RSP_CAUSE_DISK ? link : RSP_NONE;
+      set_cause (c, cat == RSP_CAT_KERNEL_MISC ? RSP_CAUSE_NONE : RSP_CAUSE_DISK, link);
       stretch (c, p0, p1, cat, frame, NULL);
+    }
+}
+
+static void
+wake_cause (StretchCtx *c, const RspSleep *s)
+{
+  switch (s->reason)
+    {
+    case RSP_WAKE_TIMER:
+      set_cause (c, RSP_CAUSE_TIMER, RSP_NONE);
+      break;
+    case RSP_WAKE_NETWORK:
+      set_cause (c, RSP_CAUSE_NETWORK, s->net_op);
+      break;
+    case RSP_WAKE_IRQ:
+      set_cause (c, RSP_CAUSE_IRQ, RSP_NONE);
+      break;
+    case RSP_WAKE_RUN:
+      set_cause (c, RSP_CAUSE_WAKEUP, s->waker_run);
+      break;
+    case RSP_WAKE_DISK:
+      set_cause (c, RSP_CAUSE_DISK, s->disk_op);
+      break;
+    default:
+      set_cause (c, RSP_CAUSE_NONE, RSP_NONE);
+      break;
     }
 }
 
@@ -206,7 +240,7 @@ sleep_stretches (StretchCtx *c, const RspSegment *seg, guint64 u0, guint64 u1)
   const char *frame = rsp_model_sleep_frame (a->m, seg->item);
   if (s->reason == RSP_WAKE_PREEMPTION)
     {
-      c->link_kind = RSP_CAUSE_NONE, c->link = RSP_NONE;
+      set_cause (c, RSP_CAUSE_NONE, RSP_NONE);
       stretch (c, u0, u1, RSP_CAT_PREEMPTED, frame, NULL);
       return;
     }
@@ -214,27 +248,7 @@ sleep_stretches (StretchCtx *c, const RspSegment *seg, guint64 u0, guint64 u1)
   guint64 b0 = u0, b1 = split; /* before the wake-up */
   const char *endpoint = NULL;
   /* what the wait was for: the wake-up's cause */
-  switch (s->reason)
-    {
-    case RSP_WAKE_TIMER:
-      c->link_kind = RSP_CAUSE_TIMER, c->link = RSP_NONE;
-      break;
-    case RSP_WAKE_NETWORK:
-      c->link_kind = s->net_op != RSP_NONE ? RSP_CAUSE_NETWORK : RSP_CAUSE_NONE, c->link = s->net_op;
-      break;
-    case RSP_WAKE_IRQ:
-      c->link_kind = RSP_CAUSE_IRQ, c->link = RSP_NONE;
-      break;
-    case RSP_WAKE_RUN:
-      c->link_kind = s->waker_run != RSP_NONE ? RSP_CAUSE_WAKEUP : RSP_CAUSE_NONE, c->link = s->waker_run;
-      break;
-    case RSP_WAKE_DISK:
-      c->link_kind = s->disk_op != RSP_NONE ? RSP_CAUSE_DISK : RSP_CAUSE_NONE, c->link = s->disk_op;
-      break;
-    default:
-      c->link_kind = RSP_CAUSE_NONE, c->link = RSP_NONE;
-      break;
-    }
+  wake_cause (c, s);
   RspCauseKind wake_kind = c->link_kind;
   RspIdx wake_link = c->link;
   switch (s->reason)
