@@ -17,6 +17,8 @@
 #include <math.h>
 #include <string.h>
 
+#include "rsp-time-axis.h"
+
 #define ROOT 0u
 #define CRUMB_SEP " › "
 /* a frame is purple when running and sleeping each take 1/10 of its time or more */
@@ -475,8 +477,8 @@ static char *
 zoom_summary (const Tree *t, guint32 zoom)
 {
   const Node *z = node_at (t, zoom), *root = node_at (t, ROOT);
-  g_autofree char *ns = rsp_flame_format_ns (z->total);
-  g_autofree char *all = rsp_flame_format_ns (root->total);
+  g_autofree char *ns = rsp_format_duration (z->total);
+  g_autofree char *all = rsp_format_duration (root->total);
   if (zoom == ROOT)
     return g_strdup_printf (_("%s total time"), all);
   return g_strdup_printf (_("%s, %.1f%% of %s"), ns, root->total > 0 ? 100.0 * z->total / root->total : 0.0, all);

@@ -696,24 +696,6 @@ rsp_flame_stretch_box (const RspAnalysis *a, const RspSegment *seg, RspCategory 
   return _("network");
 }
 
-char *
-rsp_flame_format_ns (guint64 ns)
-{
-  if (ns >= 10 * G_GUINT64_CONSTANT (1000000000))
-    return g_strdup_printf ("%.1f s", ns / 1e9);
-  if (ns >= G_GUINT64_CONSTANT (1000000000))
-    return g_strdup_printf ("%.2f s", ns / 1e9);
-  if (ns >= 100000000)
-    return g_strdup_printf ("%.0f ms", ns / 1e6);
-  if (ns >= 10000000)
-    return g_strdup_printf ("%.1f ms", ns / 1e6);
-  if (ns >= 1000000)
-    return g_strdup_printf ("%.2f ms", ns / 1e6);
-  if (ns >= 1000)
-    return g_strdup_printf ("%.0f µs", ns / 1e3);
-  return g_strdup_printf ("%" G_GUINT64_FORMAT " ns", ns);
-}
-
 void
 rsp_flame_hit_init (RspFlameHit *hit)
 {

@@ -157,8 +157,6 @@ double rsp_flame_layout_text (RspFlameLayout *layout, cairo_t *cr, const char *t
  * testing needs the same geometry as drawing). */
 double rsp_flame_layout_text_width (const RspFlameLayout *layout, const char *text);
 void rsp_flame_set_color (cairo_t *cr, RspColor c, double alpha);
-/* A short duration: "12.3 ms", "850 µs", "1.25 s". */
-char *rsp_flame_format_ns (guint64 ns);
 /* Case-insensitive substring match of the search option. */
 gboolean rsp_flame_name_matches (const char *name, const char *search);
 

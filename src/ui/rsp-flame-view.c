@@ -23,6 +23,8 @@
 #include <math.h>
 #include <string.h>
 
+#include "rsp-time-axis.h"
+
 #define BAND_GAP 6.0 /* logical px between bands */
 #define LANE_GAP 8.0 /* between the lanes (threads) of a band */
 #define LINK_MIN_SLEEP_PX 12.0  /* links of narrower sleeps are not drawn */
@@ -266,7 +268,7 @@ band_label (const RspAnalysis *a, guint p)
     }
   if (path->task_time->len > shown)
     g_string_append_printf (s, _(" and %u more"), path->task_time->len - shown);
-  g_autofree char *total = rsp_flame_format_ns (path->total);
+  g_autofree char *total = rsp_format_duration (path->total);
   g_string_append_printf (s, "   %.2f–%.2f ms, %s", (path->start - origin) / 1e6, (path->end - origin) / 1e6,
                           total);
   return g_string_free (s, FALSE);
@@ -639,54 +641,18 @@ rsp_flame_view_segment_row (const RspFlameLayout *l, RspIdx segment, guint level
   return (gint) (lane->first_row + row);
 }
 
-/* "1.25 s", "120 ms", "12.5 ms", "850 µs": as many decimals as STEP needs. */
-static char *
-format_tick (guint64 t, guint64 step)
-{
-  if (step >= G_GUINT64_CONSTANT (1000000000))
-    return g_strdup_printf ("%.*f s", step % G_GUINT64_CONSTANT (1000000000) ? 1 : 0, t / 1e9);
-  if (step >= 1000000)
-    return g_strdup_printf ("%.*f ms", step >= 10000000 || step % 1000000 == 0 ? 0 : 1, t / 1e6);
-  if (step >= 1000)
-    return g_strdup_printf ("%.*f ms", step >= 100000 ? 1 : step >= 10000 ? 2 : 3, t / 1e6);
-  return g_strdup_printf ("%.6f ms", t / 1e6);
-}
-
-/* The time ruler under the bands: ms from the recording's start. */
+/* The time ruler under the bands: the timeline's ruler (rsp-time-axis.h),
+ * labelled from the recording's start. */
 static void
-draw_ruler (RspFlameLayout *l, const RspFlameViewport *vp, const RspTheme *theme, cairo_t *cr, guint64 origin,
-            double y, double height)
+draw_ruler (const RspFlameViewport *vp, const RspTheme *theme, cairo_t *cr, guint64 origin, double y, double height)
 {
-  double s = l->scale;
   rsp_flame_set_color (cr, theme->background, 1.0);
   cairo_rectangle (cr, vp->left, y, vp->width, height);
   cairo_fill (cr);
-  rsp_flame_set_color (cr, theme->grid, 1.0);
-  cairo_rectangle (cr, vp->left, y, vp->width, 1.0 / s);
-  cairo_fill (cr);
-  /* a step of 1, 2 or 5 x 10^k ns that leaves room for a label */
-  double min_step = vp->ns_per_px * 90;
-  guint64 step = 1;
-  for (guint64 p = 1; p < G_GUINT64_CONSTANT (1000000000000000); p *= 10)
-    {
-      if (p >= min_step) { step = p; break; }
-      if (2 * p >= min_step) { step = 2 * p; break; }
-      if (5 * p >= min_step) { step = 5 * p; break; }
-    }
-  guint64 rel0 = vp->t0 > origin ? vp->t0 - origin : 0;
-  guint64 first = (rel0 / step) * step;
-  for (guint64 rel = first; origin + rel <= vp->t0 + (guint64) (vp->width * vp->ns_per_px); rel += step)
-    {
-      double x = vp->left + ((double) (gint64) (origin + rel - vp->t0)) / vp->ns_per_px;
-      if (x < vp->left - 1)
-        continue;
-      double xs = floor (x * s) / s;
-      rsp_flame_set_color (cr, theme->muted, 1.0);
-      cairo_rectangle (cr, xs, y, 1.0 / s, 5);
-      cairo_fill (cr);
-      g_autofree char *text = format_tick (rel, step);
-      rsp_flame_layout_text (l, cr, text, xs + 3, y + 4, -1, PANGO_ELLIPSIZE_NONE);
-    }
+  RspTimeAxis axis;
+  guint64 t1 = vp->t0 + (guint64) MAX (vp->width * vp->ns_per_px, 1.0);
+  rsp_time_axis_init (&axis, origin, vp->t0, t1, vp->left, vp->width, theme);
+  rsp_time_axis_draw_under (&axis, theme, cr, y, height);
 }
 
 void
@@ -783,7 +749,7 @@ rsp_flame_view_draw_layout (RspFlameLayout *l, const RspFlameOptions *options, c
   cairo_fill (cr);
   cairo_restore (cr);
 
-  draw_ruler (l, &vp, theme, cr, rsp_model_start_time (rsp_analysis_model (f->a)), vp.bottom, height - vp.bottom);
+  draw_ruler (&vp, theme, cr, rsp_model_start_time (rsp_analysis_model (f->a)), vp.bottom, height - vp.bottom);
   cairo_restore (cr);
 }
 

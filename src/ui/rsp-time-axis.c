@@ -193,17 +193,22 @@ snap (double v)
   return floor (v) + 0.5;
 }
 
-void
-rsp_time_axis_draw (const RspTimeAxis *axis, const RspTheme *theme, cairo_t *cr, double y, double height)
+/* The ruler in [Y, Y + HEIGHT]; its base line and ticks face the content,
+ * which lies below it (a ruler on top) or above it (UNDER). */
+static void
+draw_axis (const RspTimeAxis *axis, const RspTheme *theme, cairo_t *cr, double y, double height, gboolean under)
 {
   cairo_save (cr);
   cairo_rectangle (cr, axis->x, y, axis->width, height);
   cairo_clip (cr);
 
+  /* the edge next to the content, and the direction away from it */
+  double base = under ? y : y + height;
+  double away = under ? 1.0 : -1.0;
   cairo_set_line_width (cr, 1.0);
   cairo_set_source_rgb (cr, theme->grid.r, theme->grid.g, theme->grid.b);
-  cairo_move_to (cr, axis->x, snap (y + height - 1));
-  cairo_line_to (cr, axis->x + axis->width, snap (y + height - 1));
+  cairo_move_to (cr, axis->x, snap (base + away));
+  cairo_line_to (cr, axis->x + axis->width, snap (base + away));
   cairo_stroke (cr);
 
   cairo_set_source_rgb (cr, theme->muted.r, theme->muted.g, theme->muted.b);
@@ -212,8 +217,8 @@ rsp_time_axis_draw (const RspTimeAxis *axis, const RspTheme *theme, cairo_t *cr,
       for (guint64 t = first_tick (axis, axis->minor_step); t <= axis->t1; t += axis->minor_step)
         {
           double tx = snap (rsp_time_axis_x (axis, t));
-          cairo_move_to (cr, tx, y + height - 4);
-          cairo_line_to (cr, tx, y + height);
+          cairo_move_to (cr, tx, base + 4 * away);
+          cairo_line_to (cr, tx, base);
         }
       cairo_stroke (cr);
     }
@@ -233,8 +238,8 @@ rsp_time_axis_draw (const RspTimeAxis *axis, const RspTheme *theme, cairo_t *cr,
     {
       double tx = snap (rsp_time_axis_x (axis, t));
       cairo_set_source_rgb (cr, theme->muted.r, theme->muted.g, theme->muted.b);
-      cairo_move_to (cr, tx, y + height * 0.35);
-      cairo_line_to (cr, tx, y + height);
+      cairo_move_to (cr, tx, base + height * 0.65 * away);
+      cairo_line_to (cr, tx, base);
       cairo_stroke (cr);
       char label[64];
       rsp_time_axis_format (axis, t, label, sizeof label);
@@ -250,6 +255,18 @@ rsp_time_axis_draw (const RspTimeAxis *axis, const RspTheme *theme, cairo_t *cr,
     }
   g_object_unref (layout);
   cairo_restore (cr);
+}
+
+void
+rsp_time_axis_draw (const RspTimeAxis *axis, const RspTheme *theme, cairo_t *cr, double y, double height)
+{
+  draw_axis (axis, theme, cr, y, height, FALSE);
+}
+
+void
+rsp_time_axis_draw_under (const RspTimeAxis *axis, const RspTheme *theme, cairo_t *cr, double y, double height)
+{
+  draw_axis (axis, theme, cr, y, height, TRUE);
 }
 
 double

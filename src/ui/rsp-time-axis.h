@@ -46,6 +46,9 @@ double rsp_time_axis_height (const RspTheme *theme);
 /* Draws the ruler in [axis->x, axis->x + width] × [Y, Y + HEIGHT]: ticks,
  * minor ticks and labels to the right of their tick. */
 void rsp_time_axis_draw (const RspTimeAxis *axis, const RspTheme *theme, cairo_t *cr, double y, double height);
+/* The same ruler for content above it (the flame view's bands): base line
+ * and ticks along its top edge. */
+void rsp_time_axis_draw_under (const RspTimeAxis *axis, const RspTheme *theme, cairo_t *cr, double y, double height);
 /* Where the label of the tick at T, LABEL_WIDTH px wide, starts: right of
  * its tick; for a tick left of the visible area, pinned to the left edge
  * while it ends before the next tick.  A label is drawn whole or not at all:
