@@ -3,7 +3,6 @@
  * [--show-sleeps] [--all-tasks] -o OUT.png|OUT.svg`: draws a view headless
  * through the same renderers the GUI uses (README screenshots, CI
  * artefacts, bug reports). */
-#include <cairo-svg.h>
 #include <glib/gi18n.h>
 #include <cairo.h>
 #include <errno.h>
@@ -18,6 +17,7 @@
 #include "rsp-cli-target.h"
 #include "rsp-commands.h"
 #include "rsp-consolidated-view.h"
+#include "rsp-export.h"
 #include "rsp-flame-view.h"
 #include "rsp-theme.h"
 #include "rsp-time-axis.h"
@@ -197,21 +197,6 @@ title_text (const char *path, const RspModel *model, const RspAnalysis *analysis
   return g_string_free (s, FALSE);
 }
 
-/* Under sudo the picture belongs to the user who asked for it. */
-static void
-give_to_invoking_user (const char *path)
-{
-  const char *uid_text = g_getenv ("SUDO_UID"), *gid_text = g_getenv ("SUDO_GID");
-  if (geteuid () != 0 || uid_text == NULL || gid_text == NULL)
-    return;
-  guint64 uid, gid;
-  if (!g_ascii_string_to_unsigned (uid_text, 10, 0, G_MAXUINT32, &uid, NULL)
-      || !g_ascii_string_to_unsigned (gid_text, 10, 0, G_MAXUINT32, &gid, NULL))
-    return;
-  if (chown (path, (uid_t) uid, (gid_t) gid) != 0)
-    g_printerr (_("rsp render: warning: cannot give %s to uid %s: %s\n"), path, uid_text, g_strerror (errno));
-}
-
 /* The command line, checked. */
 typedef struct {
   char *path, *output;
@@ -219,7 +204,7 @@ typedef struct {
   gint pid;
   char *comm;
   int width, height;
-  gboolean svg, dark, show_sleeps, all_tasks;
+  gboolean dark, show_sleeps, all_tasks;
   gdouble from_ms, to_ms;
 } RenderArgs;
 
@@ -293,11 +278,7 @@ parse_args (int argc, char **argv, RenderArgs *r)
       g_printerr (_("rsp render: name the image to write with -o OUT.png or -o OUT.svg\n"));
       return 2;
     }
-  if (g_str_has_suffix (r->output, ".png") || g_str_has_suffix (r->output, ".PNG"))
-    r->svg = FALSE;
-  else if (g_str_has_suffix (r->output, ".svg") || g_str_has_suffix (r->output, ".SVG"))
-    r->svg = TRUE;
-  else
+  if (rsp_image_format_for (r->output) == RSP_IMAGE_UNKNOWN)
     {
       g_printerr (_("rsp render: %s: the output must end in .png or .svg\n"), r->output);
       return 2;
@@ -383,25 +364,22 @@ draw_view (const RenderArgs *r, RspModel *model, const RspAnalysis *analysis, gi
     }
 }
 
-/* Writes the image; FALSE after saying why not. */
-static gboolean
-write_image (const RenderArgs *r, cairo_surface_t *surface)
+typedef struct {
+  const RenderArgs *r;
+  RspModel *model;
+  const RspAnalysis *analysis;
+  gint pid;
+  guint64 from, to;
+  RspTheme theme;
+} Picture;
+
+static void
+draw_picture (cairo_t *cr, double width, double height, gpointer data)
 {
-  cairo_status_t status;
-  if (r->svg)
-    {
-      cairo_surface_finish (surface);
-      status = cairo_surface_status (surface);
-    }
-  else
-    status = cairo_surface_write_to_png (surface, r->output);
-  if (status != CAIRO_STATUS_SUCCESS)
-    {
-      g_printerr (_("rsp render: cannot write %s: %s\n"), r->output, cairo_status_to_string (status));
-      return FALSE;
-    }
-  give_to_invoking_user (r->output);
-  return TRUE;
+  (void) width;
+  (void) height;
+  Picture *p = data;
+  draw_view (p->r, p->model, p->analysis, p->pid, p->from, p->to, &p->theme, cr);
 }
 
 /* The command once its arguments are checked: load, pick the process,
@@ -436,23 +414,15 @@ render (const RenderArgs *r)
         }
     }
 
-  RspTheme theme;
-  rsp_theme_init (&theme, r->dark, 1.0);
-  cairo_surface_t *surface = r->svg ? cairo_svg_surface_create (r->output, r->width, r->height)
-                                    : cairo_image_surface_create (CAIRO_FORMAT_ARGB32, r->width, r->height);
-  if (cairo_surface_status (surface) != CAIRO_STATUS_SUCCESS)
+  Picture picture = { r, model, analysis, pid, from, to };
+  rsp_theme_init (&picture.theme, r->dark, 1.0);
+  g_autoptr (GError) error = NULL;
+  if (!rsp_export_image (r->output, r->width, r->height, draw_picture, &picture, &error))
     {
-      g_printerr (_("rsp render: cannot write %s: %s\n"), r->output,
-                  cairo_status_to_string (cairo_surface_status (surface)));
-      cairo_surface_destroy (surface);
+      g_printerr ("rsp render: %s\n", error->message);
       return 1;
     }
-  cairo_t *cr = cairo_create (surface);
-  draw_view (r, model, analysis, pid, from, to, &theme, cr);
-  cairo_destroy (cr);
-  gboolean written = write_image (r, surface);
-  cairo_surface_destroy (surface);
-  return written ? 0 : 1;
+  return 0;
 }
 
 int

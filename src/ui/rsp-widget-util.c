@@ -1,7 +1,6 @@
 /* rsp-widget-util.c — shared by the view widgets. */
 #include "rsp-widget-util.h"
 
-#include <cairo-svg.h>
 #include <glib/gi18n.h>
 
 void
@@ -50,29 +49,6 @@ rsp_time_nav_key (RspTimeNav *nav, guint keyval, GdkModifierType state, int *scr
     default:
       return FALSE;
     }
-}
-
-gboolean
-rsp_export_image (const char *path, double width, double height, RspDrawFunc draw, gpointer data, GError **error)
-{
-  gboolean svg = g_str_has_suffix (path, ".svg");
-  cairo_surface_t *surface = svg ? cairo_svg_surface_create (path, width, height)
-                                 : cairo_image_surface_create (CAIRO_FORMAT_ARGB32, (int) width, (int) height);
-  cairo_t *cr = cairo_create (surface);
-  draw (cr, width, height, data);
-  cairo_destroy (cr);
-  cairo_status_t status = svg ? CAIRO_STATUS_SUCCESS : cairo_surface_write_to_png (surface, path);
-  cairo_surface_finish (surface);
-  if (status == CAIRO_STATUS_SUCCESS)
-    status = cairo_surface_status (surface);
-  cairo_surface_destroy (surface);
-  if (status != CAIRO_STATUS_SUCCESS)
-    {
-      g_set_error (error, G_IO_ERROR, G_IO_ERROR_FAILED, _("Could not write %s: %s"), path,
-                   cairo_status_to_string (status));
-      return FALSE;
-    }
-  return TRUE;
 }
 
 typedef struct {

@@ -5,6 +5,7 @@
 
 #include <gtk/gtk.h>
 
+#include "rsp-export.h"
 #include "rsp-theme.h"
 #include "rsp-time-axis.h"
 #include "rsp-time-nav.h"
@@ -16,11 +17,6 @@ void rsp_widget_theme (GtkWidget *widget, RspTheme *theme);
 /* Handles + - 0 and the arrow keys on NAV; TRUE if the key was one.
  * *SCROLL_LINES is set for Up/Down (rows to scroll), else 0. */
 gboolean rsp_time_nav_key (RspTimeNav *nav, guint keyval, GdkModifierType state, int *scroll_lines);
-
-/* Draws through DRAW into a WIDTH x HEIGHT PNG or SVG file (by PATH's suffix). */
-typedef void (*RspDrawFunc) (cairo_t *cr, double width, double height, gpointer data);
-gboolean rsp_export_image (const char *path, double width, double height, RspDrawFunc draw, gpointer data,
-                           GError **error);
 
 /* Exports a view widget: DRAW paints it at the widget's size (at least
  * 200x150) with the widget's palette at scale 1. */
