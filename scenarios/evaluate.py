@@ -16,7 +16,7 @@ IMAGES/NAME-flame.png and IMAGES/NAME-timeline.png.  Scenarios without a
 recording are listed as "not recorded" with the command that records them;
 nothing is ever invented for them.
 
-The document has one table (our categories, in DESIGN.md's order, with the
+The document has one table (our categories, in docs/REPORT-JSON.md's order, with the
 paper's column beside each scenario that has one) and one section per
 scenario: what it does, its figures, its control paths, its five largest
 findings and an interpretation computed from the report.
@@ -108,7 +108,7 @@ SCENARIOS = [
     },
 ]
 
-# Accounting categories of DESIGN.md, in its order (the JSON's labels win
+# Accounting categories of docs/REPORT-JSON.md, in its order (the JSON's labels win
 # when the report has them).
 CATEGORIES = [
     ("cpu_sampled", "In understood functions"),
@@ -457,11 +457,11 @@ class Report:
         return self.findings[-1]["ms"] if self.findings else 0.0
 
     def contract_problems(self):
-        """Where the report breaks DESIGN.md's contract (none expected)."""
+        """Where the report breaks the JSON contract of docs/REPORT-JSON.md (none expected)."""
         problems = []
         ids = [c["id"] for c in self.acc["categories"]]
         if ids != CATEGORY_IDS:
-            problems.append("categories are %s, DESIGN.md lists %s" % (ids, CATEGORY_IDS))
+            problems.append("categories are %s, docs/REPORT-JSON.md lists %s" % (ids, CATEGORY_IDS))
         s = sum(self.cats.values())
         if abs(s - self.total) > 0.01 * len(ids):
             problems.append("categories add up to %.3f ms, total_ms is %.3f ms" % (s, self.total))
@@ -924,7 +924,7 @@ def section(res, args, doc_dir):
                    % (ms(pre), pct(pre, rep.total), ms(rec)))
     problems = rep.contract_problems()
     if problems:
-        out.append("- **The report breaks the JSON contract of DESIGN.md**: " + md("; ".join(problems)) + ".")
+        out.append("- **The report breaks the JSON contract of docs/REPORT-JSON.md**: " + md("; ".join(problems)) + ".")
 
     if acc["accounted_percent"] < MIN_ACCOUNTED_PERCENT:
         out.append("")
@@ -1073,9 +1073,9 @@ def document(results, args, facts, failures):
         "then `scenarios/evaluate.py`. Recordings are machine-specific: numbers differ between "
         "machines and runs; the shape should not.",
         "",
-        "The paper is the RSP paper (`../shared/papers/004_096d06cb90d91a72.txt`, table \"Categories of "
-        "Explanation for Various Tasks\"); categories are those of `../shared/design/DESIGN.md` and "
-        "`docs/MODEL.md` says how they are decided.",
+        "The paper is \"A Recursive Systemic Profiler\" (its table \"Categories of Explanation for Various "
+        "Tasks\"); the categories are listed in `docs/REPORT-JSON.md` and `docs/MODEL.md` says how they are "
+        "decided.",
         "",
     ]
     recorded = [r for r in results if r.get("report")]

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "rsp-cli-options.h"
 #include "rsp-commands.h"
 #include "rsp-health.h"
 #include "rsp-perf-reader.h"
@@ -212,31 +213,25 @@ rsp_cmd_dump (int argc, char **argv)
 {
   gboolean stats = FALSE;
   gboolean offline = FALSE;
-  g_auto (GStrv) files = NULL;
-  GOptionEntry entries[] = {
+  const GOptionEntry entries[] = {
     { "stats", 's', 0, G_OPTION_ARG_NONE, &stats,
       N_ ("Print counts per event and record type, lost events, health and throughput"), NULL },
     { "offline", 0, 0, G_OPTION_ARG_NONE, &offline,
       N_ ("Use only the symbols stored in the recording, nothing from this machine"), NULL },
-    { G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &files, NULL, N_ ("FILE") },
     { NULL },
   };
-  g_autoptr (GOptionContext) ctx = g_option_context_new (N_ ("- print the decoded events of a recording"));
-  g_option_context_add_main_entries (ctx, entries, GETTEXT_PACKAGE);
-  g_option_context_set_translation_domain (ctx, GETTEXT_PACKAGE);
-  g_option_context_set_description (ctx, N_ ("FILE is an RSP recording (rsp record) or a perf.data file."));
+  const RspCliParser parser = {
+    .command = "dump",
+    .parameters = N_ ("- print the decoded events of a recording"),
+    .usage = N_ ("rsp dump FILE"),
+    .description = N_ ("FILE is an RSP recording (rsp record) or a perf.data file."),
+    .entries = entries,
+  };
+  int status;
+  g_autofree char *path = rsp_cli_parse (&parser, argc, argv, &status);
+  if (path == NULL)
+    return status;
   g_autoptr (GError) error = NULL;
-  if (!g_option_context_parse (ctx, &argc, &argv, &error))
-    {
-      g_printerr ("rsp dump: %s\n", error->message);
-      return 2;
-    }
-  if (files == NULL || files[0] == NULL || files[1] != NULL)
-    {
-      g_printerr (_("rsp dump: give exactly one recording (rsp dump FILE)\n"));
-      return 2;
-    }
-  const char *path = files[0];
 
   g_autoptr (RspPerfReader) reader = rsp_perf_reader_open (path, &error);
   if (reader == NULL)
@@ -285,7 +280,7 @@ rsp_cmd_dump (int argc, char **argv)
     print_stats (&d, path, per_event, frames, seconds);
   fflush (stdout);
 
-  int status = 0;
+  status = 0;
   const char *const *warnings = rsp_perf_reader_warnings (reader);
   for (guint i = 0; warnings[i] != NULL; i++)
     g_printerr (_("rsp: warning: %s: %s\n"), path, warnings[i]);

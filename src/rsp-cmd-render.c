@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "rsp-analysis.h"
+#include "rsp-cli-options.h"
 #include "rsp-cli-target.h"
 #include "rsp-commands.h"
 #include "rsp-consolidated-view.h"
@@ -201,11 +202,9 @@ title_text (const char *path, const RspModel *model, const RspAnalysis *analysis
 typedef struct {
   char *path, *output;
   View view;
-  gint pid;
-  char *comm;
+  RspCliTarget target;
   int width, height;
   gboolean dark, show_sleeps, all_tasks;
-  gdouble from_ms, to_ms;
 } RenderArgs;
 
 static void
@@ -213,7 +212,7 @@ render_args_clear (RenderArgs *r)
 {
   g_free (r->path);
   g_free (r->output);
-  g_free (r->comm);
+  rsp_cli_target_clear (&r->target);
 }
 
 /* Parses and checks the options; returns 0, or the exit status after
@@ -222,37 +221,26 @@ static int
 parse_args (int argc, char **argv, RenderArgs *r)
 {
   g_autofree char *view_name = NULL, *size = NULL;
-  g_auto (GStrv) files = NULL;
-  r->from_ms = r->to_ms = -1;
-  GOptionEntry entries[] = {
+  const GOptionEntry entries[] = {
     { "view", 'v', 0, G_OPTION_ARG_STRING, &view_name, N_ ("timeline, flame or consolidated (default: timeline)"), N_ ("VIEW") },
-    { "pid", 'p', 0, G_OPTION_ARG_INT, &r->pid, N_ ("The process of interest (default: the command rsp record ran)"), N_ ("PID") },
-    { "comm", 'c', 0, G_OPTION_ARG_STRING, &r->comm, N_ ("The process of interest by name (the busiest one of that name)"), N_ ("NAME") },
     { "size", 's', 0, G_OPTION_ARG_STRING, &size, N_ ("Image size in pixels (default 1600x900)"), N_ ("WxH") },
     { "dark", 0, 0, G_OPTION_ARG_NONE, &r->dark, N_ ("Dark theme"), NULL },
-    { "from", 0, 0, G_OPTION_ARG_DOUBLE, &r->from_ms, N_ ("Start of the range, ms from the recording's start"), N_ ("MS") },
-    { "to", 0, 0, G_OPTION_ARG_DOUBLE, &r->to_ms, N_ ("End of the range, ms from the recording's start"), N_ ("MS") },
     { "show-sleeps", 0, 0, G_OPTION_ARG_NONE, &r->show_sleeps, N_ ("Timeline: draw sleeps, labelled with their frame"), NULL },
     { "all-tasks", 0, 0, G_OPTION_ARG_NONE, &r->all_tasks, N_ ("Timeline: keep tasks with negligible CPU time"), NULL },
     { "output", 'o', 0, G_OPTION_ARG_FILENAME, &r->output, N_ ("The image to write: .png or .svg"), N_ ("OUT") },
-    { G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &files, NULL, N_ ("FILE") },
     { NULL },
   };
-  g_autoptr (GOptionContext) ctx = g_option_context_new (N_ ("-o OUT.png|OUT.svg - draw a view of a recording"));
-  g_option_context_add_main_entries (ctx, entries, GETTEXT_PACKAGE);
-  g_option_context_set_translation_domain (ctx, GETTEXT_PACKAGE);
-  g_autoptr (GError) error = NULL;
-  if (!g_option_context_parse (ctx, &argc, &argv, &error))
-    {
-      g_printerr ("rsp render: %s\n", error->message);
-      return 2;
-    }
-  if (files == NULL || files[0] == NULL || files[1] != NULL)
-    {
-      g_printerr (_("rsp render: give exactly one recording (rsp render FILE -o OUT.png)\n"));
-      return 2;
-    }
-  r->path = g_strdup (files[0]);
+  const RspCliParser parser = {
+    .command = "render",
+    .parameters = N_ ("-o OUT.png|OUT.svg - draw a view of a recording"),
+    .usage = N_ ("rsp render FILE -o OUT.png"),
+    .entries = entries,
+    .target = &r->target,
+  };
+  int status;
+  r->path = rsp_cli_parse (&parser, argc, argv, &status);
+  if (r->path == NULL)
+    return status;
 
   if (view_name == NULL || g_str_equal (view_name, "timeline"))
     r->view = VIEW_TIMELINE;
@@ -281,11 +269,6 @@ parse_args (int argc, char **argv, RenderArgs *r)
   if (rsp_image_format_for (r->output) == RSP_IMAGE_UNKNOWN)
     {
       g_printerr (_("rsp render: %s: the output must end in .png or .svg\n"), r->output);
-      return 2;
-    }
-  if (r->from_ms >= 0 && r->to_ms >= 0 && r->to_ms <= r->from_ms)
-    {
-      g_printerr (_("rsp render: --to (%.3f ms) must be after --from (%.3f ms)\n"), r->to_ms, r->from_ms);
       return 2;
     }
   return 0;
@@ -394,13 +377,14 @@ render (const RenderArgs *r)
     return 1;
 
   /* the process of interest, as every analysing command picks it */
-  gint pid = rsp_cli_pick_target (model, r->path, r->pid, r->comm, r->view != VIEW_TIMELINE);
+  gint pid = rsp_cli_pick_target (model, r->path, r->target.pid, r->target.comm, r->view != VIEW_TIMELINE);
   if (pid < 0)
     return 1;
 
-  guint64 origin = rsp_model_start_time (model);
-  guint64 from = r->from_ms >= 0 ? origin + (guint64) (r->from_ms * 1e6) : 0;
-  guint64 to = r->to_ms >= 0 ? origin + (guint64) (r->to_ms * 1e6) : 0;
+  guint64 from, to;
+  rsp_cli_target_range (&r->target, model, &from, &to);
+  if (to == G_MAXUINT64)
+    to = 0; /* the views' "to the end" */
   g_autoptr (RspAnalysis) analysis = NULL;
   if (pid > 0)
     {

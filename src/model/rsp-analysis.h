@@ -1,7 +1,7 @@
 /* rsp-analysis.h — the recursive pseudo-stacks and control paths of one
  * process of interest (paper §4.1, §5.2 "Recursive Stack Making",
  * "Triangles"), the accounting of every nanosecond of them into the
- * categories of DESIGN.md, and the ranked findings.
+ * categories of docs/REPORT-JSON.md, and the ranked findings.
  *
  * Control path 0 holds one lane per thread of the process of interest.  A
  * lane is a series of segments (runs and sleeps of its task, clipped to the
@@ -19,7 +19,7 @@
 
 G_BEGIN_DECLS
 
-/* In the order of DESIGN.md's table (the JSON lists them in this order). */
+/* In the order of docs/REPORT-JSON.md's table (the JSON lists them in this order). */
 typedef enum {
   RSP_CAT_CPU_SAMPLED,
   RSP_CAT_CPU_UNSAMPLED,

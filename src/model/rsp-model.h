@@ -1,4 +1,4 @@
-/* rsp-model.h — RSP's model of a recording (paper §4–5, DESIGN.md "The model").
+/* rsp-model.h — RSP's model of a recording (paper §4–5; docs/MODEL.md).
  *
  * Built in one pass over the time-ordered events: tasks, runs, sleeps,
  * samples, links, disk and network operations.  Then, for a process of

@@ -1,5 +1,5 @@
 /* rsp-report.h — the report of an analysis: text in the paper's layout and
- * the stable JSON of DESIGN.md ("rsp report --json"). */
+ * the JSON of "rsp report --json" (docs/REPORT-JSON.md). */
 #pragma once
 
 #include "rsp-analysis.h"

@@ -1,5 +1,4 @@
-/* rsp-timeline-view.h — the process running view (paper §4.2, DESIGN.md
- * "Views" 1): x = time, y = tasks.  One row per task (thread within one exec
+/* rsp-timeline-view.h — the process running view (paper §4.2): x = time, y = tasks.  One row per task (thread within one exec
  * generation), grouped by process, with its name in a column on the left;
  * runs are bars, wake-up / fork / exec links are lines from the waker's row
  * to the woken row at the link's time; optionally sleeps (labelled with their

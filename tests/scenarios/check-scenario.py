@@ -6,7 +6,7 @@
 The scenario installs and configures its software, records its task with
 `rsp record` and writes rsp report --json to $RSP_BUILD_ROOT/scenarios/
 NAME.json (scenarios/lib.sh).  This test then checks, on that report:
-  * the accounting contract of DESIGN.md (tests/scripts/rsptest.py), with
+  * the accounting contract of docs/REPORT-JSON.md (tests/scripts/rsptest.py), with
     the evaluation's bar: at least 95% of the total time accounted;
   * what the scenario is about: the processes its request or build must
     cross on the control path of the process of interest, and where most of

@@ -416,7 +416,7 @@ def functions_on_stacks(events, workload):
 
 
 # ---------------------------------------------------------------------------
-# The contract every `rsp report --json` keeps (DESIGN.md), checked on every
+# The contract every `rsp report --json` keeps (docs/REPORT-JSON.md), checked on every
 # recording the suites make.
 
 CATEGORY_IDS = [
@@ -451,7 +451,7 @@ def report_contract(report, min_accounted_percent=None):
     total = acc["total_ms"]
     ids = [x["id"] for x in acc["categories"]]
     if ids != CATEGORY_IDS:
-        problems.append("categories are %s, expected the 13 ids of DESIGN.md in order %s" % (ids, CATEGORY_IDS))
+        problems.append("categories are %s, expected the 13 ids of docs/REPORT-JSON.md in order %s" % (ids, CATEGORY_IDS))
     if min_accounted_percent is not None and acc["accounted_percent"] < min_accounted_percent:
         problems.append("accounted_percent %.3f < %.0f" % (acc["accounted_percent"], min_accounted_percent))
     cat_sum = sum(x["ms"] for x in acc["categories"])

@@ -191,7 +191,7 @@ test_event_set (void)
 {
   guint n;
   const RspEventSpec *set = rsp_probe_event_set (&n);
-  g_assert_cmpuint (n, ==, 19); /* DESIGN.md's 18 tracepoints and fib:fib_table_lookup */
+  g_assert_cmpuint (n, ==, 19); /* the 18 tracepoints of docs/RECORDING.md and fib:fib_table_lookup */
   for (guint i = 0; i < n; i++)
     {
       g_assert_nonnull (strchr (set[i].name, ':'));

@@ -8,8 +8,8 @@ SCENARIO is one of the keys of SCENARIOS below.  The workload is recorded
 with `rsp record [--keep-awake] -o OUT.rsp -- WORKLOAD ARGS`; the report is
 for the recorded command's process (rsp report's default target).
 
-Every report must satisfy the accounting contract of DESIGN.md ("Accounting
-categories", "rsp report --json"):
+Every report must satisfy the accounting contract of docs/REPORT-JSON.md
+("accounting", "categories"):
   * percent accounted >= 98;
   * all 13 category ids, in the table's order;
   * the categories add up to total_ms (within 0.01 ms each, for rounding),
@@ -35,7 +35,7 @@ import sys
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "scripts"))
 import rsptest as t  # noqa: E402
 
-# DESIGN.md "Accounting categories", in the table's order.
+# The accounting categories of docs/REPORT-JSON.md, in the table's order.
 CATEGORY_IDS = t.CATEGORY_IDS
 ROUNDING_MS = t.ROUNDING_MS
 MIN_ACCOUNTED_PERCENT = 98.0
@@ -183,7 +183,7 @@ def check_udp_compute(c, report, record_output):
     c.expect(len(comms) >= 2 and comms[0] == target["comm"] and comms[-1] == "udp_server",
              "top finding's path is %s, expected %s -> udp_server" % (comms, target["comm"]))
     # The server's address, as the workload printed it: the finding should
-    # name the peer the client asked (DESIGN.md: "file or endpoint").
+    # name the peer the client asked (docs/REPORT-JSON.md: "file" or "endpoint").
     m = re.search(r"udp_compute: \d+ queries of \d+ ms to (\S+)", record_output)
     server = m.group(1) if m else None
     steps = [(s.get("comm"), s.get("endpoint")) for s in (f or {}).get("path") or []]

@@ -1,0 +1,70 @@
+/* rsp-cli-options.c — one option parser for dump, report and render. */
+#include "rsp-cli-options.h"
+
+#include <glib/gi18n.h>
+
+void
+rsp_cli_target_clear (RspCliTarget *target)
+{
+  g_clear_pointer (&target->comm, g_free);
+}
+
+char *
+rsp_cli_parse (const RspCliParser *p, int argc, char **argv, int *status)
+{
+  *status = 2;
+  g_auto (GStrv) files = NULL;
+  RspCliTarget *t = p->target;
+  if (t != NULL)
+    *t = (RspCliTarget) { .from_ms = -1, .to_ms = -1 };
+  GOptionEntry target_entries[] = {
+    { "pid", 'p', 0, G_OPTION_ARG_INT, t ? &t->pid : NULL,
+      N_ ("The process of interest (default: the command rsp record ran)"), N_ ("PID") },
+    { "comm", 'c', 0, G_OPTION_ARG_STRING, t ? &t->comm : NULL,
+      N_ ("The process of interest by name (the busiest one of that name)"), N_ ("NAME") },
+    { "from", 0, 0, G_OPTION_ARG_DOUBLE, t ? &t->from_ms : NULL, N_ ("Start of the range, ms from the recording's start"),
+      N_ ("MS") },
+    { "to", 0, 0, G_OPTION_ARG_DOUBLE, t ? &t->to_ms : NULL, N_ ("End of the range, ms from the recording's start"),
+      N_ ("MS") },
+    { NULL },
+  };
+  GOptionEntry file_entries[] = {
+    { G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &files, NULL, N_ ("FILE") },
+    { NULL },
+  };
+  g_autoptr (GOptionContext) ctx = g_option_context_new (p->parameters);
+  g_option_context_set_translation_domain (ctx, GETTEXT_PACKAGE);
+  if (t != NULL)
+    g_option_context_add_main_entries (ctx, target_entries, GETTEXT_PACKAGE);
+  if (p->entries != NULL)
+    g_option_context_add_main_entries (ctx, p->entries, GETTEXT_PACKAGE);
+  g_option_context_add_main_entries (ctx, file_entries, GETTEXT_PACKAGE);
+  if (p->description != NULL)
+    g_option_context_set_description (ctx, p->description);
+  g_autoptr (GError) error = NULL;
+  if (!g_option_context_parse (ctx, &argc, &argv, &error))
+    {
+      g_printerr ("rsp %s: %s\n", p->command, error->message);
+      return NULL;
+    }
+  if (files == NULL || files[0] == NULL || files[1] != NULL)
+    {
+      g_printerr (_("rsp %s: give exactly one recording (%s)\n"), p->command, _(p->usage));
+      return NULL;
+    }
+  if (t != NULL && t->from_ms >= 0 && t->to_ms >= 0 && t->to_ms <= t->from_ms)
+    {
+      g_printerr (_("rsp %s: --to (%.3f ms) must be after --from (%.3f ms)\n"), p->command, t->to_ms, t->from_ms);
+      return NULL;
+    }
+  *status = 0;
+  return g_strdup (files[0]);
+}
+
+void
+rsp_cli_target_range (const RspCliTarget *t, const RspModel *model, guint64 *from, guint64 *to)
+{
+  guint64 origin = rsp_model_start_time (model);
+  *from = t->from_ms >= 0 ? origin + (guint64) (t->from_ms * 1e6) : 0;
+  *to = t->to_ms >= 0 ? origin + (guint64) (t->to_ms * 1e6) : G_MAXUINT64;
+}
