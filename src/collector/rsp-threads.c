@@ -2,7 +2,8 @@
 #include "rsp-threads.h"
 
 struct _RspThreads {
-  GHashTable *comms; /* tid -> interned comm */
+  GHashTable *comms;    /* tid -> comm, a string in names */
+  GStringChunk *names;  /* each distinct comm once, freed with the tracker */
 };
 
 RspThreads *
@@ -10,6 +11,7 @@ rsp_threads_new (void)
 {
   RspThreads *self = g_new0 (RspThreads, 1);
   self->comms = g_hash_table_new (g_direct_hash, g_direct_equal);
+  self->names = g_string_chunk_new (1024);
   return self;
 }
 
@@ -19,6 +21,7 @@ rsp_threads_free (RspThreads *self)
   if (self == NULL)
     return;
   g_hash_table_unref (self->comms);
+  g_string_chunk_free (self->names);
   g_free (self);
 }
 
@@ -28,8 +31,11 @@ rsp_threads_process_event (RspThreads *self, const RspEvent *event)
   switch (event->type)
     {
     case PERF_RECORD_COMM:
-      g_hash_table_insert (self->comms, GINT_TO_POINTER (event->u.comm.tid),
-                           (gpointer) g_intern_string (event->u.comm.comm));
+      if (event->u.comm.comm != NULL)
+        g_hash_table_insert (self->comms, GINT_TO_POINTER (event->u.comm.tid),
+                             (gpointer) g_string_chunk_insert_const (self->names, event->u.comm.comm));
+      else
+        g_hash_table_remove (self->comms, GINT_TO_POINTER (event->u.comm.tid));
       break;
     case PERF_RECORD_FORK:
       {

@@ -17,7 +17,7 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC (RspThreads, rsp_threads_free)
 
 /* Feed every record in time order. */
 void rsp_threads_process_event (RspThreads *self, const RspEvent *event);
-/* Interned comm of TID, NULL when never seen. */
+/* The comm of TID (owned by SELF), NULL when never seen. */
 const char *rsp_threads_get_comm (RspThreads *self, gint32 tid);
 
 G_END_DECLS

@@ -97,7 +97,7 @@ new_task (Assembler *a, gint32 tid, gint32 pid, const char *comm, guint64 time, 
   RspTask t = { 0 };
   t.tid = tid;
   t.pid = pid;
-  t.comm = comm != NULL ? g_intern_string (comm) : NULL;
+  t.comm = rsp_model_intern (a->m, comm);
   t.generation = generation;
   t.parent = parent;
   t.start = t.end = time;
@@ -849,13 +849,13 @@ handle_disk (Assembler *a, const RspModelEvent *ev)
 #define FIB_SEND_WINDOW_NS (200 * 1000) /* a route lookup this close before a send was for it */
 
 static const char *
-ipv4_endpoint (guint32 addr_in_memory, guint16 port)
+ipv4_endpoint (RspModel *m, guint32 addr_in_memory, guint16 port)
 {
   char text[64];
   /* the address bytes are in network order: the first byte comes first */
   g_snprintf (text, sizeof text, "%u.%u.%u.%u:%u", addr_in_memory & 0xff, (addr_in_memory >> 8) & 0xff,
               (addr_in_memory >> 16) & 0xff, (addr_in_memory >> 24) & 0xff, port);
-  return g_intern_string (text);
+  return rsp_model_intern (m, text);
 }
 
 /* A send right after a route lookup by the same thread went to that peer:
@@ -886,11 +886,11 @@ handle_sock_state (Assembler *a, const RspModelEvent *ev)
   char addr[64] = "";
   const char *endpoint;
   if (family == 2)
-    endpoint = ipv4_endpoint (ev->u.state.daddr, (guint16) dport);
+    endpoint = ipv4_endpoint (a->m, ev->u.state.daddr, (guint16) dport);
   else
     {
       g_snprintf (addr, sizeof addr, "[ipv6]:%u", (guint) dport);
-      endpoint = g_intern_string (addr);
+      endpoint = rsp_model_intern (a->m, addr);
     }
   guint64 *k = g_new (guint64, 1);
   *k = sk;
@@ -944,7 +944,7 @@ rsp_assembler_feed (RspAssembler *a, const RspModelEvent *ev)
     {
     case RSP_MEV_COMM:
       {
-        const char *comm = g_intern_string (ev->u.comm.comm);
+        const char *comm = rsp_model_intern (a->m, ev->u.comm.comm);
         TidState *ts = g_hash_table_lookup (a->tids, GINT_TO_POINTER (ev->u.comm.tid));
         /* an exec's new name belongs to the next generation (handle_exec) */
         if (ts != NULL && ev->u.comm.exec)
@@ -1008,7 +1008,7 @@ rsp_assembler_feed (RspAssembler *a, const RspModelEvent *ev)
       if ((cs = cpu_state (a, ev->cpu)) != NULL)
         {
           cs->hardirq_depth++;
-          cs->hardirq_name = ev->u.irq.name != NULL ? g_intern_string (ev->u.irq.name) : NULL;
+          cs->hardirq_name = rsp_model_intern (a->m, ev->u.irq.name);
         }
       break;
     case RSP_MEV_IRQ_EXIT:
@@ -1043,7 +1043,7 @@ rsp_assembler_feed (RspAssembler *a, const RspModelEvent *ev)
           TidState *ts = tid_state (a, ev->tid, ev->time);
           ts->fib_time = ev->time;
           ts->fib_proto = ev->u.fib.proto;
-          ts->fib_peer = ipv4_endpoint (ev->u.fib.daddr, ev->u.fib.dport);
+          ts->fib_peer = ipv4_endpoint (a->m, ev->u.fib.daddr, ev->u.fib.dport);
         }
       break;
     case RSP_MEV_DATA_READY:

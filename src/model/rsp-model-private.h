@@ -27,11 +27,17 @@ struct _RspModel {
   RspRecordingMeta *meta; /* copy, NULL for a plain perf.data */
   RspSymbolizer *symbolizer; /* owns the interned names of the frames */
   GPtrArray *describing;     /* stack id -> the frame that describes it (rsp_model_compute_frames) */
+  GStringChunk *strings;     /* the names read from the recording: comms, endpoints, irq names (rsp_model_intern) */
 };
 
 RspModel *rsp_model_new (void);
 /* Computes the describing frame of every stack, once, after assembly. */
 void rsp_model_compute_frames (RspModel *m);
+/* A copy of TEXT that lives as long as M, one per distinct text; NULL for
+ * NULL.  Names read from a recording are kept here, never in GLib's
+ * process-wide g_intern_string table, which is never freed: a viewer that
+ * opens recording after recording would grow without bound. */
+const char *rsp_model_intern (RspModel *m, const char *text);
 /* Interns a stack given innermost first. */
 RspStackId rsp_model_intern_stack (RspModel *m, const RspModelFrame *frames, guint n);
 

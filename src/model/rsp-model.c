@@ -64,6 +64,7 @@ rsp_model_new (void)
   m->frames = g_array_new (FALSE, TRUE, sizeof (RspModelFrame));
   m->stack_index = g_array_new (FALSE, TRUE, sizeof (guint32));
   m->stack_ids = g_hash_table_new_full (stack_key_hash, stack_key_equal, g_free, NULL);
+  m->strings = g_string_chunk_new (4096);
   guint32 empty[2] = { 0, 0 };
   g_array_append_vals (m->stack_index, empty, 2);
   return m;
@@ -99,6 +100,7 @@ rsp_model_unref (RspModel *m)
   rsp_recording_meta_free (m->meta);
   g_clear_pointer (&m->symbolizer, rsp_symbolizer_free);
   g_clear_pointer (&m->describing, g_ptr_array_unref);
+  g_string_chunk_free (m->strings);
   g_free (m);
 }
 
@@ -134,8 +136,16 @@ rsp_model_stack (const RspModel *m, RspStackId stack, guint *n_frames)
   return &g_array_index (m->frames, RspModelFrame, offset);
 }
 
+const char *
+rsp_model_intern (RspModel *m, const char *text)
+{
+  return text != NULL ? g_string_chunk_insert_const (m->strings, text) : NULL;
+}
+
+/* The frame that names STACK.  A binary without symbols is named "[cc1]",
+ * a string kept in STRINGS; with STRINGS NULL such a stack has no name. */
 static const char *
-compute_describing_frame (const RspModel *m, RspStackId stack)
+compute_describing_frame (const RspModel *m, RspStackId stack, GStringChunk *strings)
 {
   guint n;
   const RspModelFrame *frames = rsp_model_stack (m, stack, &n);
@@ -148,12 +158,12 @@ compute_describing_frame (const RspModel *m, RspStackId stack)
         if (user_dso == NULL)
           user_dso = frames[i].dso;
       }
-  if (user_dso != NULL)
+  if (user_dso != NULL && strings != NULL)
     {
       /* a binary without symbols: name the binary, as perf's "[unknown] (cc1)" */
       g_autofree char *base = g_path_get_basename (user_dso);
       g_autofree char *label = g_strdup_printf ("[%s]", base);
-      return g_intern_string (label);
+      return g_string_chunk_insert_const (strings, label);
     }
   for (guint i = 0; i < n; i++)
     if (frames[i].kernel && frames[i].symbol != NULL && rsp_kernel_sig (frames[i].symbol) != RSP_SIG_SCHED)
@@ -171,7 +181,7 @@ rsp_model_compute_frames (RspModel *m)
   g_clear_pointer (&m->describing, g_ptr_array_unref);
   m->describing = g_ptr_array_sized_new (n);
   for (guint i = 0; i < n; i++)
-    g_ptr_array_add (m->describing, (gpointer) compute_describing_frame (m, i));
+    g_ptr_array_add (m->describing, (gpointer) compute_describing_frame (m, i, m->strings));
 }
 
 static const char *
@@ -179,7 +189,9 @@ describing_frame (const RspModel *m, RspStackId stack)
 {
   if (m->describing != NULL && stack < m->describing->len)
     return g_ptr_array_index (m->describing, stack);
-  return compute_describing_frame (m, stack);
+  /* not reached once the model is built: rsp_model_compute_frames covers
+   * every stack */
+  return compute_describing_frame (m, stack, NULL);
 }
 
 const char *

@@ -57,6 +57,7 @@ typedef struct {
   guint32 *kids;     /* children of every node, each node's slice sorted */
   GHashTable *index; /* NodeKey -> node + 1, while building */
   GHashTable *crumb_widths; /* name -> width (px x 64 + 1) */
+  GStringChunk *names;      /* the disk and network boxes' labels */
   double row_height;
 } Tree;
 
@@ -83,6 +84,7 @@ tree_free (gpointer p)
   g_free (t->kids);
   g_clear_pointer (&t->index, g_hash_table_unref);
   g_hash_table_unref (t->crumb_widths);
+  g_string_chunk_free (t->names);
   g_free (t);
 }
 
@@ -163,7 +165,7 @@ add_stretch (const RspStretch *st, SleepCtx *c)
   if (c->top == G_MAXUINT32)
     return; /* first pass: only the categories */
   RspFlameBoxKind kind;
-  const char *name = rsp_flame_stretch_box (c->t->a, c->seg, cat, &kind);
+  const char *name = rsp_flame_stretch_box (c->t->a, c->seg, cat, c->t->names, &kind);
   if (name == NULL)
     return;
   guint32 node = child (c->t, c->top, kind == RSP_FLAME_BOX_NETWORK ? NODE_NETWORK : NODE_DISK, name);
@@ -335,6 +337,7 @@ rsp_consolidated_view_layout (const RspAnalysis *analysis, const RspConsolidated
   g_return_val_if_fail (analysis != NULL && options != NULL && theme != NULL, NULL);
   RspFlameLayout *l = rsp_flame_layout_new (theme);
   Tree *t = g_new0 (Tree, 1);
+  t->names = g_string_chunk_new (256);
   t->a = analysis;
   t->full_stacks = options->full_stacks;
   t->stacks = rsp_flame_stacks_new (rsp_analysis_model (analysis), options->full_stacks);

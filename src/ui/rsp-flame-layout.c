@@ -584,21 +584,10 @@ rsp_flame_layout_hit (const RspFlameLayout *l, const RspFlameViewport *vp, doubl
   return TRUE;
 }
 
-const char *
-rsp_flame_frame_name (const RspModelFrame *f)
-{
-  if (f->symbol != NULL)
-    return f->symbol;
-  if (f->dso == NULL)
-    return f->kernel ? "[kernel]" : "[unknown]";
-  g_autofree char *base = g_path_get_basename (f->dso);
-  g_autofree char *label = g_strdup_printf ("[%s]", base);
-  return g_intern_string (label);
-}
-
 struct _RspFlameStacks {
   const RspModel *m;
   gboolean full;
+  GStringChunk *labels; /* "[binary]" names of frames without a symbol */
   GArray *names; /* const char *: every resolved stack, outermost frame first */
   GArray *where; /* per stack id: offset into names + 1 (0 = not resolved yet), length, user frames */
 };
@@ -609,6 +598,7 @@ rsp_flame_stacks_new (const RspModel *model, gboolean full)
   RspFlameStacks *s = g_new0 (RspFlameStacks, 1);
   s->m = model;
   s->full = full;
+  s->labels = g_string_chunk_new (256);
   s->names = g_array_new (FALSE, FALSE, sizeof (const char *));
   s->where = g_array_new (FALSE, TRUE, 3 * sizeof (guint32));
   return s;
@@ -621,7 +611,22 @@ rsp_flame_stacks_free (RspFlameStacks *s)
     return;
   g_array_unref (s->names);
   g_array_unref (s->where);
+  g_string_chunk_free (s->labels);
   g_free (s);
+}
+
+/* What both views call a frame: its symbol, else "[binary]" as the model
+ * names binaries without symbols. */
+static const char *
+frame_name (RspFlameStacks *s, const RspModelFrame *f)
+{
+  if (f->symbol != NULL)
+    return f->symbol;
+  if (f->dso == NULL)
+    return f->kernel ? "[kernel]" : "[unknown]";
+  g_autofree char *base = g_path_get_basename (f->dso);
+  g_autofree char *label = g_strdup_printf ("[%s]", base);
+  return g_string_chunk_insert_const (s->labels, label);
 }
 
 const char *const *
@@ -647,7 +652,7 @@ rsp_flame_stacks_get (RspFlameStacks *s, RspStackId stack, guint *n_frames, guin
             continue;
           if (!f->kernel && user == s->names->len - offset)
             user++;
-          const char *name = rsp_flame_frame_name (f);
+          const char *name = frame_name (s, f);
           g_array_append_val (s->names, name);
         }
       w[0] = offset + 1;
@@ -676,7 +681,8 @@ rsp_flame_name_shade (const char *name)
 }
 
 const char *
-rsp_flame_stretch_box (const RspAnalysis *a, const RspSegment *seg, RspCategory cat, RspFlameBoxKind *kind)
+rsp_flame_stretch_box (const RspAnalysis *a, const RspSegment *seg, RspCategory cat, GStringChunk *names,
+                       RspFlameBoxKind *kind)
 {
   *kind = RSP_FLAME_BOX_DISK;
   if (cat == RSP_CAT_DISK_IO)
@@ -691,7 +697,7 @@ rsp_flame_stretch_box (const RspAnalysis *a, const RspSegment *seg, RspCategory 
   if (s != NULL && s->net_op != RSP_NONE && rsp_model_net_op (m, s->net_op)->endpoint != NULL)
     {
       g_autofree char *label = g_strdup_printf (_("network %s"), rsp_model_net_op (m, s->net_op)->endpoint);
-      return g_intern_string (label);
+      return g_string_chunk_insert_const (names, label);
     }
   return _("network");
 }

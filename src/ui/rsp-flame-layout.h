@@ -160,9 +160,7 @@ void rsp_flame_set_color (cairo_t *cr, RspColor c, double alpha);
 /* Case-insensitive substring match of the search option. */
 gboolean rsp_flame_name_matches (const char *name, const char *search);
 
-/* What both views call things.  A frame: its symbol, else "[binary]" as
- * the model names binaries without symbols; interned. */
-const char *rsp_flame_frame_name (const RspModelFrame *frame);
+/* The shade of a frame's colour: the same name, the same shade. */
 guint8 rsp_flame_name_shade (const char *name);
 /* Stacks as the views draw them: frame names outermost first, each stack
  * resolved once.  Unless FULL, the frames the model's kernel table calls
@@ -182,8 +180,10 @@ const char *const *rsp_flame_stacks_get (RspFlameStacks *stacks, RspStackId stac
 RspStackId rsp_flame_unsampled_stack (const RspModel *model, const RspRun *run);
 
 /* The box a sleep's stretch of category CAT gets on top of its frames
- * ("disk I/O", "I/O queue", "network 10.0.0.1:80"), or NULL if none. */
+ * ("disk I/O", "I/O queue", "network 10.0.0.1:80"), or NULL if none.  A
+ * label made for the stretch is kept in NAMES, which the caller frees when
+ * its boxes go. */
 const char *rsp_flame_stretch_box (const RspAnalysis *analysis, const RspSegment *segment, RspCategory cat,
-                                   RspFlameBoxKind *kind);
+                                   GStringChunk *names, RspFlameBoxKind *kind);
 
 G_END_DECLS

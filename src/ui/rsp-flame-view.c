@@ -52,6 +52,8 @@ typedef struct {
 typedef struct {
   guint64 start, end;
   guint32 category;
+  RspFlameBoxKind kind;
+  const char *box; /* the box on top of the sleep's frames, in Flame.names; NULL: none */
 } Stretch;
 
 /* What does not depend on the zoom, shared by the layouts of one analysis
@@ -75,6 +77,7 @@ typedef struct {
   guint8 *seg_box;    /* per segment: it has a disk or network box above its frames */
   guint32 *row_lane;  /* per layout row */
   guint64 total;      /* the analysis's total time */
+  GStringChunk *names;/* the stretches' box labels */
 } Flame;
 
 /* A layout's own part: the zoom its boxes were merged for. */
@@ -105,6 +108,7 @@ flame_clear (gpointer p)
   g_free (f->seg_cats);
   g_free (f->seg_box);
   g_free (f->row_lane);
+  g_string_chunk_free (f->names);
 }
 
 static void
@@ -171,14 +175,10 @@ measure_segments (Flame *f)
           for (guint k = 0; k < n_st; k++)
             {
               Stretch copy = { st[k].start, st[k].end, st[k].category };
+              copy.box = rsp_flame_stretch_box (a, s, copy.category, f->names, &copy.kind);
               g_array_append_val (f->stretches, copy);
-            }
-          for (guint k = f->seg_stretch[i]; k < f->stretches->len; k++)
-            {
-              guint32 cat = g_array_index (f->stretches, Stretch, k).category;
-              f->seg_cats[i] |= 1u << cat;
-              RspFlameBoxKind kind;
-              if (rsp_flame_stretch_box (a, s, cat, &kind) != NULL)
+              f->seg_cats[i] |= 1u << copy.category;
+              if (copy.box != NULL)
                 f->seg_box[i] = 1;
             }
         }
@@ -460,11 +460,10 @@ lay_out_segment (Builder *b, RspIdx i, guint32 parent)
   for (guint k = f->seg_stretch[i]; k < f->seg_stretch[i + 1]; k++)
     {
       const Stretch *st = &g_array_index (f->stretches, Stretch, k);
-      RspFlameBoxKind kind;
-      const char *name = rsp_flame_stretch_box (a, s, st->category, &kind);
-      if (name != NULL)
+      if (st->box != NULL)
         {
-          guint32 at = add_box (b, box_level, st->start, st->end, name, kind, top, i, RSP_NONE, 1u << st->category);
+          guint32 at = add_box (b, box_level, st->start, st->end, st->box, st->kind, top, i, RSP_NONE,
+                                1u << st->category);
           if (sl->inferred)
             g_array_index (b->rows[box_level], RspFlameBox, at).flags |= RSP_FLAME_BOX_INFERRED;
         }
@@ -533,6 +532,7 @@ flame_new (const RspAnalysis *analysis, gboolean full_stacks, double row_height)
   f->bands = g_array_new (FALSE, FALSE, sizeof (Band));
   f->links = g_array_new (FALSE, FALSE, sizeof (Link));
   f->stretches = g_array_new (FALSE, FALSE, sizeof (Stretch));
+  f->names = g_string_chunk_new (256);
   f->total = rsp_analysis_total_ns (analysis);
   measure_segments (f);
   make_lanes (f);
