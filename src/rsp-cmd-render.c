@@ -175,6 +175,12 @@ title_text (const char *path, const RspModel *model, const RspAnalysis *analysis
       g_autofree char *wall = rsp_format_duration (rsp_analysis_wall_ns (analysis));
       g_string_append_printf (s, _("  ·  %s (pid %d)  ·  wall %s  ·  %.1f%% accounted"), comm_text,
                               rsp_analysis_pid (analysis), wall, rsp_analysis_accounted_percent (analysis));
+      if (rsp_analysis_total_ns (analysis) > rsp_analysis_wall_ns (analysis))
+        {
+          /* the flame views are as wide as the total: say why it exceeds the wall time */
+          g_autofree char *total = rsp_format_duration (rsp_analysis_total_ns (analysis));
+          g_string_append_printf (s, _("  ·  total %s (threads side by side)"), total);
+        }
     }
   guint64 origin = rsp_model_start_time (model);
   guint64 end = rsp_model_end_time (model);

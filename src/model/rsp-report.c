@@ -72,6 +72,10 @@ rsp_report_text (const RspAnalysis *a, const char *path)
   g_string_append_printf (out, " %10.2f\n", ms (rsp_analysis_wall_ns (a)));
   append_label (out, "", _("Total time"), width);
   g_string_append_printf (out, " %10.2f\n", ms (total));
+  if (total > rsp_analysis_wall_ns (a))
+    g_string_append_printf (out, "%s\n",
+                            _("  (threads and control paths that ran side by side each count in full: more than "
+                              "the wall time)"));
   for (guint c = 0; c < RSP_CAT_N; c++)
     {
       if (c == RSP_CAT_UNACCOUNTED)

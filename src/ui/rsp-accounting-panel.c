@@ -109,6 +109,15 @@ fill (RspAccountingPanel *self)
       gtk_list_box_append (GTK_LIST_BOX (self->categories), row);
     }
   g_autofree char *pct = g_strdup_printf (_("Percent accounted: %.1f%%"), rsp_analysis_accounted_percent (a));
+  if (rsp_analysis_total_ns (a) > rsp_analysis_wall_ns (a))
+    {
+      /* the table's total is not a mistake: lanes side by side each count */
+      g_autofree char *both = g_strdup_printf ("%s  ·  %s", pct,
+                                               _("total time above the wall time: threads and control paths that "
+                                                 "ran side by side each count in full"));
+      g_free (g_steal_pointer (&pct));
+      pct = g_steal_pointer (&both);
+    }
   GtkWidget *footer = cell (pct, FALSE, TRUE);
   gtk_list_box_append (GTK_LIST_BOX (self->categories), footer);
 

@@ -425,6 +425,21 @@ rsp_consolidated_view_total_ns (const RspFlameLayout *l)
   return node_at (l->view_data, ROOT)->total;
 }
 
+guint32
+rsp_consolidated_view_n_nodes (const RspFlameLayout *l)
+{
+  const Tree *t = l->view_data;
+  return t->nodes->len;
+}
+
+guint32
+rsp_consolidated_view_node_parent (const RspFlameLayout *l, guint32 node)
+{
+  const Tree *t = l->view_data;
+  g_return_val_if_fail (node < t->nodes->len, G_MAXUINT32);
+  return node == ROOT ? G_MAXUINT32 : node_at (t, node)->parent;
+}
+
 static double
 crumb_height (const RspFlameLayout *l)
 {

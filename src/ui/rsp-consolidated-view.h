@@ -50,6 +50,10 @@ char **rsp_consolidated_view_node_path (const RspFlameLayout *layout, guint32 no
 /* A node's total time and the total of everything (the root). */
 guint64 rsp_consolidated_view_node_ns (const RspFlameLayout *layout, guint32 node);
 guint64 rsp_consolidated_view_total_ns (const RspFlameLayout *layout);
+/* The tree's shape, for tests: nodes are 0 (the root) to n - 1, each
+ * with its parent (G_MAXUINT32 for the root). */
+guint32 rsp_consolidated_view_n_nodes (const RspFlameLayout *layout);
+guint32 rsp_consolidated_view_node_parent (const RspFlameLayout *layout, guint32 node);
 /* The node ZOOM_PATH resolves to (as deep as it matches; 0 = the root). */
 guint32 rsp_consolidated_view_find (const RspFlameLayout *layout, const char *const *zoom_path);
 /* The mapping the view draws with, for tests and widgets. */
