@@ -436,6 +436,208 @@ build_links (RspTimelineLayout *layout)
   g_array_sort (layout->links, compare_links);
 }
 
+/* What each task did within the layout's range. */
+typedef struct {
+  guint32 *n_runs, *n_sleeps; /* runs and (drawn) sleeps that overlap the range */
+  guint64 *cpu;               /* ns on CPU within the range */
+  guint64 *first_activity;    /* its first run or sleep, clipped to the range; G_MAXUINT64: none */
+} Activity;
+
+static void
+activity_clear (Activity *act)
+{
+  g_free (act->n_runs);
+  g_free (act->n_sleeps);
+  g_free (act->cpu);
+  g_free (act->first_activity);
+}
+
+static gboolean
+run_in_range (const RspTimelineLayout *layout, const RspRun *run)
+{
+  return run->task < layout->n_tasks && run->end >= run->start
+         && overlaps (run->start, run->end, layout->start, layout->end);
+}
+
+static gboolean
+sleep_in_range (const RspTimelineLayout *layout, const RspSleep *sl)
+{
+  /* a fork's zero-length "sleep" is not a wait worth a box */
+  return sl->task < layout->n_tasks && sl->end > sl->start
+         && overlaps (sl->start, sl->end, layout->start, layout->end);
+}
+
+static void
+count_activity (const RspTimelineLayout *layout, Activity *act)
+{
+  const RspModel *model = layout->model;
+  guint n_tasks = layout->n_tasks;
+  act->n_runs = g_new0 (guint32, MAX (n_tasks, 1));
+  act->n_sleeps = g_new0 (guint32, MAX (n_tasks, 1));
+  act->cpu = g_new0 (guint64, MAX (n_tasks, 1));
+  act->first_activity = g_new (guint64, MAX (n_tasks, 1));
+  for (guint t = 0; t < n_tasks; t++)
+    act->first_activity[t] = G_MAXUINT64;
+  for (guint r = 0; r < rsp_model_n_runs (model); r++)
+    {
+      const RspRun *run = rsp_model_run (model, r);
+      if (!run_in_range (layout, run))
+        continue;
+      act->n_runs[run->task]++;
+      act->cpu[run->task] += MIN (run->end, layout->end) - MAX (run->start, layout->start);
+      act->first_activity[run->task] = MIN (act->first_activity[run->task], MAX (run->start, layout->start));
+    }
+  if (layout->options.show_sleeps)
+    for (guint s = 0; s < rsp_model_n_sleeps (model); s++)
+      {
+        const RspSleep *sl = rsp_model_sleep (model, s);
+        if (!sleep_in_range (layout, sl))
+          continue;
+        act->n_sleeps[sl->task]++;
+        act->first_activity[sl->task] = MIN (act->first_activity[sl->task], MAX (sl->start, layout->start));
+      }
+}
+
+/* The tasks kept, grouped by process into GROUPS (and GROUPS_BY_PID);
+ * the summary hides those with little CPU time (counted in n_hidden). */
+static void
+group_tasks (RspTimelineLayout *layout, const Activity *act, GHashTable *groups_by_pid, GPtrArray *groups)
+{
+  const RspModel *model = layout->model;
+  const RspTimelineOptions *options = &layout->options;
+  guint64 busiest = 0;
+  for (guint t = 0; t < layout->n_tasks; t++)
+    {
+      const RspTask *task = rsp_model_task (model, t);
+      if (!task->is_idle && !task->ignored)
+        busiest = MAX (busiest, act->cpu[t]);
+    }
+  guint64 threshold = (guint64) (options->summary_fraction * (double) busiest);
+  for (guint t = 0; t < layout->n_tasks; t++)
+    {
+      const RspTask *task = rsp_model_task (model, t);
+      if (task->is_idle || task->ignored)
+        continue;
+      if (act->n_runs[t] == 0 && act->n_sleeps[t] == 0)
+        continue;
+      /* The summary keeps the process of interest whatever it did: when it
+       * only waits, the wait is what the user came to see. */
+      gboolean of_interest = options->pid > 0 && task->pid == options->pid;
+      if (options->summary && !of_interest && (act->n_runs[t] == 0 || act->cpu[t] < threshold))
+        {
+          layout->n_hidden++;
+          continue;
+        }
+      Group *g = g_hash_table_lookup (groups_by_pid, GINT_TO_POINTER (task->pid));
+      if (g == NULL)
+        {
+          g = g_new0 (Group, 1);
+          g->pid = task->pid;
+          g->first_activity = G_MAXUINT64;
+          g->tasks = g_array_new (FALSE, FALSE, sizeof (RspIdx));
+          g->children = g_ptr_array_new ();
+          g_hash_table_insert (groups_by_pid, GINT_TO_POINTER (task->pid), g);
+          g_ptr_array_add (groups, g);
+        }
+      RspIdx idx = t;
+      g_array_append_val (g->tasks, idx);
+      g->first_activity = MIN (g->first_activity, act->first_activity[t]);
+    }
+}
+
+/* The groups in the order of the rows (borrowed from GROUPS). */
+static GPtrArray *
+order_groups (const RspTimelineLayout *layout, GPtrArray *groups, GHashTable *groups_by_pid, SortCtx *ctx)
+{
+  if (layout->options.sort == RSP_TIMELINE_SORT_TREE)
+    return order_as_tree (layout->model, groups, groups_by_pid, ctx, layout->start, layout->end);
+  g_ptr_array_sort_with_data (groups, compare_groups, ctx);
+  /* borrowed: g_ptr_array_copy would copy the free function too */
+  GPtrArray *order = g_ptr_array_sized_new (groups->len);
+  for (guint i = 0; i < groups->len; i++)
+    g_ptr_array_add (order, g_ptr_array_index (groups, i));
+  return order;
+}
+
+/* One row per kept task, group after group, with the place of its spans:
+ * runs of a task are contiguous in the model's order only per task, so
+ * spans are counted here and scattered by fill_spans. */
+static void
+add_task_rows (RspTimelineLayout *layout, GPtrArray *order, const Activity *act, SortCtx *ctx)
+{
+  const RspModel *model = layout->model;
+  guint32 run_total = 0, sleep_total = 0;
+  for (guint gi = 0; gi < order->len; gi++)
+    {
+      Group *g = g_ptr_array_index (order, gi);
+      g_array_sort_with_data (g->tasks, compare_tasks, ctx);
+      for (guint k = 0; k < g->tasks->len; k++)
+        {
+          RspIdx t = g_array_index (g->tasks, RspIdx, k);
+          const RspTask *task = rsp_model_task (model, t);
+          RspTimelineRow row = { 0 };
+          row.kind = RSP_TIMELINE_ROW_TASK;
+          row.task = t;
+          row.pid = task->pid;
+          row.group = gi;
+          row.first_in_group = k == 0;
+          row.cpu_ns = act->cpu[t];
+          row.n_items = act->n_runs[t];
+          RowSpans rs = { run_total, act->n_runs[t], sleep_total, act->n_sleeps[t] };
+          run_total += act->n_runs[t];
+          sleep_total += act->n_sleeps[t];
+          layout->task_row[t] = (gint) layout->rows->len;
+          g_array_append_val (layout->rows, row);
+          g_array_append_val (layout->row_spans, rs);
+          guint chars = (task->comm != NULL ? g_utf8_strlen (task->comm, -1) : 9) + 1 + digits (task->tid)
+                        + (task->tid != task->pid ? 2 : 0);
+          layout->max_label_chars = MAX (layout->max_label_chars, chars);
+        }
+    }
+  layout->n_task_rows = layout->rows->len;
+  g_array_set_size (layout->spans, run_total);
+  g_array_set_size (layout->sleep_spans, sleep_total);
+}
+
+/* Copies every run (and sleep) in the range into its row's spans. */
+static void
+fill_spans (RspTimelineLayout *layout)
+{
+  const RspModel *model = layout->model;
+  g_autofree guint32 *fill = g_new0 (guint32, MAX (layout->n_task_rows, 1));
+  for (guint r = 0; r < rsp_model_n_runs (model); r++)
+    {
+      const RspRun *run = rsp_model_run (model, r);
+      if (!run_in_range (layout, run) || layout->task_row[run->task] < 0)
+        continue;
+      guint row = (guint) layout->task_row[run->task];
+      const RowSpans *rs = &g_array_index (layout->row_spans, RowSpans, row);
+      Span *s = &g_array_index (layout->spans, Span, rs->first + fill[row]++);
+      *s = (Span) { run->start, run->end, run->start, 0, 0, r };
+    }
+  memset (fill, 0, sizeof (guint32) * MAX (layout->n_task_rows, 1));
+  if (layout->options.show_sleeps)
+    for (guint i = 0; i < rsp_model_n_sleeps (model); i++)
+      {
+        const RspSleep *sl = rsp_model_sleep (model, i);
+        if (!sleep_in_range (layout, sl) || layout->task_row[sl->task] < 0)
+          continue;
+        guint row = (guint) layout->task_row[sl->task];
+        const RowSpans *rs = &g_array_index (layout->row_spans, RowSpans, row);
+        guint64 woken = sl->runnable_at >= sl->start && sl->runnable_at <= sl->end ? sl->runnable_at : sl->end;
+        if (sl->reason == RSP_WAKE_PREEMPTION)
+          woken = sl->start;
+        Span *s = &g_array_index (layout->sleep_spans, Span, rs->sleeps_first + fill[row]++);
+        *s = (Span) { sl->start, sl->end, woken, 0, 0, i };
+      }
+  for (guint row = 0; row < layout->n_task_rows; row++)
+    {
+      const RowSpans *rs = &g_array_index (layout->row_spans, RowSpans, row);
+      finish_row_spans (layout->spans, rs->first, rs->n);
+      finish_row_spans (layout->sleep_spans, rs->sleeps_first, rs->sleeps_n);
+    }
+}
+
 RspTimelineLayout *
 rsp_timeline_layout_new (const RspModel *model, const RspTimelineOptions *options)
 {
@@ -458,166 +660,21 @@ rsp_timeline_layout_new (const RspModel *model, const RspTimelineOptions *option
   layout->spans = g_array_new (FALSE, FALSE, sizeof (Span));
   layout->sleep_spans = g_array_new (FALSE, FALSE, sizeof (Span));
   layout->links = g_array_new (FALSE, FALSE, sizeof (LinkRef));
-
-  guint n_tasks = rsp_model_n_tasks (model);
-  layout->n_tasks = n_tasks;
-  layout->task_row = g_new (gint, MAX (n_tasks, 1));
-  for (guint t = 0; t < n_tasks; t++)
+  layout->n_tasks = rsp_model_n_tasks (model);
+  layout->task_row = g_new (gint, MAX (layout->n_tasks, 1));
+  for (guint t = 0; t < layout->n_tasks; t++)
     layout->task_row[t] = -1;
 
-  /* Activity per task within the range. */
-  g_autofree guint32 *n_runs = g_new0 (guint32, MAX (n_tasks, 1));
-  g_autofree guint32 *n_sleeps = g_new0 (guint32, MAX (n_tasks, 1));
-  g_autofree guint64 *cpu = g_new0 (guint64, MAX (n_tasks, 1));
-  g_autofree guint64 *first_activity = g_new (guint64, MAX (n_tasks, 1));
-  for (guint t = 0; t < n_tasks; t++)
-    first_activity[t] = G_MAXUINT64;
-  guint n_model_runs = rsp_model_n_runs (model);
-  for (guint r = 0; r < n_model_runs; r++)
-    {
-      const RspRun *run = rsp_model_run (model, r);
-      if (run->task >= n_tasks || run->end < run->start || !overlaps (run->start, run->end, layout->start, layout->end))
-        continue;
-      n_runs[run->task]++;
-      cpu[run->task] += MIN (run->end, layout->end) - MAX (run->start, layout->start);
-      first_activity[run->task] = MIN (first_activity[run->task], MAX (run->start, layout->start));
-    }
-  guint n_model_sleeps = rsp_model_n_sleeps (model);
-  if (options->show_sleeps)
-    for (guint s = 0; s < n_model_sleeps; s++)
-      {
-        const RspSleep *sl = rsp_model_sleep (model, s);
-        /* a fork's zero-length "sleep" is not a wait worth a box */
-        if (sl->task >= n_tasks || sl->end <= sl->start || !overlaps (sl->start, sl->end, layout->start, layout->end))
-          continue;
-        n_sleeps[sl->task]++;
-        first_activity[sl->task] = MIN (first_activity[sl->task], MAX (sl->start, layout->start));
-      }
-
-  guint64 busiest = 0;
-  for (guint t = 0; t < n_tasks; t++)
-    {
-      const RspTask *task = rsp_model_task (model, t);
-      if (!task->is_idle && !task->ignored)
-        busiest = MAX (busiest, cpu[t]);
-    }
-  guint64 threshold = (guint64) (options->summary_fraction * (double) busiest);
-
-  /* Tasks kept, grouped by process. */
+  Activity act;
+  count_activity (layout, &act);
   g_autoptr (GHashTable) groups_by_pid = g_hash_table_new (g_direct_hash, g_direct_equal);
   g_autoptr (GPtrArray) groups = g_ptr_array_new_with_free_func (group_free);
-  for (guint t = 0; t < n_tasks; t++)
-    {
-      const RspTask *task = rsp_model_task (model, t);
-      if (task->is_idle || task->ignored)
-        continue;
-      if (n_runs[t] == 0 && n_sleeps[t] == 0)
-        continue;
-      /* The summary keeps the process of interest whatever it did: when it
-       * only waits, the wait is what the user came to see. */
-      gboolean of_interest = options->pid > 0 && task->pid == options->pid;
-      if (options->summary && !of_interest && (n_runs[t] == 0 || cpu[t] < threshold))
-        {
-          layout->n_hidden++;
-          continue;
-        }
-      Group *g = g_hash_table_lookup (groups_by_pid, GINT_TO_POINTER (task->pid));
-      if (g == NULL)
-        {
-          g = g_new0 (Group, 1);
-          g->pid = task->pid;
-          g->first_activity = G_MAXUINT64;
-          g->tasks = g_array_new (FALSE, FALSE, sizeof (RspIdx));
-          g->children = g_ptr_array_new ();
-          g_hash_table_insert (groups_by_pid, GINT_TO_POINTER (task->pid), g);
-          g_ptr_array_add (groups, g);
-        }
-      RspIdx idx = t;
-      g_array_append_val (g->tasks, idx);
-      g->first_activity = MIN (g->first_activity, first_activity[t]);
-    }
-  SortCtx ctx = { model, first_activity, options->sort, options->pid };
-  g_autoptr (GPtrArray) order = NULL;
-  if (options->sort == RSP_TIMELINE_SORT_TREE)
-    order = order_as_tree (model, groups, groups_by_pid, &ctx, layout->start, layout->end);
-  else
-    {
-      g_ptr_array_sort_with_data (groups, compare_groups, &ctx);
-      /* borrowed: g_ptr_array_copy would copy the free function too */
-      order = g_ptr_array_sized_new (groups->len);
-      for (guint i = 0; i < groups->len; i++)
-        g_ptr_array_add (order, g_ptr_array_index (groups, i));
-    }
-
-  /* Rows, and their spans copied in row order (runs of a task are
-   * contiguous in the model's order only per task, so two passes: count,
-   * then scatter). */
-  guint32 run_total = 0, sleep_total = 0;
-  for (guint gi = 0; gi < order->len; gi++)
-    {
-      Group *g = g_ptr_array_index (order, gi);
-      g_array_sort_with_data (g->tasks, compare_tasks, &ctx);
-      for (guint k = 0; k < g->tasks->len; k++)
-        {
-          RspIdx t = g_array_index (g->tasks, RspIdx, k);
-          const RspTask *task = rsp_model_task (model, t);
-          RspTimelineRow row = { 0 };
-          row.kind = RSP_TIMELINE_ROW_TASK;
-          row.task = t;
-          row.pid = task->pid;
-          row.group = gi;
-          row.first_in_group = k == 0;
-          row.cpu_ns = cpu[t];
-          row.n_items = n_runs[t];
-          RowSpans rs = { run_total, n_runs[t], sleep_total, n_sleeps[t] };
-          run_total += n_runs[t];
-          sleep_total += n_sleeps[t];
-          layout->task_row[t] = (gint) layout->rows->len;
-          g_array_append_val (layout->rows, row);
-          g_array_append_val (layout->row_spans, rs);
-          guint chars = (task->comm != NULL ? g_utf8_strlen (task->comm, -1) : 9) + 1 + digits (task->tid)
-                        + (task->tid != task->pid ? 2 : 0);
-          layout->max_label_chars = MAX (layout->max_label_chars, chars);
-        }
-    }
-  layout->n_task_rows = layout->rows->len;
-
-  g_array_set_size (layout->spans, run_total);
-  g_array_set_size (layout->sleep_spans, sleep_total);
-  g_autofree guint32 *fill = g_new0 (guint32, MAX (layout->n_task_rows, 1));
-  for (guint r = 0; r < n_model_runs; r++)
-    {
-      const RspRun *run = rsp_model_run (model, r);
-      if (run->task >= n_tasks || layout->task_row[run->task] < 0 || run->end < run->start
-          || !overlaps (run->start, run->end, layout->start, layout->end))
-        continue;
-      guint row = (guint) layout->task_row[run->task];
-      const RowSpans *rs = &g_array_index (layout->row_spans, RowSpans, row);
-      Span *s = &g_array_index (layout->spans, Span, rs->first + fill[row]++);
-      *s = (Span) { run->start, run->end, run->start, 0, 0, r };
-    }
-  memset (fill, 0, sizeof (guint32) * MAX (layout->n_task_rows, 1));
-  if (options->show_sleeps)
-    for (guint i = 0; i < n_model_sleeps; i++)
-      {
-        const RspSleep *sl = rsp_model_sleep (model, i);
-        if (sl->task >= n_tasks || layout->task_row[sl->task] < 0 || sl->end <= sl->start
-            || !overlaps (sl->start, sl->end, layout->start, layout->end))
-          continue;
-        guint row = (guint) layout->task_row[sl->task];
-        const RowSpans *rs = &g_array_index (layout->row_spans, RowSpans, row);
-        guint64 woken = sl->runnable_at >= sl->start && sl->runnable_at <= sl->end ? sl->runnable_at : sl->end;
-        if (sl->reason == RSP_WAKE_PREEMPTION)
-          woken = sl->start;
-        Span *s = &g_array_index (layout->sleep_spans, Span, rs->sleeps_first + fill[row]++);
-        *s = (Span) { sl->start, sl->end, woken, 0, 0, i };
-      }
-  for (guint row = 0; row < layout->n_task_rows; row++)
-    {
-      const RowSpans *rs = &g_array_index (layout->row_spans, RowSpans, row);
-      finish_row_spans (layout->spans, rs->first, rs->n);
-      finish_row_spans (layout->sleep_spans, rs->sleeps_first, rs->sleeps_n);
-    }
+  group_tasks (layout, &act, groups_by_pid, groups);
+  SortCtx ctx = { model, act.first_activity, options->sort, options->pid };
+  g_autoptr (GPtrArray) order = order_groups (layout, groups, groups_by_pid, &ctx);
+  add_task_rows (layout, order, &act, &ctx);
+  fill_spans (layout);
+  activity_clear (&act);
 
   build_op_rows (layout, groups->len);
   if (options->show_links)
