@@ -181,14 +181,6 @@ add_missing (RspFtrace *self, const char *event, const char *reason)
   g_array_append_val (self->missing, missing);
 }
 
-static void
-missing_event_clear (gpointer data)
-{
-  RspMissingEvent *missing = data;
-  g_free (missing->name);
-  g_free (missing->reason);
-}
-
 static gboolean
 in_comma_list (const char *list, const char *name)
 {
@@ -296,7 +288,7 @@ rsp_ftrace_new (const char *tracefs, const GArray *cpus, const char *tmp_prefix,
   self->readers = g_array_new (FALSE, TRUE, sizeof (CpuReader));
   self->events = g_ptr_array_new_with_free_func (g_free);
   self->missing = g_array_new (FALSE, TRUE, sizeof (RspMissingEvent));
-  g_array_set_clear_func (self->missing, missing_event_clear);
+  g_array_set_clear_func (self->missing, rsp_missing_event_clear);
   self->mapped = g_ptr_array_new_with_free_func ((GDestroyNotify) g_mapped_file_unref);
   self->destroyed = TRUE; /* nothing to remove yet */
 

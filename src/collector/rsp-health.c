@@ -119,18 +119,11 @@ rsp_health_counters_disable (RspHealthCounters *self)
   counters_ioctl (self, PERF_EVENT_IOC_DISABLE);
 }
 
-static void
-health_entry_clear (gpointer data)
-{
-  RspHealthEntry *entry = data;
-  g_free (entry->event);
-}
-
 GArray *
 rsp_health_entries_new (void)
 {
   GArray *entries = g_array_new (FALSE, TRUE, sizeof (RspHealthEntry));
-  g_array_set_clear_func (entries, health_entry_clear);
+  g_array_set_clear_func (entries, rsp_health_entry_clear);
   return entries;
 }
 

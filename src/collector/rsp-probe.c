@@ -203,14 +203,6 @@ rsp_probe_tracefs (gboolean may_mount, gboolean *mounted_now, GError **error)
   return g_strdup (candidates[0]);
 }
 
-static void
-missing_event_clear (gpointer data)
-{
-  RspMissingEvent *missing = data;
-  g_free (missing->name);
-  g_free (missing->reason);
-}
-
 static gboolean
 in_comma_list (const char *list, const char *name)
 {
@@ -245,7 +237,7 @@ rsp_probe_events (const char *tracefs, const char *pretend_missing, RspProbedEve
 
   events->present = g_array_new (FALSE, TRUE, sizeof (RspProbedEvent));
   events->missing = g_array_new (FALSE, TRUE, sizeof (RspMissingEvent));
-  g_array_set_clear_func (events->missing, missing_event_clear);
+  g_array_set_clear_func (events->missing, rsp_missing_event_clear);
 
   for (gsize i = 0; i < G_N_ELEMENTS (event_set); i++)
     {

@@ -1149,21 +1149,6 @@ post_pass (const char *path, guint64 window_start, guint64 window_end, GArray *h
 
 /* Metadata */
 
-static void
-missing_event_clear (gpointer data)
-{
-  RspMissingEvent *missing = data;
-  g_free (missing->name);
-  g_free (missing->reason);
-}
-
-static void
-health_entry_clear (gpointer data)
-{
-  RspHealthEntry *entry = data;
-  g_free (entry->event);
-}
-
 static RspRecordingMeta *
 build_meta (const Session *s, char **events, const GArray *missing, const GArray *health,
             gboolean idle_loss_suspected)
@@ -1188,7 +1173,7 @@ build_meta (const Session *s, char **events, const GArray *missing, const GArray
   if (meta->missing_events == NULL)
     {
       meta->missing_events = g_array_new (FALSE, TRUE, sizeof (RspMissingEvent));
-      g_array_set_clear_func (meta->missing_events, missing_event_clear);
+      g_array_set_clear_func (meta->missing_events, rsp_missing_event_clear);
     }
   for (guint i = 0; i < missing->len; i++)
     {
@@ -1199,7 +1184,7 @@ build_meta (const Session *s, char **events, const GArray *missing, const GArray
   if (meta->health == NULL)
     {
       meta->health = g_array_new (FALSE, TRUE, sizeof (RspHealthEntry));
-      g_array_set_clear_func (meta->health, health_entry_clear);
+      g_array_set_clear_func (meta->health, rsp_health_entry_clear);
     }
   for (guint i = 0; health != NULL && i < health->len; i++)
     {

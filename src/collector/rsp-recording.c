@@ -18,15 +18,15 @@
 
 /* ---------------------------------------------------------------- meta */
 
-static void
-health_entry_clear (gpointer data)
+void
+rsp_health_entry_clear (gpointer data)
 {
   RspHealthEntry *e = data;
   g_free (e->event);
 }
 
-static void
-missing_event_clear (gpointer data)
+void
+rsp_missing_event_clear (gpointer data)
 {
   RspMissingEvent *e = data;
   g_free (e->name);
@@ -39,7 +39,7 @@ rsp_ftrace_meta_new (void)
   RspFtraceMeta *meta = g_new0 (RspFtraceMeta, 1);
   meta->events = g_new0 (char *, 1);
   meta->missing_events = g_array_new (FALSE, TRUE, sizeof (RspMissingEvent));
-  g_array_set_clear_func (meta->missing_events, missing_event_clear);
+  g_array_set_clear_func (meta->missing_events, rsp_missing_event_clear);
   meta->cpus = g_array_new (FALSE, TRUE, sizeof (RspFtraceCpuStats));
   return meta;
 }
@@ -65,9 +65,9 @@ rsp_recording_meta_new (void)
   meta->target_pid = -1;
   meta->exit_status = -1;
   meta->missing_events = g_array_new (FALSE, TRUE, sizeof (RspMissingEvent));
-  g_array_set_clear_func (meta->missing_events, missing_event_clear);
+  g_array_set_clear_func (meta->missing_events, rsp_missing_event_clear);
   meta->health = g_array_new (FALSE, TRUE, sizeof (RspHealthEntry));
-  g_array_set_clear_func (meta->health, health_entry_clear);
+  g_array_set_clear_func (meta->health, rsp_health_entry_clear);
   meta->keep_awake_pids = g_array_new (FALSE, TRUE, sizeof (gint32));
   return meta;
 }

@@ -33,6 +33,11 @@ typedef struct {
   char *reason;
 } RspMissingEvent;
 
+/* Clear functions for GArrays of these (g_array_set_clear_func): they free
+ * what an entry owns, not the entry. */
+void rsp_health_entry_clear (gpointer data);
+void rsp_missing_event_clear (gpointer data);
+
 /* One CPU of RSP's tracefs instance, from per_cpu/cpuN/stats at the end of
  * the recording, and BYTES: the sub-buffers of that CPU stored in the
  * "ftrace" section. */
