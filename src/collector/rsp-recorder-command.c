@@ -1,0 +1,180 @@
+/* rsp-recorder-command.c — COMMAND: the invoking user it runs as when rsp
+ * was started through sudo or pkexec, forked early and held on a pipe,
+ * released when the recording starts, and its exit status. */
+#include "rsp-recorder-private.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <glib/gi18n-lib.h>
+#include <grp.h>
+#include <pwd.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+/* Under sudo or pkexec, as root: COMMAND is to run as the invoking user,
+ * with that user's groups, name and home. */
+void
+session_set_user (Session *s)
+{
+  uid_t uid;
+  gid_t gid;
+  g_auto (GStrv) envp = g_get_environ ();
+
+  if (geteuid () != 0 || !rsp_probe_invoking_user ((const char *const *) envp, &uid, &gid))
+    return;
+
+  s->drop_privileges = TRUE;
+  s->user_uid = uid;
+  s->user_gid = gid;
+  s->user_groups = g_array_new (FALSE, FALSE, sizeof (gid_t));
+
+  struct passwd *pw = getpwuid (uid);
+  if (pw == NULL)
+    {
+      if (s->user_gid == (gid_t) -1)
+        s->user_gid = uid;
+      return;
+    }
+  if (s->user_gid == (gid_t) -1)
+    s->user_gid = pw->pw_gid;
+  s->user_name = g_strdup (pw->pw_name);
+  s->user_home = g_strdup (pw->pw_dir);
+
+  int n_groups = 64;
+  g_array_set_size (s->user_groups, n_groups);
+  if (getgrouplist (pw->pw_name, s->user_gid, &g_array_index (s->user_groups, gid_t, 0), &n_groups) < 0)
+    {
+      g_array_set_size (s->user_groups, n_groups);
+      if (getgrouplist (pw->pw_name, s->user_gid, &g_array_index (s->user_groups, gid_t, 0), &n_groups) < 0)
+        n_groups = 0;
+    }
+  g_array_set_size (s->user_groups, MAX (n_groups, 0));
+}
+
+static char **
+command_environment (const Session *s)
+{
+  char **envp = g_get_environ ();
+  if (s->drop_privileges && s->user_name != NULL)
+    {
+      envp = g_environ_setenv (envp, "HOME", s->user_home, TRUE);
+      envp = g_environ_setenv (envp, "USER", s->user_name, TRUE);
+      envp = g_environ_setenv (envp, "LOGNAME", s->user_name, TRUE);
+    }
+  return envp;
+}
+
+static void
+report_child_errno_and_exit (int fd, int code)
+{
+  int value = errno;
+  if (write (fd, &value, sizeof value) < 0)
+    {
+      /* Nothing more can be said from here. */
+    }
+  _exit (code);
+}
+
+/* Forks COMMAND, held on a pipe until session_release_command(). */
+gboolean
+session_fork_command (Session *s, GError **error)
+{
+  const char *program = s->options->command[0];
+  s->command_path = strchr (program, '/') != NULL ? g_strdup (program) : g_find_program_in_path (program);
+  if (s->command_path == NULL)
+    {
+      g_set_error (error, G_SPAWN_ERROR, G_SPAWN_ERROR_NOENT, _("%s: command not found"), program);
+      return FALSE;
+    }
+
+  g_auto (GStrv) envp = command_environment (s);
+  int go[2], report[2];
+  if (pipe2 (go, O_CLOEXEC) != 0)
+    {
+      g_set_error (error, G_FILE_ERROR, g_file_error_from_errno (errno), "pipe: %s", g_strerror (errno));
+      return FALSE;
+    }
+  if (pipe2 (report, O_CLOEXEC) != 0)
+    {
+      g_set_error (error, G_FILE_ERROR, g_file_error_from_errno (errno), "pipe: %s", g_strerror (errno));
+      close (go[0]);
+      close (go[1]);
+      return FALSE;
+    }
+
+  pid_t pid = fork ();
+  if (pid < 0)
+    {
+      int saved_errno = errno;
+      g_set_error (error, G_SPAWN_ERROR, G_SPAWN_ERROR_FORK, _("cannot fork: %s"), g_strerror (saved_errno));
+      close (go[0]);
+      close (go[1]);
+      close (report[0]);
+      close (report[1]);
+      return FALSE;
+    }
+  if (pid == 0)
+    {
+      close (go[1]);
+      close (report[0]);
+      recorder_reset_child_signals ();
+      if (s->drop_privileges)
+        {
+          if (setgroups (s->user_groups->len, (gid_t *) s->user_groups->data) != 0
+              || setgid (s->user_gid) != 0 || setuid (s->user_uid) != 0)
+            report_child_errno_and_exit (report[1], 126);
+        }
+      char byte;
+      if (read (go[0], &byte, 1) != 1)
+        _exit (127); /* rsp gave up before recording started */
+      close (go[0]);
+      execve (s->command_path, s->options->command, envp);
+      report_child_errno_and_exit (report[1], errno == ENOENT ? 127 : 126);
+    }
+
+  close (go[0]);
+  close (report[1]);
+  s->command_pid = pid;
+  s->go_fd = go[1];
+  s->exec_error_fd = report[0];
+  s->command_pidfd = recorder_open_pidfd (pid);
+  return TRUE;
+}
+
+/* Lets COMMAND exec; FALSE (with ERROR) when it could not. */
+gboolean
+session_release_command (Session *s, GError **error)
+{
+  s->command_released = TRUE;
+  if (write (s->go_fd, "x", 1) != 1)
+    {
+      /* It died while held (a Ctrl-C, say); its exit is seen below. */
+    }
+  recorder_close_fd (&s->go_fd);
+
+  int child_errno = 0;
+  ssize_t n;
+  do
+    n = read (s->exec_error_fd, &child_errno, sizeof child_errno);
+  while (n < 0 && errno == EINTR);
+  recorder_close_fd (&s->exec_error_fd);
+  if (n <= 0)
+    return TRUE;
+  s->exec_errno = child_errno;
+  g_set_error (error, G_SPAWN_ERROR, G_SPAWN_ERROR_FAILED, _("cannot run %s%s%s: %s"),
+               s->options->command[0], s->drop_privileges ? _(" as ") : "",
+               s->drop_privileges ? (s->user_name != NULL ? s->user_name : _("the invoking user")) : "",
+               g_strerror (child_errno));
+  return FALSE;
+}
+
+int
+rsp_recorder_exit_status (int wait_status)
+{
+  if (WIFEXITED (wait_status))
+    return WEXITSTATUS (wait_status);
+  if (WIFSIGNALED (wait_status))
+    return 128 + WTERMSIG (wait_status);
+  return 1;
+}

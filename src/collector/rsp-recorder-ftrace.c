@@ -1,0 +1,86 @@
+/* rsp-recorder-ftrace.c — RSP's tracefs instance beside perf: started (or
+ * turned off with one warning that says what is lost), the events it
+ * covers whole for the health check, its own losses. */
+#include "rsp-recorder-private.h"
+
+#include <glib/gi18n-lib.h>
+#include <stdio.h>
+#include <unistd.h>
+
+/* Starts RSP's tracefs instance (tracing still off), after removing the
+ * stale ones.  When it cannot run, says once what is lost and how to fix
+ * it; the recording goes on with perf alone. */
+void
+session_open_ftrace (Session *s, const Probe *probe, const GArray *cpus)
+{
+  rsp_ftrace_remove_stale (probe->tracefs);
+  g_autoptr (GError) error = NULL;
+  g_autofree char *tmp_prefix = g_strdup_printf ("%s.%d", s->options->output, (int) getpid ());
+  s->ftrace = rsp_ftrace_new (probe->tracefs, cpus, tmp_prefix, g_getenv ("RSP_RECORD_PRETEND_MISSING"), &error);
+  if (s->ftrace == NULL)
+    {
+      gboolean fixable = g_error_matches (error, G_FILE_ERROR, G_FILE_ERROR_ACCES)
+                         || g_error_matches (error, G_FILE_ERROR, G_FILE_ERROR_PERM)
+                         || g_error_matches (error, G_FILE_ERROR, G_FILE_ERROR_ROFS)
+                         || g_error_matches (error, G_FILE_ERROR, G_FILE_ERROR_NOENT);
+      session_channel_off (s, error->message, fixable);
+      return;
+    }
+  g_autoptr (RspFtraceMeta) meta = rsp_ftrace_build_meta (s->ftrace);
+  for (guint i = 0; i < meta->missing_events->len; i++)
+    {
+      const RspMissingEvent *missing = &g_array_index (meta->missing_events, RspMissingEvent, i);
+      gboolean told = FALSE;
+      for (guint j = 0; j < probe->events.missing->len && !told; j++)
+        told = g_strcmp0 (g_array_index (probe->events.missing, RspMissingEvent, j).name, missing->name) == 0;
+      if (!told)
+        fprintf (stderr, _("rsp record: %s missing in the tracefs instance: %s\n"), missing->name, missing->reason);
+    }
+}
+
+/* The instance cannot run: one warning, and the reason kept for the meta.
+ * WITH_FIX: the cause is privileges or the tracefs mount, which the user
+ * can fix. */
+void
+session_channel_off (Session *s, const char *why, gboolean with_fix)
+{
+  if (with_fix)
+    fprintf (stderr,
+             _("rsp record: warning: RSP's tracefs instance is off: %s; %s (perf drops them). To fix it, run "
+               "rsp record as root with tracefs mounted read-write: 'mount -t tracefs nodev /sys/kernel/tracing'\n"),
+             why, _(RSP_FTRACE_LOSS_TEXT));
+  else
+    fprintf (stderr, _("rsp record: warning: RSP's tracefs instance is off: %s; %s (perf drops them)\n"), why,
+             _(RSP_FTRACE_LOSS_TEXT));
+  g_free (s->ftrace_error);
+  s->ftrace_error = g_strdup (why);
+  g_clear_pointer (&s->ftrace, rsp_ftrace_free);
+}
+
+/* perf's events whose every occurrence the instance also recorded, with
+ * nothing lost: a shortfall of perf's there is no loss (the reader merges
+ * the instance's copies in). */
+char **
+recorder_covered_events (const RspFtraceMeta *ftrace)
+{
+  if (ftrace == NULL || ftrace->events == NULL || ftrace->error != NULL || rsp_ftrace_meta_lost (ftrace) > 0
+      || ftrace->cpus->len == 0)
+    return g_new0 (char *, 1);
+  return g_strdupv (ftrace->events);
+}
+
+/* The instance's own losses, next to perf's. */
+void
+recorder_report_ftrace_losses (const RspFtraceMeta *ftrace)
+{
+  for (guint i = 0; ftrace != NULL && i < ftrace->cpus->len; i++)
+    {
+      const RspFtraceCpuStats *c = &g_array_index (ftrace->cpus, RspFtraceCpuStats, i);
+      guint64 lost = c->overrun + c->commit_overrun + c->dropped_events;
+      if (lost > 0)
+        fprintf (stderr,
+                 _("rsp record: warning: the tracefs instance lost %llu events on CPU %u (buffer overrun): "
+                   "its %d kB buffer filled faster than rsp record emptied it; %s\n"),
+                 (unsigned long long) lost, c->cpu, RSP_FTRACE_BUFFER_KB, _(RSP_FTRACE_LOSS_TEXT));
+    }
+}

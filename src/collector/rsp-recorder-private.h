@@ -1,0 +1,179 @@
+/* rsp-recorder-private.h — what the parts of `rsp record` share: the
+ * session (the processes and pipes of one recording), the probe of the
+ * machine, and the steps each part offers the others.
+ *
+ *   rsp-recorder.c          the sequence (rsp-recorder.h): start, record,
+ *                           stop perf, finish the file
+ *   rsp-recorder-options.c  the arguments of `rsp record`, its usage text
+ *   rsp-recorder-events.c   what is recorded: the machine probed, the
+ *                           events perf records, perf's command line
+ *   rsp-recorder-session.c  signals and what Ctrl-C does in each phase, the
+ *                           poll loop, the cleanup on every path
+ *   rsp-recorder-perf.c     perf record: spawned, driven through its control
+ *                           pipe, its output, stopped
+ *   rsp-recorder-command.c  COMMAND: the user it runs as, forked and held,
+ *                           released, its exit status
+ *   rsp-recorder-ftrace.c   RSP's tracefs instance beside perf
+ *   rsp-recorder-output.c   the recording file: its path checked, the
+ *                           post-pass, the meta, the trailer, into place
+ *
+ * The steps that take the session are session_*, the others recorder_*.
+ */
+#pragma once
+
+#include <glib.h>
+#include <signal.h>
+#include <sys/types.h>
+
+#include "rsp-ftrace.h"
+#include "rsp-health.h"
+#include "rsp-probe.h"
+#include "rsp-recorder.h"
+#include "rsp-recording.h"
+
+G_BEGIN_DECLS
+
+/* Session: the processes and pipes of one recording */
+
+typedef enum {
+  PHASE_STARTING,  /* Ctrl-C aborts */
+  PHASE_RECORDING, /* Ctrl-C ends COMMAND, or the whole-system recording */
+  PHASE_STOPPING,  /* Ctrl-C waits: the file is being finished */
+} Phase;
+
+typedef struct {
+  const RspRecorderOptions *options;
+  Phase phase;
+
+  /* Signals arrive through a self-pipe, one byte per signal. */
+  int signal_fd;
+  guint n_interrupts;
+  gboolean abort_start;   /* interrupted before the recording started */
+  gboolean stop_requested;/* whole system: stop now */
+  gboolean interrupted;   /* stopped before its natural end (metadata) */
+  gint64 forward_at_us;   /* when to pass a Ctrl-C on to COMMAND, 0: never */
+  gboolean told_finishing;
+
+  /* COMMAND, forked early and held until released. */
+  char *command_path;
+  pid_t command_pid;
+  int command_pidfd;
+  int go_fd;          /* write end of the hold pipe */
+  int exec_error_fd;  /* read end of the pipe that reports exec failures */
+  gboolean command_released;
+  gboolean command_exited;
+  int command_status;
+  int exec_errno;     /* why COMMAND could not exec, 0 if it did */
+
+  /* perf record */
+  char **perf_argv;
+  pid_t perf_pid;
+  int perf_pidfd;
+  gboolean perf_exited;
+  int perf_status;
+  int ctl_fd, ack_fd, out_fd;
+  guint acks;
+  GString *ack_text;
+  GString *perf_output;
+
+  RspKeepAwake *keep_awake;
+  RspHealthCounters *counters;
+
+  /* RSP's tracefs instance (rsp-ftrace.h); NULL when the channel is off,
+   * and then FTRACE_ERROR says why. */
+  RspFtrace *ftrace;
+  char *ftrace_error;
+
+  /* COMMAND's user when rsp was started through sudo or pkexec. */
+  gboolean drop_privileges;
+  uid_t user_uid;
+  gid_t user_gid;
+  char *user_name;
+  char *user_home;
+  GArray *user_groups; /* gid_t */
+
+  char *tmp_path;
+  gboolean perf_data_complete; /* perf stopped cleanly: tmp_path is a whole perf.data */
+  guint64 start_ns, end_ns;
+  guint64 health_start_ns, health_end_ns; /* the health counters were on in between */
+} Session;
+
+static inline gboolean
+perf_alive (const Session *s)
+{
+  return s->perf_pid > 0 && !s->perf_exited;
+}
+
+/* rsp-recorder-events.c */
+
+/* What the machine offers, probed before anything starts. */
+typedef struct {
+  char *perf;
+  char *tracefs;
+  RspProbedEvents events;
+  char **tracepoints;   /* names passed to perf */
+  char **all_events;    /* tracepoints + the sampling event */
+} Probe;
+
+gboolean recorder_probe_machine (const RspRecorderOptions *options, Probe *probe, GError **error);
+void recorder_probe_clear (Probe *probe);
+char **session_perf_tracepoints (const Session *s, const Probe *probe);
+
+/* rsp-recorder-session.c */
+
+/* The dispositions session_install_signal_handlers() replaced: those of
+ * SIGINT, SIGTERM and SIGHUP, in that order, and SIGPIPE's. */
+#define RECORDER_N_SIGNALS 3
+typedef struct {
+  struct sigaction old[RECORDER_N_SIGNALS];
+  struct sigaction old_pipe;
+} SavedSignals;
+
+gboolean session_install_signal_handlers (Session *s, SavedSignals *saved, GError **error);
+void session_restore_signal_handlers (Session *s, const SavedSignals *saved);
+void recorder_reset_child_signals (void);
+int recorder_open_pidfd (pid_t pid);
+void recorder_close_fd (int *fd);
+void session_poll (Session *s, gint64 deadline_us);
+void session_cleanup (Session *s);
+void session_free_fields (Session *s);
+
+/* rsp-recorder-perf.c */
+
+gboolean session_spawn_perf (Session *s, const char *perf, const char *const *tracepoints, GError **error);
+gboolean session_perf_control (Session *s, const char *command, int timeout_s, GError **error);
+void session_read_perf (Session *s);
+gboolean session_stop_perf (Session *s, GError **error);
+
+/* rsp-recorder-command.c */
+
+void session_set_user (Session *s);
+gboolean session_fork_command (Session *s, GError **error);
+gboolean session_release_command (Session *s, GError **error);
+
+/* rsp-recorder-ftrace.c */
+
+void session_open_ftrace (Session *s, const Probe *probe, const GArray *cpus);
+void session_channel_off (Session *s, const char *why, gboolean with_fix);
+char **recorder_covered_events (const RspFtraceMeta *ftrace);
+void recorder_report_ftrace_losses (const RspFtraceMeta *ftrace);
+
+/* rsp-recorder-output.c */
+
+/* What the post-pass found in the perf.data. */
+typedef struct {
+  guint64 records;
+  guint64 samples;
+  guint64 lost_events;
+  guint64 lost_samples;
+  GBytes *symbols;
+} PostPass;
+
+gboolean recorder_check_output_path (const char *output, GError **error);
+gboolean recorder_post_pass (const char *path, guint64 window_start, guint64 window_end, GArray *health,
+                             PostPass *result, GError **error);
+RspRecordingMeta *session_build_meta (const Session *s, char **events, const GArray *missing, const GArray *health,
+                                      gboolean idle_loss_suspected);
+gboolean session_write_recording (Session *s, RspRecordingMeta *meta, GBytes *symbols, GError **error);
+
+G_END_DECLS
