@@ -35,12 +35,12 @@ sample_stretch (StretchCtx *c, guint64 s0, guint64 s1, RspCategory cat, const ch
   gboolean inferred = seg->kind == RSP_SEG_SLEEP && g_array_index (a->m->sleeps, RspSleep, seg->item).inferred;
   RspStretch st = { s0, s1, c->seg, (guint16) cat, (guint16) inferred, frame, endpoint, sample,
                     sample != RSP_NONE ? RSP_CAUSE_SAMPLE : c->link_kind, sample != RSP_NONE ? sample : c->link };
+  st.finding = analysis_add_finding (a, cat, c->seg, frame, endpoint, s0, s1 - s0);
   g_array_append_val (a->stretches, st);
   a->category_ns[cat] += s1 - s0;
   g_array_index (a->paths, RspControlPath, seg->path).category_ns[cat] += s1 - s0;
   if (inferred)
     a->inferred_ns[cat] += s1 - s0;
-  analysis_add_finding (a, cat, c->seg, frame, endpoint, s0, s1 - s0);
   guint64 key = ((guint64) seg->path << 32) | seg->task;
   guint64 *slot = g_hash_table_lookup (a->path_task_ns, &key);
   if (slot == NULL)

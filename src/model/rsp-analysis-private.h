@@ -48,6 +48,10 @@ struct _RspAnalysis {
    * [seg_first_stretch[i], seg_first_stretch[i + 1]). */
   GArray *stretches;         /* RspStretch */
   guint32 *seg_first_stretch;
+  /* Finding i's stretches, in time order: finding_stretches[finding_first[i]
+   * .. finding_first[i + 1]), indexes into stretches. */
+  guint32 *finding_first;
+  guint32 *finding_stretches;
 };
 
 /* Findings aggregate by process name, not thread: sixty cc1 processes of
@@ -97,8 +101,10 @@ void analysis_index_stretches (RspAnalysis *a);
 /* rsp-findings.c */
 guint analysis_finding_key_hash (gconstpointer p);
 gboolean analysis_finding_key_equal (gconstpointer pa, gconstpointer pb);
-void analysis_add_finding (RspAnalysis *a, RspCategory cat, RspIdx seg_idx, const char *frame, const char *endpoint,
+guint32 analysis_add_finding (RspAnalysis *a, RspCategory cat, RspIdx seg_idx, const char *frame, const char *endpoint,
                            guint64 start, guint64 ns);
+/* Ranks the findings, largest first, and indexes each one's stretches
+ * (after analysis_index_stretches). */
 void analysis_sort_findings (RspAnalysis *a);
 
 G_END_DECLS

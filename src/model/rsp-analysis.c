@@ -197,6 +197,8 @@ rsp_analysis_free (RspAnalysis *a)
   g_array_unref (a->finding_best);
   g_clear_pointer (&a->stretches, g_array_unref);
   g_free (a->seg_first_stretch);
+  g_free (a->finding_first);
+  g_free (a->finding_stretches);
   rsp_model_unref (a->m);
   g_free (a);
 }

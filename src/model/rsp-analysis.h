@@ -149,6 +149,7 @@ typedef struct {
   RspIdx sample;        /* RSP_CAT_CPU_SAMPLED: the sample whose share of the run it is; else RSP_NONE */
   guint32 link_kind;    /* RspCauseKind: what explains it */
   RspIdx link;          /* ... its index, or RSP_NONE */
+  guint32 finding;      /* the finding it is part of: rsp_analysis_finding (finding) */
 } RspStretch;
 
 guint rsp_analysis_n_stretches (const RspAnalysis *a);
@@ -156,5 +157,9 @@ const RspStretch *rsp_analysis_stretch (const RspAnalysis *a, guint i);
 /* SEGMENT's stretches, in time order: *N of them from the pointer returned
  * (NULL when N is 0). */
 const RspStretch *rsp_analysis_segment_stretches (const RspAnalysis *a, RspIdx segment, guint *n);
+/* The instances of finding FINDING: *N indexes into the table of stretches
+ * (rsp_analysis_stretch), in time order; their lengths add up to the
+ * finding's ns. */
+const guint32 *rsp_analysis_finding_stretches (const RspAnalysis *a, guint finding, guint *n);
 
 G_END_DECLS

@@ -22,27 +22,85 @@ analysis_finding_key_equal (gconstpointer pa, gconstpointer pb)
          && ka->endpoint == kb->endpoint && ka->own == kb->own;
 }
 
+/* Findings by index, largest first; equal ones in a fixed order. */
 static gint
-compare_findings (gconstpointer pa, gconstpointer pb)
+compare_findings (gconstpointer pa, gconstpointer pb, gpointer data)
 {
-  const RspFinding *fa = pa, *fb = pb;
+  const GArray *findings = data;
+  guint ia = *(const guint *) pa, ib = *(const guint *) pb;
+  const RspFinding *fa = &g_array_index (findings, RspFinding, ia), *fb = &g_array_index (findings, RspFinding, ib);
   if (fa->ns != fb->ns)
     return fa->ns < fb->ns ? 1 : -1;
-  return (gint) fa->category - (gint) fb->category;
+  if (fa->category != fb->category)
+    return (gint) fa->category - (gint) fb->category;
+  return ia < ib ? -1 : ia > ib;
+}
+
+static gint
+compare_stretch_starts (gconstpointer pa, gconstpointer pb, gpointer data)
+{
+  const GArray *stretches = data;
+  const RspStretch *sa = &g_array_index (stretches, RspStretch, *(const guint32 *) pa);
+  const RspStretch *sb = &g_array_index (stretches, RspStretch, *(const guint32 *) pb);
+  return sa->start < sb->start ? -1 : sa->start > sb->start;
 }
 
 void
 analysis_sort_findings (RspAnalysis *a)
 {
-  g_array_sort (a->findings, compare_findings);
+  guint n = a->findings->len;
+  g_autofree guint *order = g_new (guint, MAX (n, 1));
+  g_autofree guint32 *rank = g_new (guint32, MAX (n, 1));
+  for (guint i = 0; i < n; i++)
+    order[i] = i;
+  g_qsort_with_data (order, (gint) n, sizeof (guint), compare_findings, a->findings);
+  GArray *sorted = g_array_sized_new (FALSE, FALSE, sizeof (RspFinding), n);
+  GArray *best = g_array_sized_new (FALSE, FALSE, sizeof (guint64), n);
+  for (guint r = 0; r < n; r++)
+    {
+      g_array_append_val (sorted, g_array_index (a->findings, RspFinding, order[r]));
+      g_array_append_val (best, g_array_index (a->finding_best, guint64, order[r]));
+      rank[order[r]] = r;
+    }
+  g_array_unref (a->findings);
+  g_array_unref (a->finding_best);
+  a->findings = sorted;
+  a->finding_best = best;
+  g_hash_table_remove_all (a->finding_index); /* it held the old order */
+
+  /* each finding's stretches: counted, then placed, then put in time order */
+  a->finding_first = g_new0 (guint32, n + 1);
+  a->finding_stretches = g_new (guint32, MAX (a->stretches->len, 1));
+  for (guint i = 0; i < a->stretches->len; i++)
+    {
+      RspStretch *st = &g_array_index (a->stretches, RspStretch, i);
+      st->finding = rank[st->finding];
+      a->finding_first[st->finding + 1]++;
+    }
+  for (guint r = 0; r < n; r++)
+    a->finding_first[r + 1] += a->finding_first[r];
+  g_autofree guint32 *fill = g_memdup2 (a->finding_first, sizeof (guint32) * (n + 1));
+  for (guint i = 0; i < a->stretches->len; i++)
+    a->finding_stretches[fill[g_array_index (a->stretches, RspStretch, i).finding]++] = i;
+  for (guint r = 0; r < n; r++)
+    g_qsort_with_data (a->finding_stretches + a->finding_first[r],
+                       (gint) (a->finding_first[r + 1] - a->finding_first[r]), sizeof (guint32),
+                       compare_stretch_starts, a->stretches);
 }
 
-void
-analysis_add_finding (RspAnalysis *a, RspCategory cat, RspIdx seg_idx, const char *frame, const char *endpoint, guint64 start,
-             guint64 ns)
+const guint32 *
+rsp_analysis_finding_stretches (const RspAnalysis *a, guint finding, guint *n)
 {
-  if (ns == 0)
-    return;
+  g_return_val_if_fail (finding < a->findings->len, (*n = 0, NULL));
+  *n = a->finding_first[finding + 1] - a->finding_first[finding];
+  return *n > 0 ? a->finding_stretches + a->finding_first[finding] : NULL;
+}
+
+guint32
+analysis_add_finding (RspAnalysis *a, RspCategory cat, RspIdx seg_idx, const char *frame, const char *endpoint,
+                      guint64 start, guint64 ns)
+{
+  g_assert (ns > 0); /* every stretch is part of one finding */
   const RspSegment *seg = seg_at (a, seg_idx);
   /* work reached over the network names the peer it answered */
   for (RspIdx i = seg->parent; endpoint == NULL && i != RSP_NONE; i = seg_at (a, i)->parent)
@@ -91,4 +149,5 @@ analysis_add_finding (RspAnalysis *a, RspCategory cat, RspIdx seg_idx, const cha
           g_array_prepend_val (f->path, step);
         }
     }
+  return idx;
 }

@@ -122,7 +122,14 @@ rsp_report_text (const RspAnalysis *a, const char *path)
     {
       const RspFinding *f = rsp_analysis_finding (a, i);
       g_autofree char *sentence = rsp_finding_describe (m, f, RSP_DESCRIBE_LOCAL);
-      g_string_append_printf (out, "%3u. %5.1f%%  %s\n", i + 1, total > 0 ? 100.0 * f->ns / total : 0.0, sentence);
+      g_string_append_printf (out, "%3u. %5.1f%%  %s", i + 1, total > 0 ? 100.0 * f->ns / total : 0.0, sentence);
+      guint instances;
+      rsp_analysis_finding_stretches (a, i, &instances);
+      if (instances > 1)
+        g_string_append_printf (out, ngettext (" (%u time, the longest %.2f ms at %.2f ms)",
+                                               " (%u times, the longest %.2f ms at %.2f ms)", instances),
+                                instances, ms (f->best_end - f->best_start), rel_ms (m, f->best_start));
+      g_string_append_c (out, '\n');
       if (f->path->len > 1)
         {
           g_string_append_printf (out, "              %s ", _("via"));
@@ -289,6 +296,11 @@ rsp_report_json (const RspAnalysis *a, const char *path)
       member_string (b, "category", rsp_category_id (f->category));
       member_double (b, "ms", ms (f->ns));
       member_double (b, "percent", total > 0 ? 100.0 * f->ns / total : 0.0);
+      guint instances;
+      rsp_analysis_finding_stretches (a, i, &instances);
+      member_int (b, "instances", instances);
+      member_double (b, "largest_start_ms", rel_ms (m, f->best_start));
+      member_double (b, "largest_ms", ms (f->best_end - f->best_start));
       json_builder_set_member_name (b, "task");
       add_task (b, rsp_model_task (m, f->task), NULL, FALSE);
       json_builder_end_object (b);

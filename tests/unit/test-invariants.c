@@ -121,10 +121,38 @@ check_analysis (const RspAnalysis *a, const char *what)
   g_assert_cmpuint (cats, ==, total);
   g_assert_cmpuint (rsp_analysis_accounted_ns (a) + rsp_analysis_category_ns (a, RSP_CAT_UNACCOUNTED), ==, total);
 
+  /* every stretch is an instance of exactly one finding, and a finding is
+   * the sum of its instances, listed in time order */
   guint64 findings = 0;
+  guint instances = 0;
   for (guint i = 0; i < rsp_analysis_n_findings (a); i++)
-    findings += rsp_analysis_finding (a, i)->ns;
+    {
+      const RspFinding *f = rsp_analysis_finding (a, i);
+      findings += f->ns;
+      if (i > 0)
+        g_assert_cmpuint (f->ns, <=, rsp_analysis_finding (a, i - 1)->ns);
+      guint n;
+      const guint32 *idx = rsp_analysis_finding_stretches (a, i, &n);
+      g_assert_cmpuint (n, >, 0);
+      guint64 sum = 0, last_start = 0;
+      gboolean best_seen = FALSE;
+      for (guint k = 0; k < n; k++)
+        {
+          const RspStretch *st = rsp_analysis_stretch (a, idx[k]);
+          g_assert_cmpuint (st->finding, ==, i);
+          g_assert_cmpuint (st->category, ==, f->category);
+          g_assert_cmpuint (st->start, >=, last_start);
+          last_start = st->start;
+          sum += st->end - st->start;
+          best_seen |= st->start == f->best_start && st->end == f->best_end;
+        }
+      if (sum != f->ns)
+        g_error ("%s: finding %u: %" G_GUINT64_FORMAT " ns, its instances %" G_GUINT64_FORMAT " ns", what, i, f->ns, sum);
+      g_assert_true (best_seen); /* the instance the views scroll to is one of them */
+      instances += n;
+    }
   g_assert_cmpuint (findings, ==, total);
+  g_assert_cmpuint (instances, ==, rsp_analysis_n_stretches (a));
   g_free (path_stretch);
 }
 
