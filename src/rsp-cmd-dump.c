@@ -118,7 +118,10 @@ dump_event (Dumper *d, const RspEvent *ev)
     }
   else
     {
-      g_string_append_printf (d->line, "%s: ", rsp_record_type_name (ev->type));
+      if (rsp_record_type_known (ev->type))
+        g_string_append_printf (d->line, "%s: ", rsp_record_type_name (ev->type));
+      else
+        g_string_append_printf (d->line, "PERF_RECORD_%u: ", ev->type);
       append_details (d, ev);
       g_string_append_c (d->line, '\n');
     }
@@ -171,7 +174,12 @@ print_stats (Dumper *d, const char *path, const guint64 *per_event, guint64 fram
   fprintf (out, "\n%s\n", _("records:"));
   for (guint t = 0; t < RSP_RECORD_TYPE_MAX; t++)
     if (st->by_type[t] > 0)
-      fprintf (out, "  %-28s %12" G_GUINT64_FORMAT "\n", rsp_record_type_name (t), st->by_type[t]);
+      {
+        char unknown[32];
+        g_snprintf (unknown, sizeof unknown, "PERF_RECORD_%u", t);
+        fprintf (out, "  %-28s %12" G_GUINT64_FORMAT "\n",
+                 rsp_record_type_known (t) ? rsp_record_type_name (t) : unknown, st->by_type[t]);
+      }
 
   fprintf (out, _("\nlost events:   %llu (PERF_RECORD_LOST), %llu samples (LOST_SAMPLES)\n"),
            (unsigned long long) st->lost_events, (unsigned long long) st->lost_samples);

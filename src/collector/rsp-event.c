@@ -47,13 +47,25 @@ static const char *const user_names[] = {
   [RSP_RECORD_FINISHED_INIT - 64] = "PERF_RECORD_FINISHED_INIT",
 };
 
-const char *
-rsp_record_type_name (guint32 type)
+static const char *
+known_name (guint32 type)
 {
   if (type < G_N_ELEMENTS (kernel_names) && kernel_names[type] != NULL)
     return kernel_names[type];
   if (type >= 64 && type - 64 < G_N_ELEMENTS (user_names) && user_names[type - 64] != NULL)
     return user_names[type - 64];
-  g_autofree char *name = g_strdup_printf ("PERF_RECORD_%u", type);
-  return g_intern_string (name);
+  return NULL;
+}
+
+gboolean
+rsp_record_type_known (guint32 type)
+{
+  return known_name (type) != NULL;
+}
+
+const char *
+rsp_record_type_name (guint32 type)
+{
+  const char *name = known_name (type);
+  return name != NULL ? name : "PERF_RECORD_UNKNOWN";
 }

@@ -142,8 +142,10 @@ typedef struct {
   const struct perf_event_header *header; /* the raw record */
 } RspEvent;
 
-/* "PERF_RECORD_SAMPLE", "PERF_RECORD_MMAP2", ... ; "PERF_RECORD_<n>" for unknown ones
- * (returns a static string or one interned for the process lifetime). */
+/* "PERF_RECORD_SAMPLE", "PERF_RECORD_MMAP2", ... ; "PERF_RECORD_UNKNOWN" for
+ * a type this reader does not know (a static string: a fuzzed file's made-up
+ * types must not grow anything). */
 const char *rsp_record_type_name (guint32 type);
+gboolean rsp_record_type_known (guint32 type);
 
 G_END_DECLS
