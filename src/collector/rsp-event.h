@@ -1,6 +1,6 @@
 /* rsp-event.h — one decoded perf record, as the reader delivers it.
  *
- * The reader decodes every record exactly once (see rsp-perf-reader.c);
+ * The reader decodes every record exactly once (see rsp-perf-decode.c);
  * everyone else works on this struct.  Pointers in it point into the
  * reader's buffers and stay valid until the next call to
  * rsp_perf_reader_next().

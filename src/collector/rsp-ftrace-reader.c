@@ -19,6 +19,7 @@
 #include <string.h>
 #include <traceevent/event-parse.h>
 
+#include "rsp-bytes.h"
 #include "rsp-ftrace-section.h"
 #include "rsp-perf-reader.h"
 #include "rsp-tep-guard.h"
@@ -83,22 +84,6 @@ struct _RspFtraceStream {
   RspFtraceStats stats;
 };
 
-static guint64
-rd64 (const guint8 *p)
-{
-  guint64 v;
-  memcpy (&v, p, 8);
-  return v;
-}
-
-static guint32
-rd32 (const guint8 *p)
-{
-  guint32 v;
-  memcpy (&v, p, 4);
-  return v;
-}
-
 typedef struct {
   const guint8 *p, *end;
 } Cursor;
@@ -119,7 +104,7 @@ take_u32 (Cursor *c, guint32 *v)
   const guint8 *p;
   if (!take (c, 4, &p))
     return FALSE;
-  *v = rd32 (p);
+  *v = rsp_read_u32 (p);
   return TRUE;
 }
 
@@ -129,7 +114,7 @@ take_u64 (Cursor *c, guint64 *v)
   const guint8 *p;
   if (!take (c, 8, &p))
     return FALSE;
-  *v = rd64 (p);
+  *v = rsp_read_u64 (p);
   return TRUE;
 }
 
@@ -355,7 +340,7 @@ load_next_subbuf (RspFtraceStream *s, CpuCursor *cc)
       guint8 *sub = cc->data + cc->next_subbuf;
       cc->next_subbuf += s->subbuf_size;
       s->stats.subbuffers++;
-      guint64 commit = s->long_size == 8 ? rd64 (sub + 8) : rd32 (sub + 8);
+      guint64 commit = s->long_size == 8 ? rsp_read_u64 (sub + 8) : rsp_read_u32 (sub + 8);
       if (commit & (RB_MISSED_EVENTS | RB_MISSED_STORED))
         s->stats.missed_events++;
       guint64 used = commit & RB_COMMIT_MASK;
@@ -369,7 +354,7 @@ load_next_subbuf (RspFtraceStream *s, CpuCursor *cc)
       cc->sub = sub;
       cc->sub_end = header + used;
       cc->pos = header;
-      cc->ts = rd64 (sub);
+      cc->ts = rsp_read_u64 (sub);
       return TRUE;
     }
   return FALSE;
@@ -384,7 +369,7 @@ next_in_subbuf (RspFtraceStream *s, CpuCursor *cc, guint64 *time, const guint8 *
   const guint8 *sub = cc->sub;
   while (cc->pos + 4 <= cc->sub_end)
     {
-      guint32 header = rd32 (sub + cc->pos);
+      guint32 header = rsp_read_u32 (sub + cc->pos);
       guint32 type_len = header & 0x1f;
       guint64 delta = header >> 5;
       guint64 p = cc->pos + 4;
@@ -393,7 +378,7 @@ next_in_subbuf (RspFtraceStream *s, CpuCursor *cc, guint64 *time, const guint8 *
         {
           if (p + 4 > cc->sub_end)
             break;
-          word = rd32 (sub + p);
+          word = rsp_read_u32 (sub + p);
         }
       switch (type_len)
         {

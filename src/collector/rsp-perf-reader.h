@@ -35,7 +35,7 @@ typedef struct {
   gboolean kernel; /* misc says kernel (kernel or module) */
   guint8 size;
   guint8 id[20];
-  const char *filename;
+  char *filename; /* owned by the header's array */
 } RspBuildId;
 
 /* Everything the file header and feature sections tell. */

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "rsp-bytes.h"
 #include "rsp-perf-reader.h"
 
 #define SECTION_NAME_SIZE 16
@@ -411,22 +412,6 @@ rsp_recording_meta_from_json (const char *json, gsize length, GError **error)
 
 /* ---------------------------------------------------------------- trailer */
 
-static inline guint64
-read_u64 (const guint8 *p)
-{
-  guint64 v;
-  memcpy (&v, p, 8);
-  return GUINT64_FROM_LE (v);
-}
-
-static inline guint32
-read_u32 (const guint8 *p)
-{
-  guint32 v;
-  memcpy (&v, p, 4);
-  return GUINT32_FROM_LE (v);
-}
-
 void
 rsp_recording_free (RspRecording *rec)
 {
@@ -443,9 +428,9 @@ rsp_recording_parse (const guint8 *data, gsize size, GError **error)
   if (size < FOOTER_SIZE || memcmp (data + size - 8, RSP_TRAILER_MAGIC, 8) != 0)
     return NULL;
   const guint8 *footer = data + size - FOOTER_SIZE;
-  guint64 table_offset = read_u64 (footer);
-  guint32 n = read_u32 (footer + 8);
-  guint32 version = read_u32 (footer + 12);
+  guint64 table_offset = rsp_read_u64 (footer);
+  guint32 n = rsp_read_u32 (footer + 8);
+  guint32 version = rsp_read_u32 (footer + 12);
   if (version != RSP_TRAILER_VERSION)
     {
       g_set_error (error, RSP_READER_ERROR, RSP_READER_ERROR_FOREIGN,
@@ -467,8 +452,8 @@ rsp_recording_parse (const guint8 *data, gsize size, GError **error)
       const guint8 *e = data + table_offset + (gsize) i * TABLE_ENTRY_SIZE;
       RspSection s = { 0 };
       memcpy (s.name, e, SECTION_NAME_SIZE);
-      s.offset = read_u64 (e + SECTION_NAME_SIZE);
-      s.size = read_u64 (e + SECTION_NAME_SIZE + 8);
+      s.offset = rsp_read_u64 (e + SECTION_NAME_SIZE);
+      s.size = rsp_read_u64 (e + SECTION_NAME_SIZE + 8);
       if (s.offset > table_offset || s.size > table_offset - s.offset)
         {
           g_set_error (error, RSP_READER_ERROR, RSP_READER_ERROR_CORRUPT,

@@ -1,0 +1,85 @@
+/* rsp-perf-reader-private.h — what the parts of the perf.data reader share.
+ *
+ *   rsp-perf-reader.c   the reader (rsp-perf-reader.h): the file opened and
+ *                       mapped, records scanned in file order, put in time
+ *                       order through the queue, delivered; the accessors
+ *   rsp-perf-header.c   the file header: the magic, the event attributes
+ *                       (evsels) and their ids, the feature sections
+ *                       (tracing data, build ids, event names, host), the
+ *                       RSP trailer and the ftrace section it names
+ *   rsp-perf-decode.c   one record: which evsel it belongs to, its time and
+ *                       CPU for ordering, its full decoding into an RspEvent
+ *   rsp-event-fields.c  tracepoint fields of a decoded sample, read and
+ *                       printed
+ *
+ * Everything read from the file is untrusted: every length is checked
+ * against the bytes that remain.
+ */
+#pragma once
+
+#include "rsp-perf-reader.h"
+#include "rsp-ftrace-reader.h"
+#include "rsp-ordered-queue.h"
+
+G_BEGIN_DECLS
+
+struct _RspPerfReader {
+  int fd;
+  const guint8 *data; /* whole file */
+  gsize size;
+  gboolean mapped;
+
+  RspPerfHeader header;
+  RspRecording *recording;
+
+  GPtrArray *evsels;       /* RspEvsel* */
+  GHashTable *id_to_evsel; /* u64 id -> index+1 */
+  guint32 *id_table;       /* id - id_base -> index+1, when the ids are dense */
+  guint64 id_base, id_span;
+  gboolean all_have_identifier;
+  struct tep_handle *tep;
+
+  guint64 data_start, data_end;
+  guint64 pos;             /* next record to scan */
+  gboolean scan_done;
+  guint64 released;        /* bytes released behind the queue */
+  guint64 next_release;    /* scan position of the next release attempt */
+
+  RspOrderedQueue queue;
+  guint64 flush_limit;     /* records at or before this time are final */
+  guint64 round_max;       /* newest time seen so far */
+  guint64 next_flush;      /* round_max at the previous FINISHED_ROUND */
+  guint64 last_delivered;
+  gboolean ordering;       /* FALSE when records carry no time at all */
+
+  RspReaderStats stats;
+  GPtrArray *warnings;     /* char*, NULL-terminated view kept up to date */
+  gboolean warned_unknown_id;
+  gboolean warned_bad_record;
+  gboolean header_truncated; /* found while parsing the header */
+  RspFtraceStream *ftrace;   /* the recording's ftrace section, merged in by time */
+  gboolean warned_ftrace;
+  gboolean tracing_data_damaged;
+};
+
+/* Adds a warning rsp_perf_reader_warnings() returns. */
+void rsp_perf_reader_warn (RspPerfReader *self, const char *format, ...) G_GNUC_PRINTF (2, 3);
+
+/* rsp-perf-header.c */
+void rsp_perf_evsel_free (gpointer evsel);
+/* Reads the header of the file in self->data: fills self->header, the
+ * evsels, the tep handle, the data section's bounds, the RSP trailer and
+ * the ftrace stream.  FALSE with ERROR set when the file cannot be read. */
+gboolean rsp_perf_header_parse (RspPerfReader *self, GError **error);
+
+/* rsp-perf-decode.c */
+/* Which evsel the record REC (header H) belongs to, or NULL. */
+RspEvsel *rsp_perf_record_evsel (RspPerfReader *self, const struct perf_event_header *h, const guint8 *rec);
+/* The time and CPU of a record, read without decoding it; CPU is -1 when
+ * the record does not carry it.  FALSE when it carries no time. */
+gboolean rsp_perf_record_time (const RspEvsel *evsel, const guint8 *rec, const struct perf_event_header *h,
+                               guint64 *time, gint32 *cpu);
+/* Decodes the record at OFFSET into EV.  FALSE when it is malformed. */
+gboolean rsp_perf_record_decode (RspPerfReader *self, guint64 offset, RspEvsel *evsel, RspEvent *ev);
+
+G_END_DECLS
