@@ -1,0 +1,122 @@
+/* rsp-symbols-private.h — what the parts of the symbolizer share.
+ *
+ *   rsp-symbols.c          the symbolizer (rsp-symbols.h): its life cycle,
+ *                          the address cache, display names, kernel and
+ *                          user addresses resolved (pid -> map -> binary ->
+ *                          symbol), mmap/comm/fork records, settings
+ *   rsp-symbols-kernel.c   kernel symbol tables from kallsyms text
+ *   rsp-symbols-callchain.c a sample's callchain: context markers, the
+ *                          DWARF unwinder for the user part
+ *   rsp-symbols-stored.c   the symbols a recording carries: the used ones
+ *                          written out, a stored table read back
+ */
+#pragma once
+
+#include "rsp-symbols.h"
+#include "rsp-elf-cache.h"
+#include "rsp-maps.h"
+#include "rsp-unwind.h"
+
+G_BEGIN_DECLS
+
+#define KERNEL_DSO "[kernel.kallsyms]"
+#define STORED_MAGIC "RSP-SYMBOLS 1"
+#define KERNEL_CACHE_ID 1 /* address-cache id of the kernel; binaries start at 2 */
+#define CACHE_MIN_SLOTS (1u << 12)
+#define CACHE_MAX_SLOTS (1u << 21) /* 48 MiB at most; beyond, start over */
+#define MAX_UNWIND_FRAMES 256
+
+
+/* Sorted kernel symbols with, in parallel, the dso each belongs to
+ * ("[kernel.kallsyms]" or "[module]"). */
+typedef struct {
+  RspSym *syms;
+  const char **dsos;
+  guint n;
+} KernelTable;
+
+/* A binary of a stored table. */
+typedef struct {
+  const char *path; /* interned */
+  guint8 build_id[20];
+  guint8 build_id_size;
+  RspSym *syms;
+  guint n_syms;
+} StoredDso;
+
+/* A binary as the recording names it: one per build id, else per path. */
+typedef struct {
+  guint id; /* address-cache id */
+  const char *path;
+  guint8 build_id[20];
+  guint8 build_id_size;
+  gboolean pseudo;    /* no file behind it: [heap], //anon, ... */
+  gboolean load_tried;
+  const RspElfFile *elf;
+  const StoredDso *stored;
+} RspDso;
+
+typedef struct {
+  guint64 addr;
+  const RspSym *sym; /* NULL: known to be unknown */
+  guint32 dso_id;    /* 0: free slot */
+} CacheSlot;
+
+struct _RspSymbolizer {
+  GStringChunk *strings; /* interned names and paths */
+  GStringChunk *raw_names; /* kallsyms names, not interned */
+
+  KernelTable kallsyms;
+  KernelTable stored_kernel;
+  GPtrArray *stored_dsos;           /* StoredDso*, owned */
+  GHashTable *stored_by_build_id;   /* hex -> StoredDso* */
+  GHashTable *stored_by_path;       /* interned path -> StoredDso* */
+
+  RspMaps *maps;
+  RspElfCache *elf_cache;
+  GPtrArray *dsos;                  /* RspDso*, owned; dsos[i]->id == i + 2 */
+  GHashTable *dso_by_key;           /* "b:hex" / "p:path" -> RspDso* */
+  GHashTable *header_build_ids;     /* filename -> GBytes */
+
+  gint32 last_pid;                  /* one-entry cache of the pid lookup */
+  RspProcessMaps *last_proc;
+
+  CacheSlot *cache;
+  guint cache_mask;
+  guint cache_used;
+
+  RspUnwinder *unwinder;
+  gboolean dwarf_unwind;
+  gboolean offline;       /* never read binaries from this machine */
+  guint64 pcs[MAX_UNWIND_FRAMES];
+
+  gboolean vdso_tried;
+  const RspElfFile *vdso;
+
+  gboolean track_used;
+  GHashTable *used; /* RspSym* -> RspDso* (NULL for the kernel) */
+
+  RspSymbolizerStats stats;
+};
+
+/* rsp-symbols.c */
+/* S (or its first LEN bytes) as a string that lives as long as SELF. */
+const char *symbolizer_intern (RspSymbolizer *self, const char *s);
+const char *symbolizer_intern_len (RspSymbolizer *self, const char *s, gsize len);
+void symbolizer_cache_clear (RspSymbolizer *self);
+/* The name to show for SYM (demangled, without version), interned. */
+const char *symbolizer_sym_name (RspSymbolizer *self, const RspSym *sym, gboolean kernel);
+/* Before a table is freed: its symbols leave the used set. */
+void symbolizer_forget_used_in (RspSymbolizer *self, const RspSym *syms, guint n);
+void symbolizer_kernel_table_clear (KernelTable *t);
+void symbolizer_stored_dso_free (gpointer stored_dso);
+/* "[kernel.kallsyms]" or "[module]" for a kernel symbol. */
+const char *symbolizer_kernel_sym_dso (RspSymbolizer *self, const RspSym *sym);
+/* The maps of PID (one-entry cache), or NULL. */
+RspProcessMaps *symbolizer_process_maps (RspSymbolizer *self, gint32 pid);
+
+/* rsp-symbols-kernel.c */
+/* LEN (1-16) lowercase or uppercase hex digits. */
+gboolean symbolizer_parse_hex (const char *s, gsize len, guint64 *value);
+
+G_END_DECLS

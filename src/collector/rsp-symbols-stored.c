@@ -1,0 +1,420 @@
+/* rsp-symbols-stored.c — symbol tables stored in a recording, written
+ * and read back.
+ *
+ * Stored symbol tables ("symbols" section of an RSP recording), as written
+ * by rsp_symbolizer_export_used() and read by rsp_symbolizer_load_stored():
+ * text, one record per line, '\n'-terminated, numbers in lowercase hex
+ * without "0x":
+ *
+ *   RSP-SYMBOLS 1                      first line, exactly
+ *   K <start> <size> <name>[\t<module>]  kernel symbol at absolute address
+ *                                      <start>; <module> without brackets
+ *   D <build-id-hex | -> <path>        a binary; its S lines follow
+ *   S <offset> <size> <name>           symbol at file offset <offset> of
+ *                                      the binary of the last D line
+ *
+ * Offsets are file offsets (what an mmap record's pgoff measures), so a
+ * stored table works without the binary's program headers.  Names are
+ * display names (demangled, no version); control characters in names and
+ * paths are written as '?'.  A binary with a build id is matched by it, one
+ * without by its path.  Lines are parsed strictly: any malformed line
+ * rejects the whole table (it comes from a file of unknown origin).
+ */
+#include "rsp-symbols-private.h"
+
+#include <glib/gi18n-lib.h>
+#include <string.h>
+
+/* ------------------------------------------------------------------------ */
+/* Stored symbols                                                           */
+
+/* Writes S with control characters (the format's separators) as '?'. */
+static void
+append_clean (GString *out, const char *s)
+{
+  for (; *s != '\0'; s++)
+    g_string_append_c (out, (guchar) *s < 0x20 || *s == 0x7f ? '?' : *s);
+}
+
+static gint
+sym_ptr_compare (gconstpointer pa, gconstpointer pb)
+{
+  const RspSym *a = *(const RspSym *const *) pa, *b = *(const RspSym *const *) pb;
+
+  if (a->start != b->start)
+    return a->start < b->start ? -1 : 1;
+  return 0;
+}
+
+static gint
+dso_ptr_compare (gconstpointer pa, gconstpointer pb)
+{
+  const RspDso *a = *(const RspDso *const *) pa, *b = *(const RspDso *const *) pb;
+
+  return a->id < b->id ? -1 : (a->id > b->id);
+}
+
+GBytes *
+rsp_symbolizer_export_used (RspSymbolizer *self)
+{
+  g_autoptr (GString) out = g_string_new (STORED_MAGIC "\n");
+  g_autoptr (GPtrArray) kernel = g_ptr_array_new ();
+  g_autoptr (GHashTable) by_dso = g_hash_table_new_full (NULL, NULL, NULL,
+                                                         (GDestroyNotify) g_ptr_array_unref);
+  g_autoptr (GPtrArray) dsos = NULL;
+  GHashTableIter iter;
+  gpointer key, value;
+
+  g_return_val_if_fail (self != NULL, NULL);
+
+  g_hash_table_iter_init (&iter, self->used);
+  while (g_hash_table_iter_next (&iter, &key, &value))
+    {
+      if (value == NULL)
+        g_ptr_array_add (kernel, key);
+      else
+        {
+          GPtrArray *list = g_hash_table_lookup (by_dso, value);
+          if (list == NULL)
+            {
+              list = g_ptr_array_new ();
+              g_hash_table_insert (by_dso, value, list);
+            }
+          g_ptr_array_add (list, key);
+        }
+    }
+
+  g_ptr_array_sort (kernel, sym_ptr_compare);
+  for (guint i = 0; i < kernel->len; i++)
+    {
+      const RspSym *sym = kernel->pdata[i];
+      const char *dso = symbolizer_kernel_sym_dso (self, sym);
+      g_string_append_printf (out, "K %" G_GINT64_MODIFIER "x %" G_GINT64_MODIFIER "x ",
+                              sym->start, sym->size);
+      append_clean (out, symbolizer_sym_name (self, sym, TRUE));
+      if (strcmp (dso, KERNEL_DSO) != 0 && strlen (dso) > 2)
+        {
+          g_autofree char *module = g_strndup (dso + 1, strlen (dso) - 2);
+          g_string_append_c (out, '\t');
+          append_clean (out, module);
+        }
+      g_string_append_c (out, '\n');
+    }
+
+  dsos = g_ptr_array_new ();
+  g_hash_table_iter_init (&iter, by_dso);
+  while (g_hash_table_iter_next (&iter, &key, NULL))
+    g_ptr_array_add (dsos, key);
+  g_ptr_array_sort (dsos, dso_ptr_compare);
+  for (guint d = 0; d < dsos->len; d++)
+    {
+      RspDso *dso = dsos->pdata[d];
+      GPtrArray *list = g_hash_table_lookup (by_dso, dso);
+      const guint8 *id = dso->build_id;
+      guint id_size = dso->build_id_size;
+
+      /* The best-known id: the recording's, the file's, the stored one's. */
+      if (id_size == 0 && dso->elf != NULL)
+        {
+          id = dso->elf->build_id;
+          id_size = dso->elf->build_id_size;
+        }
+      if (id_size == 0 && dso->stored != NULL)
+        {
+          id = dso->stored->build_id;
+          id_size = dso->stored->build_id_size;
+        }
+      g_string_append (out, "D ");
+      if (id_size > 0)
+        {
+          g_autofree char *hex = rsp_build_id_to_hex (id, id_size);
+          g_string_append (out, hex);
+        }
+      else
+        g_string_append_c (out, '-');
+      g_string_append_c (out, ' ');
+      append_clean (out, dso->path);
+      g_string_append_c (out, '\n');
+
+      g_ptr_array_sort (list, sym_ptr_compare);
+      for (guint i = 0; i < list->len; i++)
+        {
+          const RspSym *sym = list->pdata[i];
+          g_string_append_printf (out, "S %" G_GINT64_MODIFIER "x %" G_GINT64_MODIFIER "x ",
+                                  sym->start, sym->size);
+          append_clean (out, symbolizer_sym_name (self, sym, FALSE));
+          g_string_append_c (out, '\n');
+        }
+    }
+
+  return g_string_free_to_bytes (g_steal_pointer (&out));
+}
+
+static gint
+sym_compare (gconstpointer pa, gconstpointer pb)
+{
+  const RspSym *a = pa, *b = pb;
+
+  if (a->start != b->start)
+    return a->start < b->start ? -1 : 1;
+  return 0;
+}
+
+/* Splits "<hex> <hex> <rest>" */
+static gboolean
+parse_sym_line (const char *s, gsize len, guint64 *start, guint64 *size, const char **rest,
+                gsize *rest_len)
+{
+  const char *end = s + len, *sp;
+
+  sp = memchr (s, ' ', len);
+  if (sp == NULL || !symbolizer_parse_hex (s, sp - s, start))
+    return FALSE;
+  s = sp + 1;
+  sp = memchr (s, ' ', end - s);
+  if (sp == NULL || !symbolizer_parse_hex (s, sp - s, size))
+    return FALSE;
+  *rest = sp + 1;
+  *rest_len = end - *rest;
+  return *rest_len > 0 && *start + *size >= *start;
+}
+
+typedef struct {
+  RspSym sym;
+  const char *dso;
+} StoredKsym;
+
+static gint
+stored_ksym_compare (gconstpointer a, gconstpointer b)
+{
+  return sym_compare (&((const StoredKsym *) a)->sym, &((const StoredKsym *) b)->sym);
+}
+
+typedef struct {
+  GArray *kernel;       /* StoredKsym */
+  GPtrArray *dsos;      /* StoredDso*, owned until committed */
+  GArray *current;      /* RspSym of the last D line */
+} StoredParse;
+
+static void
+stored_parse_finish_dso (StoredParse *ps)
+{
+  StoredDso *dso;
+
+  if (ps->current == NULL)
+    return;
+  dso = ps->dsos->pdata[ps->dsos->len - 1];
+  g_array_sort (ps->current, sym_compare);
+  dso->n_syms = ps->current->len;
+  dso->syms = (RspSym *) g_array_free (ps->current, FALSE);
+  ps->current = NULL;
+}
+
+/* A K line: "K <start> <size> <name>[\t<module>]". */
+static gboolean
+parse_k_line (RspSymbolizer *self, StoredParse *ps, const char *line, gsize len)
+{
+  guint64 start, size;
+  const char *rest;
+  gsize rest_len;
+  if (!parse_sym_line (line + 2, len - 2, &start, &size, &rest, &rest_len))
+    return FALSE;
+  StoredKsym k = { .dso = symbolizer_intern (self, KERNEL_DSO) };
+  const char *tab = memchr (rest, '\t', rest_len);
+  if (tab != NULL)
+    {
+      gsize mod_len = rest + rest_len - (tab + 1);
+      if (mod_len == 0 || tab == rest)
+        return FALSE;
+      g_autofree char *module = g_strdup_printf ("[%.*s]", (int) mod_len, tab + 1);
+      k.dso = symbolizer_intern (self, module);
+      rest_len = tab - rest;
+    }
+  k.sym = (RspSym){ start, size, NULL, symbolizer_intern_len (self, rest, rest_len) };
+  k.sym.raw = k.sym.name;
+  g_array_append_val (ps->kernel, k);
+  return TRUE;
+}
+
+/* A D line: "D <build-id-hex | -> <path>"; the S lines after it are its. */
+static gboolean
+parse_d_line (RspSymbolizer *self, StoredParse *ps, const char *line, gsize len)
+{
+  const char *sp = memchr (line + 2, ' ', len - 2);
+  if (sp == NULL || sp + 1 >= line + len)
+    return FALSE;
+  gsize id_len = sp - (line + 2);
+  /* The previous binary's symbols are complete. */
+  stored_parse_finish_dso (ps);
+  StoredDso *dso = g_new0 (StoredDso, 1);
+  g_ptr_array_add (ps->dsos, dso);
+  if (!(id_len == 1 && line[2] == '-'))
+    {
+      if (id_len % 2 != 0 || id_len < 2 || id_len > 40)
+        return FALSE;
+      for (gsize i = 0; i < id_len / 2; i++)
+        {
+          int hi = g_ascii_xdigit_value (line[2 + 2 * i]);
+          int lo = g_ascii_xdigit_value (line[3 + 2 * i]);
+          if (hi < 0 || lo < 0)
+            return FALSE;
+          dso->build_id[i] = (guint8) (hi << 4 | lo);
+        }
+      dso->build_id_size = id_len / 2;
+    }
+  dso->path = symbolizer_intern_len (self, sp + 1, line + len - (sp + 1));
+  ps->current = g_array_new (FALSE, FALSE, sizeof (RspSym));
+  return TRUE;
+}
+
+/* An S line: "S <offset> <size> <name>", a symbol of the last D line. */
+static gboolean
+parse_s_line (RspSymbolizer *self, StoredParse *ps, const char *line, gsize len)
+{
+  guint64 start, size;
+  const char *rest;
+  gsize rest_len;
+  if (ps->current == NULL || !parse_sym_line (line + 2, len - 2, &start, &size, &rest, &rest_len))
+    return FALSE;
+  RspSym sym = { start, size, NULL, symbolizer_intern_len (self, rest, rest_len) };
+  sym.raw = sym.name;
+  g_array_append_val (ps->current, sym);
+  return TRUE;
+}
+
+static gboolean
+parse_line (RspSymbolizer *self, StoredParse *ps, const char *line, gsize len)
+{
+  if (len < 2 || line[1] != ' ')
+    return FALSE;
+  switch (line[0])
+    {
+    case 'K': return parse_k_line (self, ps, line, len);
+    case 'D': return parse_d_line (self, ps, line, len);
+    case 'S': return parse_s_line (self, ps, line, len);
+    default: return FALSE;
+    }
+}
+
+/* Reads the whole table into PS; nothing of SELF changes but its strings. */
+static gboolean
+parse_table (RspSymbolizer *self, StoredParse *ps, const guint8 *data, gsize size, GError **error)
+{
+  const char *p = (const char *) data, *end = p + size;
+  guint line_no = 0;
+
+  if (size > 0 && memchr (data, '\0', size) != NULL)
+    {
+      g_set_error (error, RSP_SYMBOLIZER_ERROR, RSP_SYMBOLIZER_ERROR_INVALID,
+                   _("stored symbols: not a text table (NUL byte)"));
+      return FALSE;
+    }
+  while (p < end)
+    {
+      const char *nl = memchr (p, '\n', end - p);
+      const char *line = p;
+      if (nl == NULL)
+        {
+          g_set_error (error, RSP_SYMBOLIZER_ERROR, RSP_SYMBOLIZER_ERROR_INVALID,
+                       _("stored symbols, line %u: truncated"), line_no + 1);
+          return FALSE;
+        }
+      gsize len = nl - p;
+      p = nl + 1;
+      line_no++;
+      if (line_no == 1)
+        {
+          if (len != strlen (STORED_MAGIC) || memcmp (line, STORED_MAGIC, len) != 0)
+            {
+              g_set_error (error, RSP_SYMBOLIZER_ERROR, RSP_SYMBOLIZER_ERROR_INVALID,
+                           _("stored symbols: unknown format (expected \"%s\")"), STORED_MAGIC);
+              return FALSE;
+            }
+          continue;
+        }
+      if (!parse_line (self, ps, line, len))
+        {
+          g_set_error (error, RSP_SYMBOLIZER_ERROR, RSP_SYMBOLIZER_ERROR_INVALID,
+                       _("stored symbols, line %u: malformed"), line_no);
+          return FALSE;
+        }
+    }
+  if (line_no == 0)
+    {
+      g_set_error (error, RSP_SYMBOLIZER_ERROR, RSP_SYMBOLIZER_ERROR_INVALID,
+                   _("stored symbols: empty"));
+      return FALSE;
+    }
+  stored_parse_finish_dso (ps);
+  return TRUE;
+}
+
+/* The parsed table replaces any earlier one; binaries already seen pick it
+ * up, and the address cache starts over. */
+static void
+commit_table (RspSymbolizer *self, StoredParse *ps)
+{
+  symbolizer_forget_used_in (self, self->stored_kernel.syms, self->stored_kernel.n);
+  symbolizer_kernel_table_clear (&self->stored_kernel);
+  g_array_sort (ps->kernel, stored_ksym_compare);
+  self->stored_kernel.n = ps->kernel->len;
+  self->stored_kernel.syms = g_new (RspSym, ps->kernel->len);
+  self->stored_kernel.dsos = g_new (const char *, ps->kernel->len);
+  for (guint i = 0; i < ps->kernel->len; i++)
+    {
+      const StoredKsym *k = &g_array_index (ps->kernel, StoredKsym, i);
+      self->stored_kernel.syms[i] = k->sym;
+      self->stored_kernel.dsos[i] = k->dso;
+    }
+  g_hash_table_remove_all (self->stored_by_build_id);
+  g_hash_table_remove_all (self->stored_by_path);
+  for (guint i = 0; i < self->stored_dsos->len; i++)
+    {
+      const StoredDso *old = self->stored_dsos->pdata[i];
+      symbolizer_forget_used_in (self, old->syms, old->n_syms);
+    }
+  g_ptr_array_set_size (self->stored_dsos, 0);
+  for (guint i = 0; i < ps->dsos->len; i++)
+    {
+      StoredDso *dso = ps->dsos->pdata[i];
+      g_ptr_array_add (self->stored_dsos, dso);
+      if (dso->build_id_size > 0)
+        g_hash_table_replace (self->stored_by_build_id,
+                              rsp_build_id_to_hex (dso->build_id, dso->build_id_size), dso);
+      g_hash_table_replace (self->stored_by_path, (gpointer) dso->path, dso);
+    }
+  g_ptr_array_set_free_func (ps->dsos, NULL);
+  for (guint i = 0; i < self->dsos->len; i++)
+    {
+      RspDso *dso = self->dsos->pdata[i];
+      if (dso->build_id_size > 0)
+        {
+          g_autofree char *hex = rsp_build_id_to_hex (dso->build_id, dso->build_id_size);
+          dso->stored = g_hash_table_lookup (self->stored_by_build_id, hex);
+        }
+      else
+        dso->stored = g_hash_table_lookup (self->stored_by_path, dso->path);
+    }
+  symbolizer_cache_clear (self);
+}
+
+gboolean
+rsp_symbolizer_load_stored (RspSymbolizer *self, const guint8 *data, gsize size,
+                            GError **error)
+{
+  g_return_val_if_fail (self != NULL, FALSE);
+  g_return_val_if_fail (data != NULL || size == 0, FALSE);
+
+  StoredParse ps = {
+    .kernel = g_array_new (FALSE, FALSE, sizeof (StoredKsym)),
+    .dsos = g_ptr_array_new_with_free_func (symbolizer_stored_dso_free),
+  };
+  gboolean ok = parse_table (self, &ps, data, size, error);
+  if (ok)
+    commit_table (self, &ps);
+  if (ps.current != NULL)
+    g_array_unref (ps.current);
+  g_array_unref (ps.kernel);
+  g_ptr_array_unref (ps.dsos);
+  return ok;
+}
