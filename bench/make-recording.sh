@@ -18,7 +18,7 @@
 #                 Unix sockets: sock:* events, fork / exit);
 #   4. tcp:       TCP connections on loopback (sock:inet_sock_set_state).
 # The event set is RSP's: the tracepoints at period 1, cpu-clock at 1000 Hz
-# (never a global -F: PERF-NOTES.md pitfall 1).
+# (never a global -F: it would put the tracepoints into frequency mode).
 #
 # Tunables (environment): ROUNDS (default 60), PIPE_LOOPS (default 100000),
 # MSG_LOOPS (default 100), IO_MB (default 64, per pass), IO_PASSES (default 6),

@@ -176,7 +176,7 @@ rsp_health_judge (const GArray *entries, gboolean keep_awake, const char *const 
 
   memset (verdict, 0, sizeof *verdict);
   verdict->warnings = g_ptr_array_new_with_free_func (g_free);
-  g_autoptr (GString) idle = g_string_new (NULL);  /* irq context on idle CPUs: PERF-NOTES §3 */
+  g_autoptr (GString) idle = g_string_new (NULL);  /* irq context on idle CPUs: docs/RECORDING.md */
   g_autoptr (GString) other = g_string_new (NULL);
 
   for (guint i = 0; i < entries->len; i++)

@@ -1,6 +1,6 @@
 /* rsp-health.h — recording health.
  *
- * PERF-NOTES §3: on some machines perf sampling silently drops tracepoint
+ * docs/RECORDING.md, "The two channels": on some machines perf sampling silently drops tracepoint
  * events that fire in (soft)irq context while a CPU is idle, and writes no
  * PERF_RECORD_LOST.  Counting-mode perf events see them all.  So beside the
  * recording, each tracepoint of the set is counted per CPU ("counted"), and

@@ -23,11 +23,11 @@ typedef enum {
   RSP_PROBE_ERROR_NO_EVENTS,     /* not a single tracepoint of the set exists */
 } RspProbeError;
 
-/* One event of the RSP event set (DESIGN.md, "The recording"). */
+/* One event of the RSP event set (docs/RECORDING.md, "The two channels"). */
 typedef struct {
   const char *name;      /* "sched:sched_switch" */
   const char *lost;      /* what the analysis loses without it */
-  gboolean irq_context;  /* often fires in (soft)irq context: PERF-NOTES §3 idle loss */
+  gboolean irq_context;  /* often fires in (soft)irq context: perf drops them on idle CPUs (docs/RECORDING.md) */
 } RspEventSpec;
 
 /* The tracepoints of the set, in command-line order.  The sampling event

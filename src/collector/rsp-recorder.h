@@ -65,7 +65,9 @@ const char *rsp_recorder_usage (void);
 /* The perf record command line: PERF record -a, the clock, the call graph,
  * events disabled until "enable" on CTL_FD (acks on ACK_FD), OUTPUT, every
  * tracepoint of TRACEPOINTS at period 1, and cpu-clock as the only sampled
- * event with its own frequency (never a global -F: PERF-NOTES §1).
+ * event with its own frequency (never a global -F: perf would put the
+ * tracepoints into frequency mode too, and they would be sampled instead of
+ * all recorded).
  * LARGE_BUFFERS asks for bigger ring buffers (root only: they are locked
  * memory). */
 char **rsp_recorder_perf_argv (const char *perf, const RspRecorderOptions *options,

@@ -7,7 +7,7 @@
  *   table: n × { char name[16]; u64 offset; u64 size; }
  *   footer: { u64 table_offset; u32 n_sections; u32 version; char magic[8] }
  * magic is "RSPTRL01".  Sections: "meta" (JSON, see rsp_recording_meta_*),
- * "symbols" (text, written and parsed by rsp-symbols.c), "ftrace" (what
+ * "symbols" (text, written and parsed by rsp-symbols-stored.c), "ftrace" (what
  * RSP's tracefs instance recorded, see rsp-ftrace-section.h).
  */
 #pragma once

@@ -1,7 +1,7 @@
 /* rsp-assembler.c — one pass over the time-ordered events builds tasks,
  * runs, sleeps, samples, links, disk and network operations (paper §5.2,
  * "Assembling Pieces"), inferring what the kernel or perf did not record
- * (PERF-NOTES §3–4) and counting each such anomaly.
+ * (docs/MODEL.md, "Missing events are normal") and counting each such anomaly.
  *
  * Why a sleep ended is decided once, when its wake-up is seen
  * (sched_waking, in the waker's context): from the interrupt brackets of the
@@ -376,7 +376,7 @@ close_sleep (Assembler *a, TidState *ts, guint64 time, RspIdx next_run)
 
 /* ------------------------------------------------------------------ scheduler */
 
-/* When a task whose switch-in was lost (PERF-NOTES §3–4) started running on
+/* When a task whose switch-in was lost (docs/MODEL.md, "Missing events are normal") started running on
  * CS: not before the CPU's last switch, nor before its own sleep began or
  * it was woken.  Without a recorded wake-up there is no evidence it ran
  * before T, so the run starts at T rather than swallowing the sleep. */
@@ -465,7 +465,7 @@ handle_switch (Assembler *a, const RspModelEvent *ev)
   guint64 t = ev->time;
   RspIdx prev_closed_run = RSP_NONE, prev_sleep = RSP_NONE;
 
-  /* PERF-NOTES §4: the previous task on this CPU may never have switched out. */
+  /* A lost switch-out: the previous task on this CPU may never have switched out. */
   if (cs->tid > 0 && cs->tid != prev)
     {
       TidState *lost = tid_state (a, cs->tid, t);

@@ -1,5 +1,5 @@
 /* rsp-kernel-sigs.h — the one table of kernel function names RSP reads
- * stacks by (PERF-NOTES §6): which frames mean a timer expiry, a disk
+ * stacks by (docs/MODEL.md, "Why a sleep ended"): which frames mean a timer expiry, a disk
  * completion, network receive processing, a hardware interrupt, a deliberate
  * sleep, a send, or scheduler plumbing.  Kernel versions rename these; keep
  * every name here, nowhere else. */

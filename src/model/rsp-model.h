@@ -59,7 +59,7 @@ typedef enum {
   RSP_RUN_START_SWITCH,   /* switched in */
   RSP_RUN_START_FORK,     /* first run of a new task */
   RSP_RUN_START_EXEC,     /* continues across exec in a new generation */
-  RSP_RUN_START_INFERRED, /* no switch-in was recorded (PERF-NOTES §4) */
+  RSP_RUN_START_INFERRED, /* no switch-in was recorded (docs/MODEL.md, "Missing events are normal") */
   RSP_RUN_START_RECORDING,/* was already running when the recording started */
 } RspRunStart;
 
@@ -148,7 +148,7 @@ typedef struct {
   gboolean loopback_peer; /* the data came from a local task's run */
 } RspNetOp;
 
-/* Anomalies: missing events are normal (PERF-NOTES §3–4); each is counted. */
+/* Anomalies: missing events are normal (docs/MODEL.md); each is counted. */
 typedef enum {
   RSP_ANOMALY_MISSING_SWITCH_OUT, /* a task switched in on a CPU whose previous task never switched out */
   RSP_ANOMALY_MISSING_SWITCH_IN,  /* a task switched out without having switched in */

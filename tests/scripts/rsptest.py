@@ -1,8 +1,8 @@
 """Shared helpers of RSP's recording, error-path and golden tests.
 
 The tests compare `rsp dump` against `perf script` on the same file.  Only
-the tests parse `perf script` text: the product never does (PERF-NOTES
-pitfall 7).  Exit codes follow meson: 0 pass, 77 skip, anything else fail.
+the tests parse `perf script` text: the product never does (its text
+format changes between perf versions; RSP reads perf.data itself).  Exit codes follow meson: 0 pass, 77 skip, anything else fail.
 """
 
 import collections
@@ -115,7 +115,7 @@ def run(argv, timeout=300, check=True, **kwargs):
 def perf_record_argv(perf, output, command):
     """The README's plain perf command line.  The frequency is given to the
     sampling event only: a global -F would put the tracepoints into
-    frequency mode too (PERF-NOTES pitfall 1)."""
+    frequency mode too, and they would be sampled instead of all recorded."""
     return [perf, "record", "-a", "-g", "-k", "monotonic",
             "-e", ",".join(TRACEPOINTS), "-e", SAMPLING_EVENT,
             "-o", output, "--"] + list(command)

@@ -574,7 +574,7 @@ test_flush_wait (void)
   g_assert_cmpint (rsp_analysis_finding (a, 0)->category, ==, RSP_CAT_DISK_IO);
 }
 
-/* A disk wake-up whose completion perf dropped (PERF-NOTES §3): inferred. */
+/* A disk wake-up whose completion perf dropped (docs/RECORDING.md): inferred. */
 static void
 test_missing_completion (void)
 {
@@ -612,7 +612,7 @@ test_preemption (void)
 }
 
 /* A task switches in on a CPU whose previous task never switched out, and
- * a task switches out without having switched in (PERF-NOTES §4). */
+ * a task switches out without having switched in (docs/MODEL.md, "Missing events are normal"). */
 static void
 test_missing_switches (void)
 {

@@ -158,7 +158,7 @@ test_perf_argv (void)
   g_assert_cmpstr (line, ==,
                    "/usr/bin/perf record -a -k monotonic --call-graph fp --delay=-1 --control=fd:7,9 "
                    "-o out.tmp -e sched:sched_switch -e block:block_rq_complete -e cpu-clock/freq=250/");
-  /* PERF-NOTES §1: never a global frequency, it would apply to tracepoints. */
+  /* Never a global frequency: perf would apply it to the tracepoints too. */
   g_assert_cmpuint (count_arg (argv, "-F"), ==, 0);
   g_assert_cmpuint (count_arg (argv, "--freq"), ==, 0);
   g_assert_cmpuint (count_arg (argv, "-c"), ==, 0);
@@ -457,7 +457,7 @@ test_health_thresholds (void)
   g_assert_true (rsp_health_entry_incomplete (&entry));
   entry.counted = 1000, entry.recorded = 900;
   g_assert_true (rsp_health_entry_incomplete (&entry));
-  entry.counted = 128, entry.recorded = 1; /* PERF-NOTES §3: the dd case */
+  entry.counted = 128, entry.recorded = 1; /* perf dropped the idle CPU's completions: the dd case of docs/RECORDING.md */
   g_assert_true (rsp_health_entry_incomplete (&entry));
   entry.counted = 5, entry.recorded = 9; /* more recorded than counted: fine */
   g_assert_false (rsp_health_entry_incomplete (&entry));
