@@ -76,7 +76,8 @@ typedef struct {
 } RspRun;
 
 /* Why a sleep ended: one table, decided from the waker's context and stack
- * (rsp-wake-reasons.c). */
+ * (handle_waking in rsp-assembler.c, with the kernel function names of
+ * rsp-kernel-sigs.c). */
 typedef enum {
   RSP_WAKE_UNKNOWN,     /* no wake-up was recorded */
   RSP_WAKE_RUN,         /* woken by a task's run (waker_run) */
