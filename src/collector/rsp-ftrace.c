@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "rsp-ftrace-section.h"
+#include "rsp-probe.h"
 
 #define MAX_NAME_TRIES 8
 #define DRAIN_READS_MAX 4096 /* per wake-up and CPU: 16 MB, then poll again */
@@ -181,15 +182,6 @@ add_missing (RspFtrace *self, const char *event, const char *reason)
   g_array_append_val (self->missing, missing);
 }
 
-static gboolean
-in_comma_list (const char *list, const char *name)
-{
-  if (list == NULL)
-    return FALSE;
-  g_auto (GStrv) names = g_strsplit (list, ",", -1);
-  return g_strv_contains ((const char *const *) names, name);
-}
-
 static void
 enable_events (RspFtrace *self, const char *pretend_missing)
 {
@@ -197,7 +189,7 @@ enable_events (RspFtrace *self, const char *pretend_missing)
     {
       g_auto (GStrv) parts = g_strsplit (ftrace_events[i], ":", 2);
       g_autofree char *dir = g_build_filename (self->tracefs, "events", parts[0], parts[1], NULL);
-      if (in_comma_list (pretend_missing, ftrace_events[i]))
+      if (rsp_probe_pretends_missing (pretend_missing, ftrace_events[i]))
         {
           add_missing (self, ftrace_events[i], "marked missing by RSP_RECORD_PRETEND_MISSING");
           continue;

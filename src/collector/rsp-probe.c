@@ -203,12 +203,12 @@ rsp_probe_tracefs (gboolean may_mount, gboolean *mounted_now, GError **error)
   return g_strdup (candidates[0]);
 }
 
-static gboolean
-in_comma_list (const char *list, const char *name)
+gboolean
+rsp_probe_pretends_missing (const char *pretend_missing, const char *name)
 {
-  if (list == NULL)
+  if (pretend_missing == NULL)
     return FALSE;
-  g_auto (GStrv) items = g_strsplit (list, ",", -1);
+  g_auto (GStrv) items = g_strsplit (pretend_missing, ",", -1);
   for (guint i = 0; items[i] != NULL; i++)
     if (strcmp (g_strstrip (items[i]), name) == 0)
       return TRUE;
@@ -243,7 +243,7 @@ rsp_probe_events (const char *tracefs, const char *pretend_missing, RspProbedEve
     {
       const RspEventSpec *spec = &event_set[i];
       RspProbedEvent probed = { spec->name, 0 };
-      gboolean pretended = in_comma_list (pretend_missing, spec->name);
+      gboolean pretended = rsp_probe_pretends_missing (pretend_missing, spec->name);
 
       if (!pretended && read_event_id (tracefs, spec->name, &probed.id))
         {

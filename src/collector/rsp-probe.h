@@ -79,6 +79,9 @@ typedef struct {
 gboolean rsp_probe_events (const char *tracefs, const char *pretend_missing,
                            RspProbedEvents *events, GError **error);
 void rsp_probed_events_clear (RspProbedEvents *events);
+/* Whether NAME is one of the comma-separated names of PRETEND_MISSING
+ * (NULL: none). */
+gboolean rsp_probe_pretends_missing (const char *pretend_missing, const char *name);
 
 /* Parses a kernel CPU list ("0-3,6,8-9") into CPU numbers; NULL if bad. */
 GArray *rsp_probe_parse_cpu_list (const char *text);
