@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "rsp-analysis-private.h"
+#include "rsp-kernel-sigs.h"
 
 /* ------------------------------------------------------------------ accounting */
 
@@ -131,16 +132,16 @@ add_device_candidates (RspAnalysis *a, GArray *on_dev, RspIdx task, guint64 s0, 
  * writeback worker waiting for a CPU to finish the I/O), still disk I/O as
  * the task lives it; a kernel block only before the first request, unless
  * the task waits for a cache flush (FLUSH). */
-/* A sleep in blkdev_issue_flush (fsync, fdatasync, a journal commit)
- * waits for the device's cache flush from its start: for the flush request
- * and, before the request is issued, for the flush already in progress. */
+/* A sleep in a cache flush (fsync, fdatasync, a journal commit) waits for
+ * the device's cache flush from its start: for the flush request and,
+ * before the request is issued, for the flush already in progress. */
 static gboolean
 sleep_in_flush (const RspAnalysis *a, const RspSleep *s)
 {
   guint n;
   const RspModelFrame *f = rsp_model_stack (a->m, s->stack, &n);
   for (guint i = 0; i < n && f[i].kernel; i++)
-    if (g_strcmp0 (f[i].symbol, "blkdev_issue_flush") == 0)
+    if (rsp_kernel_is_flush_wait (f[i].symbol))
       return TRUE;
   return FALSE;
 }

@@ -257,7 +257,7 @@ infer_wake (Assembler *a, RspSleep *s)
     {
       RspKernelSig sig = frame_sig (a, f[i].symbol);
       nanosleep |= sig == RSP_SIG_NANOSLEEP;
-      poll |= sig == RSP_SIG_POLL && f[i].symbol != NULL && !g_str_has_prefix (f[i].symbol, "futex");
+      poll |= sig == RSP_SIG_POLL && f[i].symbol != NULL && !rsp_kernel_is_futex (f[i].symbol);
       io |= rsp_kernel_is_io_wait (f[i].symbol);
     }
   if (io)

@@ -208,3 +208,15 @@ rsp_kernel_is_io_wait (const char *symbol)
       return TRUE;
   return FALSE;
 }
+
+gboolean
+rsp_kernel_is_flush_wait (const char *symbol)
+{
+  return g_strcmp0 (symbol, "blkdev_issue_flush") == 0;
+}
+
+gboolean
+rsp_kernel_is_futex (const char *symbol)
+{
+  return symbol != NULL && g_str_has_prefix (symbol, "futex");
+}

@@ -1,6 +1,6 @@
 /* rsp-kernel-sigs.h — the one table of kernel function names RSP reads
- * stacks by (docs/MODEL.md, "Why a sleep ended"): which frames mean a timer expiry, a disk
- * completion, network receive processing, a hardware interrupt, a deliberate
+ * stacks by (docs/MODEL.md, "Why a sleep ended"): which frames mean a timer
+ * expiry, a disk completion, network receive processing, a hardware interrupt, a deliberate
  * sleep, a send, or scheduler plumbing.  Kernel versions rename these; keep
  * every name here, nowhere else. */
 #pragma once
@@ -31,5 +31,12 @@ RspKernelSig rsp_kernel_sig (const char *symbol);
  * (io_schedule, folio_wait_bit_common, submit_bio_wait, ...): on a sleep's
  * stack it says what the sleep was for when the wake-up was not recorded. */
 gboolean rsp_kernel_is_io_wait (const char *symbol);
+/* A function a task sleeps in while it waits for a device's cache flush
+ * (blkdev_issue_flush: fsync, fdatasync, a journal commit). */
+gboolean rsp_kernel_is_flush_wait (const char *symbol);
+/* A futex wait: RSP_SIG_POLL (it may have a timeout), but threads wake
+ * futexes and such wake-ups are recorded, so a futex sleep without one is
+ * not inferred to have timed out. */
+gboolean rsp_kernel_is_futex (const char *symbol);
 
 G_END_DECLS
