@@ -111,6 +111,10 @@ check_type_and_name (const char *s, const char *end, FieldInfo *info)
 {
   guint words = 0, brackets = 0;
   gboolean last_was_word = FALSE, empty_bracket = FALSE;
+  /* libtraceevent takes the last token before ';' or '[' for the name: a
+   * '*' there ("int vec*") would be the name, and the print fmt's REC->vec
+   * would name no field (found by fuzz-trace-data) */
+  gboolean star_since_word = FALSE;
   const char *start = s;
   if (end - s > 256)
     return FALSE;
@@ -121,6 +125,7 @@ check_type_and_name (const char *s, const char *end, FieldInfo *info)
         {
           s++;
           last_was_word = FALSE;
+          star_since_word |= c == '*';
         }
       else if (is_ident_start (c))
         {
@@ -135,12 +140,13 @@ check_type_and_name (const char *s, const char *end, FieldInfo *info)
           info->name_len = (gsize) (s - w);
           words++;
           last_was_word = TRUE;
+          star_since_word = FALSE;
         }
       else if (c == '[')
         {
           int parens = 0;
           const char *open = s;
-          if (++brackets > 1 || words == 0)
+          if (++brackets > 1 || words == 0 || star_since_word)
             return FALSE;
           s++;
           while (s < end && *s != ']')
@@ -167,6 +173,8 @@ check_type_and_name (const char *s, const char *end, FieldInfo *info)
       else
         return FALSE;
     }
+  if (star_since_word)
+    return FALSE;
   /* a type and a name */
   info->dynamic = g_str_has_prefix (start, "__data_loc ") || g_str_has_prefix (start, "__rel_loc ");
   /* "__data_loc char[] name", or a flexible array "u32 buf[]" last */

@@ -81,6 +81,12 @@ test_real_formats (void)
                          "\tfield:char buf[];\toffset:16;\tsize:0;\tsigned:0;\n\n"
                          "print fmt: \"%ps: %s\", (void *)REC->ip, REC->buf\n";
   g_assert_cmpint (rsp_tep_check_format (flexible, strlen (flexible), NULL), ==, RSP_TEP_FORMAT_OK);
+  /* pointers: the '*' stands between the type and the name */
+  const char *pointer = "name: sk_data_ready\nID: 6\nformat:\n" COMMON
+                        "\tfield:const void * skaddr;\toffset:8;\tsize:8;\tsigned:0;\n"
+                        "\tfield:char *buf;\toffset:16;\tsize:8;\tsigned:0;\n\n"
+                        "print fmt: \"%p %lx\", REC->skaddr, (unsigned long)REC->buf\n";
+  g_assert_cmpint (rsp_tep_check_format (pointer, strlen (pointer), NULL), ==, RSP_TEP_FORMAT_OK);
   const char *printk = "0xffffffff8a1b2c3d : \"hello %d\\n\"\n0xffffffff8a1b2c4e : \"x\"\n";
   g_assert_true (rsp_tep_check_printk (printk, strlen (printk)));
   /* the clean copy: one line per address, no one-character text (both
@@ -154,6 +160,11 @@ test_bad_formats (void)
     "name: x\nID: 1\nformat:\n" COMMON "\tfield:int a;\toffset:8;\tsize:4;\tsi\xffned:1;\nprint fmt: \"\"",
     "name: x\nID: 1\nformat:\n" COMMON "\tfield:bool STA_PR_FMT;\toffset:8;\tsize:1;\tsigned:0;\nprint fmt: \"\"",
     "name: VIF_PR_FMT\nID: 1\nformat:\n" COMMON "print fmt: \"\"",
+    /* a '*' after the name: libtraceevent names the field "*", and a print
+     * fmt naming REC->vec made it dereference NULL */
+    "name: x\nID: 1\nformat:\n" COMMON "\tfield:unsigned int vec*;\toffset:8;\tsize:4;\tsigned:0;\nprint fmt: \"\"",
+    "name: x\nID: 1\nformat:\n" COMMON "\tfield:unsigned int vec *;\toffset:8;\tsize:4;\tsigned:0;\nprint fmt: \"\"",
+    "name: x\nID: 1\nformat:\n" COMMON "\tfield:int *[4];\toffset:8;\tsize:4;\tsigned:0;\nprint fmt: \"\"",
   };
   for (gsize i = 0; i < G_N_ELEMENTS (texts); i++)
     {
