@@ -94,6 +94,22 @@ def check_contract(c, report):
         c.expect(False, problem)
 
 
+# Where lanes ran side by side (pass: both processes on one control path)
+# the total exceeds the wall time, and the text report must say why; where
+# it does not, it must not.
+TOTAL_NOTE = "ran side by side each count in full"
+
+
+def check_total_note(c, report, text):
+    acc = report["accounting"]
+    if abs(acc["total_ms"] - acc["wall_ms"]) < 0.002 or "Wall time" not in text:
+        return  # too close to tell from the rounded JSON, or not in English
+    exceeds = acc["total_ms"] > acc["wall_ms"]
+    c.expect(exceeds == (TOTAL_NOTE in text),
+             "total %.3f ms, wall %.3f ms, but the text report %s the note that the total exceeds the wall time"
+             % (acc["total_ms"], acc["wall_ms"], "lacks" if exceeds else "has"))
+
+
 # ---------------------------------------------------------------------------
 # The scenarios: the planted cause and what the report must say about it
 
@@ -423,6 +439,7 @@ def main():
 
     c = Checks()
     check_contract(c, report)
+    check_total_note(c, report, text.stdout)
     check(c, report, rec.stdout + rec.stderr)
     if c.problems:
         t.log("recording, report and JSON kept in %s" % out_dir)
