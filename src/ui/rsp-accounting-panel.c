@@ -14,6 +14,9 @@ struct _RspAccountingPanel {
   const RspAnalysis *analysis;
   GtkWidget *categories;
   GtkWidget *findings;
+  GPtrArray *instance_labels; /* per finding row: its "k of n" label, or NULL */
+  gint finding;               /* the selected finding, -1 for none */
+  guint instance;             /* its instance shown */
 };
 
 enum {
@@ -36,6 +39,8 @@ cell (const char *text, gboolean numeric, gboolean bold)
     gtk_widget_add_css_class (label, "heading");
   return label;
 }
+
+static GtkWidget *instance_stepper (RspAccountingPanel *self, guint finding, guint n);
 
 /* One row of the table: label, total ms, percent, then per path. */
 static GtkWidget *
@@ -142,10 +147,122 @@ fill (RspAccountingPanel *self)
       GtkWidget *label = gtk_label_new (text->str);
       gtk_label_set_xalign (GTK_LABEL (label), 0);
       gtk_label_set_wrap (GTK_LABEL (label), TRUE);
-      gtk_widget_set_margin_top (label, 4);
-      gtk_widget_set_margin_bottom (label, 4);
-      gtk_list_box_append (GTK_LIST_BOX (self->findings), label);
+      GtkWidget *row = gtk_box_new (GTK_ORIENTATION_VERTICAL, 2);
+      gtk_widget_set_margin_top (row, 4);
+      gtk_widget_set_margin_bottom (row, 4);
+      gtk_box_append (GTK_BOX (row), label);
+      g_ptr_array_add (self->instance_labels, NULL);
+      guint n;
+      rsp_analysis_finding_stretches (a, i, &n);
+      if (n > 1)
+        gtk_box_append (GTK_BOX (row), instance_stepper (self, i, n));
+      gtk_list_box_append (GTK_LIST_BOX (self->findings), row);
     }
+}
+
+/* The instance of finding F that the views show first: its longest. */
+static guint
+longest_instance (const RspAnalysis *a, guint f)
+{
+  guint n, best = 0;
+  const guint32 *st = rsp_analysis_finding_stretches (a, f, &n);
+  for (guint k = 1; k < n; k++)
+    {
+      const RspStretch *x = rsp_analysis_stretch (a, st[k]), *b = rsp_analysis_stretch (a, st[best]);
+      if (x->end - x->start > b->end - b->start)
+        best = k;
+    }
+  return best;
+}
+
+static void
+show_instance (RspAccountingPanel *self, guint finding, guint instance)
+{
+  guint n;
+  rsp_analysis_finding_stretches (self->analysis, finding, &n);
+  if (self->finding >= 0 && (guint) self->finding != finding && (guint) self->finding < self->instance_labels->len)
+    {
+      GtkWidget *old = g_ptr_array_index (self->instance_labels, self->finding);
+      if (old != NULL)
+        gtk_label_set_text (GTK_LABEL (old), "");
+    }
+  self->finding = (gint) finding;
+  self->instance = n > 0 ? instance % n : 0;
+  GtkWidget *label = finding < self->instance_labels->len ? g_ptr_array_index (self->instance_labels, finding) : NULL;
+  if (label != NULL)
+    {
+      g_autofree char *text = g_strdup_printf (_("%u of %u"), self->instance + 1, n);
+      gtk_label_set_text (GTK_LABEL (label), text);
+    }
+  GtkListBoxRow *row = gtk_list_box_get_row_at_index (GTK_LIST_BOX (self->findings), (int) finding);
+  if (row != NULL && gtk_list_box_get_selected_row (GTK_LIST_BOX (self->findings)) != row)
+    gtk_list_box_select_row (GTK_LIST_BOX (self->findings), row);
+  /* a finding, not a category, is selected now */
+  gtk_list_box_unselect_all (GTK_LIST_BOX (self->categories));
+  g_signal_emit (self, signals[SIGNAL_FINDING_SELECTED], 0, finding, self->instance);
+}
+
+void
+rsp_accounting_panel_step (RspAccountingPanel *self, gint delta)
+{
+  g_return_if_fail (RSP_IS_ACCOUNTING_PANEL (self));
+  if (rsp_analysis_n_findings (self->analysis) == 0)
+    return;
+  if (self->finding < 0)
+    {
+      show_instance (self, 0, longest_instance (self->analysis, 0));
+      return;
+    }
+  guint n;
+  rsp_analysis_finding_stretches (self->analysis, (guint) self->finding, &n);
+  if (n == 0)
+    return;
+  show_instance (self, (guint) self->finding, (guint) (((gint64) self->instance + delta % (gint) n + n) % n));
+}
+
+static void
+on_step_clicked (GtkButton *button, RspAccountingPanel *self)
+{
+  guint finding = GPOINTER_TO_UINT (g_object_get_data (G_OBJECT (button), "finding"));
+  gint delta = GPOINTER_TO_INT (g_object_get_data (G_OBJECT (button), "delta"));
+  if (self->finding != (gint) finding)
+    show_instance (self, finding, longest_instance (self->analysis, finding));
+  else
+    rsp_accounting_panel_step (self, delta);
+}
+
+static GtkWidget *
+step_button (RspAccountingPanel *self, guint finding, gint delta)
+{
+  GtkWidget *button = gtk_button_new_from_icon_name (delta < 0 ? "go-previous-symbolic" : "go-next-symbolic");
+  gtk_widget_add_css_class (button, "flat");
+  gtk_widget_set_tooltip_text (button, delta < 0 ? _("Previous time it happened ([)") : _("Next time it happened (])"));
+  gtk_accessible_update_property (GTK_ACCESSIBLE (button), GTK_ACCESSIBLE_PROPERTY_LABEL,
+                                  delta < 0 ? _("Previous instance") : _("Next instance"), -1);
+  g_object_set_data (G_OBJECT (button), "finding", GUINT_TO_POINTER (finding));
+  g_object_set_data (G_OBJECT (button), "delta", GINT_TO_POINTER (delta));
+  g_signal_connect (button, "clicked", G_CALLBACK (on_step_clicked), self);
+  return button;
+}
+
+/* "N times:  ◀ k of N ▶" under a finding that happened more than once. */
+static GtkWidget *
+instance_stepper (RspAccountingPanel *self, guint finding, guint n)
+{
+  GtkWidget *box = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 4);
+  g_autofree char *times = g_strdup_printf (ngettext ("%u time", "%u times", n), n);
+  GtkWidget *count = gtk_label_new (times);
+  gtk_widget_add_css_class (count, "dim-label");
+  gtk_widget_set_hexpand (count, TRUE);
+  gtk_label_set_xalign (GTK_LABEL (count), 0);
+  GtkWidget *position = gtk_label_new ("");
+  gtk_widget_add_css_class (position, "numeric");
+  g_ptr_array_index (self->instance_labels, finding) = position;
+  gtk_box_append (GTK_BOX (box), count);
+  gtk_box_append (GTK_BOX (box), step_button (self, finding, -1));
+  gtk_box_append (GTK_BOX (box), position);
+  gtk_box_append (GTK_BOX (box), step_button (self, finding, +1));
+  return box;
 }
 
 static void
@@ -156,15 +273,34 @@ on_category_row (GtkListBox *box, GtkListBoxRow *row, RspAccountingPanel *self)
     {
       GtkWidget *child = gtk_list_box_row_get_child (row);
       category = GPOINTER_TO_INT (g_object_get_data (G_OBJECT (child), "category")) - 1;
+      /* a category, not a finding, is selected now */
+      if (self->finding >= 0)
+        {
+          GtkWidget *label = g_ptr_array_index (self->instance_labels, self->finding);
+          if (label != NULL)
+            gtk_label_set_text (GTK_LABEL (label), "");
+          self->finding = -1;
+          gtk_list_box_unselect_all (GTK_LIST_BOX (self->findings));
+        }
     }
   g_signal_emit (self, signals[SIGNAL_CATEGORY_SELECTED], 0, category);
 }
 
+/* Every click, also on the finding already selected: show it (again). */
 static void
 on_finding_row (GtkListBox *box, GtkListBoxRow *row, RspAccountingPanel *self)
 {
-  if (row != NULL)
-    g_signal_emit (self, signals[SIGNAL_FINDING_SELECTED], 0, (guint) gtk_list_box_row_get_index (row));
+  guint finding = (guint) gtk_list_box_row_get_index (row);
+  show_instance (self, finding,
+                 self->finding == (gint) finding ? self->instance : longest_instance (self->analysis, finding));
+}
+
+static void
+rsp_accounting_panel_finalize (GObject *object)
+{
+  RspAccountingPanel *self = RSP_ACCOUNTING_PANEL (object);
+  g_ptr_array_unref (self->instance_labels);
+  G_OBJECT_CLASS (rsp_accounting_panel_parent_class)->finalize (object);
 }
 
 static void
@@ -173,7 +309,8 @@ rsp_accounting_panel_class_init (RspAccountingPanelClass *klass)
   signals[SIGNAL_CATEGORY_SELECTED] = g_signal_new ("category-selected", G_TYPE_FROM_CLASS (klass),
                                                     G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL, G_TYPE_NONE, 1, G_TYPE_INT);
   signals[SIGNAL_FINDING_SELECTED] = g_signal_new ("finding-selected", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST,
-                                                   0, NULL, NULL, NULL, G_TYPE_NONE, 1, G_TYPE_UINT);
+                                                   0, NULL, NULL, NULL, G_TYPE_NONE, 2, G_TYPE_UINT, G_TYPE_UINT);
+  G_OBJECT_CLASS (klass)->finalize = rsp_accounting_panel_finalize;
 }
 
 static GtkWidget *
@@ -201,7 +338,9 @@ rsp_accounting_panel_init (RspAccountingPanel *self)
   g_signal_connect (self->categories, "row-selected", G_CALLBACK (on_category_row), self);
   self->findings = gtk_list_box_new ();
   gtk_widget_add_css_class (self->findings, "boxed-list");
-  g_signal_connect (self->findings, "row-selected", G_CALLBACK (on_finding_row), self);
+  g_signal_connect (self->findings, "row-activated", G_CALLBACK (on_finding_row), self);
+  self->instance_labels = g_ptr_array_new ();
+  self->finding = -1;
   gtk_box_append (GTK_BOX (self), section (_("Where the time went"), self->categories));
   gtk_box_append (GTK_BOX (self), section (_("Why it took so long"), self->findings));
 }

@@ -111,6 +111,8 @@ rsp_application_startup (GApplication *app)
     { "app.quit", { "<Control>q", NULL } },
     { "win.export", { "<Control>e", NULL } },
     { "win.show-help-overlay", { "<Control>question", NULL } },
+    { "win.next-instance", { "bracketright", NULL } },
+    { "win.previous-instance", { "bracketleft", NULL } },
   };
   for (gsize i = 0; i < G_N_ELEMENTS (accels); i++)
     gtk_application_set_accels_for_action (GTK_APPLICATION (app), accels[i].action, accels[i].accels);

@@ -26,6 +26,7 @@ typedef struct {
   GtkWidget *chronological;
   GtkWidget *consolidated;
   GtkWidget *stack;
+  GtkWidget *panel;
 } ProcessPage;
 
 static void
@@ -60,13 +61,25 @@ on_category_selected (RspAccountingPanel *panel, gint category, ProcessPage *pag
 }
 
 static void
-on_finding_selected (RspAccountingPanel *panel, guint index, ProcessPage *page)
+on_finding_selected (RspAccountingPanel *panel, guint index, guint instance, ProcessPage *page)
 {
   const RspFinding *f = rsp_analysis_finding (page->analysis, index);
+  guint n;
+  const guint32 *stretches = rsp_analysis_finding_stretches (page->analysis, index, &n);
+  guint64 start = f->best_start, end = f->best_end;
+  if (instance < n)
+    {
+      const RspStretch *st = rsp_analysis_stretch (page->analysis, stretches[instance]);
+      start = st->start;
+      end = st->end;
+    }
   highlight (page, f->category);
-  /* show where it happened: its largest stretch, in the chronological view */
+  /* show where it happened, in the chronological view */
   gtk_stack_set_visible_child (GTK_STACK (page->stack), page->chronological);
-  rsp_flame_widget_show_range (RSP_FLAME_WIDGET (page->chronological), f->best_start, f->best_end);
+  rsp_flame_widget_show_range (RSP_FLAME_WIDGET (page->chronological), start, end);
+  guint64 t0 = rsp_model_start_time (rsp_analysis_model (page->analysis));
+  g_log ("rsp-ui", G_LOG_LEVEL_DEBUG, "finding %u, instance %u of %u: %.3f-%.3f ms", index + 1, instance + 1, n,
+         (start - t0) / 1e6, (end - t0) / 1e6);
 }
 
 static void
@@ -130,6 +143,7 @@ add_process_page (RspViews *self, gint32 pid, RspAnalysis *analysis)
   gtk_box_append (GTK_BOX (left), page->stack);
 
   GtkWidget *panel = rsp_accounting_panel_new (analysis);
+  page->panel = panel;
   g_signal_connect (panel, "category-selected", G_CALLBACK (on_category_selected), page);
   g_signal_connect (panel, "finding-selected", G_CALLBACK (on_finding_selected), page);
   GtkWidget *scroll = gtk_scrolled_window_new ();
@@ -328,6 +342,16 @@ rsp_views_set_model (RspViews *self, const RspModel *model, const char *title)
   gtk_box_append (GTK_BOX (page), self->timeline);
   gtk_notebook_append_page (GTK_NOTEBOOK (self->notebook), page, tab_label (_("Timeline"), NULL));
   (void) title;
+}
+
+void
+rsp_views_step_finding (RspViews *self, gint delta)
+{
+  GtkWidget *page = gtk_notebook_get_nth_page (GTK_NOTEBOOK (self->notebook),
+                                               gtk_notebook_get_current_page (GTK_NOTEBOOK (self->notebook)));
+  ProcessPage *pp = page != NULL ? g_object_get_data (G_OBJECT (page), "page") : NULL;
+  if (pp != NULL)
+    rsp_accounting_panel_step (RSP_ACCOUNTING_PANEL (pp->panel), delta);
 }
 
 gboolean

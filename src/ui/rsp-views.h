@@ -20,6 +20,9 @@ void rsp_views_set_model (RspViews *self, const RspModel *model, const char *tit
  * worker thread and the tab appears when it is ready. */
 void rsp_views_open_process (RspViews *self, gint32 pid);
 /* Exports the visible view to PATH (.png or .svg). */
+/* In a process tab: steps through the instances of the selected finding
+ * (rsp_accounting_panel_step); elsewhere nothing. */
+void rsp_views_step_finding (RspViews *self, gint delta);
 gboolean rsp_views_export (RspViews *self, const char *path, GError **error);
 
 G_END_DECLS

@@ -270,6 +270,8 @@ static const struct {
   { N_ ("Views"), "Left Right Up Down", N_ ("Pan") },
   { N_ ("Views"), "Escape", N_ ("Consolidated view: back to the whole tree") },
   { N_ ("Views"), NULL, N_ ("Zoom with two fingers") },
+  { N_ ("Findings"), "bracketright", N_ ("Next time the selected finding happened") },
+  { N_ ("Findings"), "bracketleft", N_ ("Previous time the selected finding happened") },
 };
 
 static void
@@ -328,6 +330,20 @@ on_export_response (GtkNativeDialog *dialog, int response, RspWindow *self)
         show_error (self, _("Could not export the view"), error->message);
     }
   g_object_unref (dialog);
+}
+
+static void
+next_instance_activated (GSimpleAction *action, GVariant *parameter, gpointer user_data)
+{
+  RspWindow *self = user_data;
+  rsp_views_step_finding (RSP_VIEWS (self->views_page), +1);
+}
+
+static void
+previous_instance_activated (GSimpleAction *action, GVariant *parameter, gpointer user_data)
+{
+  RspWindow *self = user_data;
+  rsp_views_step_finding (RSP_VIEWS (self->views_page), -1);
 }
 
 static void
@@ -416,6 +432,8 @@ rsp_window_init (RspWindow *self)
   install_help_overlay (self);
   static const GActionEntry win_actions[] = {
     { "export", export_activated, NULL, NULL, NULL, { 0 } },
+    { "next-instance", next_instance_activated, NULL, NULL, NULL, { 0 } },
+    { "previous-instance", previous_instance_activated, NULL, NULL, NULL, { 0 } },
   };
   g_action_map_add_action_entries (G_ACTION_MAP (self), win_actions, G_N_ELEMENTS (win_actions), self);
 

@@ -14,6 +14,7 @@ xdotool it skips with a visible message, and fails under CI=true.
 """
 import os
 import pwd
+import re
 import shutil
 import signal
 import subprocess
@@ -83,16 +84,20 @@ class Display:
         self.proc.wait(timeout=10)
 
 
-def start_viewer(display, recording, workdir):
+def start_viewer(display, recording, workdir, debug=None):
     # a copy the unprivileged user can reach wherever the build tree lives
     rsp = os.path.join(workdir, "rsp")
     if not os.path.exists(rsp):
         shutil.copy(t.rsp_path(), rsp)
         os.chmod(rsp, 0o755)
     argv = [rsp, "view"] + ([recording] if recording else [])
+    # DEBUG: log domains whose debug messages the viewer prints (G_MESSAGES_DEBUG)
+    debug_env = ["G_MESSAGES_DEBUG=" + debug] if debug else []
     if os.geteuid() == 0:
         ensure_user()
-        argv = ["runuser", "-u", TEST_USER, "--", "env", "HOME=" + workdir, "XDG_RUNTIME_DIR=" + workdir] + argv
+        argv = ["runuser", "-u", TEST_USER, "--", "env", "HOME=" + workdir, "XDG_RUNTIME_DIR=" + workdir] + debug_env + argv
+    elif debug:
+        argv = ["env"] + debug_env + argv
     env = display.env()
     # the sanitizers' suppression file must be readable by the user the
     # viewer runs as (a checkout in /root is not): give it a copy
@@ -171,19 +176,19 @@ def window_geometry(display, window):
     return int(g["X"]), int(g["Y"]), int(g["WIDTH"]), int(g["HEIGHT"])
 
 
-def viewer_log(workdir):
+def viewer_log(workdir, tail=3000):
     try:
-        return open(os.path.join(workdir, "viewer.log")).read()[-3000:]
+        return open(os.path.join(workdir, "viewer.log")).read()[-tail:]
     except OSError:
         return "(no log)"
 
 
-def start_viewer_with_window(display, recording, workdir, seconds=30):
+def start_viewer_with_window(display, recording, workdir, seconds=30, debug=None):
     """Starts the viewer and waits for its window.  A viewer that exits at
     once without crashing is started once more (said in the test's log);
     a crash, a sanitizer report or no window at all fails with its log."""
     for attempt in (1, 2):
-        proc = start_viewer(display, recording, workdir)
+        proc = start_viewer(display, recording, workdir, debug)
         wins = wait_windows(display, proc, 1, seconds)
         if wins:
             return proc, wins
@@ -377,6 +382,92 @@ def export_test(display, workdir):
         stop_viewer(proc)
 
 
+FINDING_LINE = re.compile(r"finding (\d+), instance (\d+) of (\d+): ([\d.]+)-([\d.]+) ms")
+
+
+def finding_events(workdir):
+    """The viewer's debug lines (domain rsp-ui) for each finding shown."""
+    return [tuple(m.groups()) for m in FINDING_LINE.finditer(viewer_log(workdir, 1 << 20))]
+
+
+def wait_finding_events(workdir, n, seconds=10):
+    deadline = time.time() + seconds
+    while time.time() < deadline:
+        events = finding_events(workdir)
+        if len(events) >= n:
+            return events
+        time.sleep(0.25)
+    return finding_events(workdir)
+
+
+def findings_test(display, workdir):
+    """Findings that step: ] and [ go through the instances of a finding,
+    a click on a finding shows it, a second click on it shows it again."""
+    src = os.path.join(os.environ["RSP_SOURCE_ROOT"], "tests", "data", "tcp_loop.rsp")
+    recording = os.path.join(workdir, "tcp_loop.rsp")
+    shutil.copy(src, recording)
+    os.chmod(recording, 0o644)
+    proc, wins = start_viewer_with_window(display, recording, workdir, debug="rsp-ui")
+    try:
+        if not wait_loaded(display, wins[0], "tcp_loop.rsp", 120):
+            t.fail("the recording did not load")
+        if open_flame(display, wins[0], workdir) is None:
+            t.fail("no flame view opened (screenshots in %s)" % workdir)
+        x, y, w, h = window_geometry(display, wins[0])
+        # the keyboard: nothing selected, ] shows the first finding at its
+        # longest instance; ] and [ step from there
+        xdotool(display, "mousemove", str(x + w // 3), str(y + h // 2))
+        for key, n in (("bracketright", 1), ("bracketright", 2), ("bracketright", 3), ("bracketleft", 4)):
+            xdotool(display, "key", key)
+            events = wait_finding_events(workdir, n)
+            if len(events) < n:
+                screenshot(display, os.path.join(workdir, "keys.png"))
+                t.fail("key %s showed no finding (%d lines in the log): %s" % (key, len(events), viewer_log(workdir)))
+        first = events[0]
+        count = int(first[2])
+        if count < 2:
+            t.fail("the first finding of tcp_loop.rsp happened %d time(s): the test needs one that repeats" % count)
+        steps = [int(e[1]) for e in events[:4]]
+        k = steps[0]
+        want = [k, k % count + 1, (k + 1) % count + 1, k % count + 1]
+        if steps != want or any(e[0] != "1" for e in events[:4]):
+            t.fail("], ], ], [ showed instances %s of finding(s) %s, expected %s of finding 1"
+                   % (steps, [e[0] for e in events[:4]], want))
+        times = {(e[3], e[4]) for e in events[:3]}
+        if len(times) != 3:
+            t.fail("three instances showed %d different time ranges: %s" % (len(times), events[:3]))
+        t.log("keys: finding 1 happened %d times; ], ], ], [ showed instances %s" % (count, steps))
+        # the pointer: the findings list is under the table in the panel at
+        # the right; scroll it into view and click down it until a finding shows
+        panel_x = x + w - 200
+        xdotool(display, "mousemove", str(panel_x), str(y + h // 2))
+        for _ in range(15):
+            xdotool(display, "click", "5")
+        time.sleep(0.5)
+        clicked = None
+        for dy in range(h - 60, 100, -24):
+            before = len(finding_events(workdir))
+            xdotool(display, "mousemove", str(panel_x), str(y + dy), "click", "1")
+            events = wait_finding_events(workdir, before + 1, 2)
+            if len(events) > before:
+                clicked = dy
+                break
+        if clicked is None:
+            screenshot(display, os.path.join(workdir, "panel.png"))
+            t.fail("no click on the panel showed a finding (screenshot in %s)" % workdir)
+        shown = events[-1]
+        time.sleep(1)  # past the double-click time: a second, separate click
+        xdotool(display, "mousemove", str(panel_x), str(y + clicked), "click", "1")
+        events = wait_finding_events(workdir, len(events) + 1, 5)
+        if events[-1] != shown or len(events) < 6:
+            t.fail("a second click on finding %s showed %s, expected the same again" % (shown[0], events[-1:]))
+        t.log("pointer: a click showed finding %s (instance %s of %s), a second click showed it again"
+              % (shown[0], shown[1], shown[2]))
+        screenshot(display, os.path.join(os.environ["RSP_BUILD_ROOT"], "tests", "gui-findings.png"))
+    finally:
+        stop_viewer(proc)
+
+
 def open_with_dialog(display, window, path):
     """Ctrl+O, type PATH into the file chooser, Enter."""
     xdotool(display, "windowactivate", "--sync", window)
@@ -449,6 +540,8 @@ def main():
             export_test(display, workdir)
         elif what == "reopen":
             reopen_test(display, workdir)
+        elif what == "findings":
+            findings_test(display, workdir)
         else:
             error_test(display, workdir)
     finally:
