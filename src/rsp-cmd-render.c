@@ -1,6 +1,6 @@
 /* rsp-cmd-render.c — `rsp render FILE --view timeline|flame|consolidated
  * [--pid P | --comm NAME] [--size WxH] [--dark] [--from MS --to MS]
- * [--show-sleeps] [--all-tasks] -o OUT.png|OUT.svg`: draws a view headless
+ * [--show-sleeps] [--all-tasks] -o OUT.png|OUT.svg|OUT.pdf`: draws a view headless
  * through the same renderers the GUI uses (README screenshots, CI
  * artefacts, bug reports). */
 #include <glib/gi18n.h>
@@ -233,7 +233,7 @@ parse_args (int argc, char **argv, RenderArgs *r)
     { "dark", 0, 0, G_OPTION_ARG_NONE, &r->dark, N_ ("Dark theme"), NULL },
     { "show-sleeps", 0, 0, G_OPTION_ARG_NONE, &r->show_sleeps, N_ ("Timeline: draw sleeps, labelled with their frame"), NULL },
     { "all-tasks", 0, 0, G_OPTION_ARG_NONE, &r->all_tasks, N_ ("Timeline: keep tasks with negligible CPU time"), NULL },
-    { "output", 'o', 0, G_OPTION_ARG_FILENAME, &r->output, N_ ("The image to write: .png or .svg"), N_ ("OUT") },
+    { "output", 'o', 0, G_OPTION_ARG_FILENAME, &r->output, N_ ("The image to write: .png, .svg or .pdf"), N_ ("OUT") },
     { NULL },
   };
   const RspCliParser parser = {
@@ -274,7 +274,7 @@ parse_args (int argc, char **argv, RenderArgs *r)
     }
   if (rsp_image_format_for (r->output) == RSP_IMAGE_UNKNOWN)
     {
-      g_printerr (_("rsp render: %s: the output must end in .png or .svg\n"), r->output);
+      g_printerr (_("rsp render: %s: the output must end in .png, .svg or .pdf\n"), r->output);
       return 2;
     }
   return 0;

@@ -1,10 +1,11 @@
-/* rsp-report.c — text and JSON reports of an analysis. */
+/* rsp-report.c — text, JSON and CSV reports of an analysis. */
 #include "rsp-report.h"
 
 #include "rsp-describe.h"
 
 #include <glib/gi18n-lib.h>
 #include <json-glib/json-glib.h>
+#include <string.h>
 
 static gdouble
 ms (guint64 ns)
@@ -330,4 +331,130 @@ rsp_report_json (const RspAnalysis *a, const char *path)
   json_generator_set_root (gen, root);
   json_generator_set_pretty (gen, TRUE);
   return json_generator_to_data (gen, NULL);
+}
+
+/* ------------------------------------------------------------------- csv */
+
+/* One field: quoted when it holds a separator, a quote or a line break. */
+static void
+csv_field (GString *out, const char *text, gboolean last)
+{
+  if (text == NULL)
+    text = "";
+  if (strpbrk (text, ",\"\r\n") != NULL)
+    {
+      g_string_append_c (out, '"');
+      for (const char *c = text; *c != '\0'; c++)
+        {
+          if (*c == '"')
+            g_string_append_c (out, '"');
+          g_string_append_c (out, *c);
+        }
+      g_string_append_c (out, '"');
+    }
+  else
+    g_string_append (out, text);
+  g_string_append (out, last ? "\r\n" : ",");
+}
+
+static void
+csv_number (GString *out, gdouble value, gboolean last)
+{
+  char buf[G_ASCII_DTOSTR_BUF_SIZE];
+  csv_field (out, g_ascii_formatd (buf, sizeof buf, "%.3f", value), last);
+}
+
+static void
+csv_int (GString *out, gint64 value, gboolean last)
+{
+  char buf[32];
+  g_snprintf (buf, sizeof buf, "%" G_GINT64_FORMAT, value);
+  csv_field (out, buf, last);
+}
+
+/* A row of the table: category CATEGORY (-1 for the wall, total and
+ * accounted rows), its numbers, and its ms on each control path (the
+ * total's too; empty cells for wall and accounted). */
+static void
+csv_table_row (GString *out, const RspAnalysis *a, const char *id, const char *label, guint64 ns, gint category)
+{
+  guint64 total = rsp_analysis_total_ns (a);
+  csv_field (out, id, FALSE);
+  csv_field (out, label, FALSE);
+  csv_number (out, ms (ns), FALSE);
+  csv_number (out, total > 0 ? 100.0 * ns / total : 0.0, FALSE);
+  if (category >= 0)
+    csv_number (out, ms (rsp_analysis_inferred_ns (a, (RspCategory) category)), FALSE);
+  else
+    csv_field (out, "", FALSE);
+  guint n_paths = rsp_analysis_n_paths (a);
+  for (guint p = 0; p < n_paths; p++)
+    {
+      const RspControlPath *cp = rsp_analysis_path (a, p);
+      gboolean last = p + 1 == n_paths;
+      if (category >= 0)
+        csv_number (out, ms (cp->category_ns[category]), last);
+      else if (strcmp (id, "total") == 0)
+        csv_number (out, ms (cp->total), last);
+      else
+        csv_field (out, "", last);
+    }
+  if (n_paths == 0)
+    g_string_append (out, "\r\n");
+}
+
+char *
+rsp_report_csv (const RspAnalysis *a)
+{
+  const RspModel *m = rsp_analysis_model (a);
+  GString *out = g_string_new (NULL);
+  guint64 total = rsp_analysis_total_ns (a);
+  guint n_paths = rsp_analysis_n_paths (a);
+
+  /* the accounting table */
+  csv_field (out, "category", FALSE);
+  csv_field (out, "label", FALSE);
+  csv_field (out, "ms", FALSE);
+  csv_field (out, "percent", FALSE);
+  csv_field (out, "inferred_ms", n_paths == 0);
+  for (guint p = 0; p < n_paths; p++)
+    {
+      g_autofree char *name = g_strdup_printf ("path_%u_ms", rsp_analysis_path (a, p)->id);
+      csv_field (out, name, p + 1 == n_paths);
+    }
+  csv_table_row (out, a, "wall", _("Wall time"), rsp_analysis_wall_ns (a), -1);
+  csv_table_row (out, a, "total", _("Total time"), total, -1);
+  for (guint c = 0; c < RSP_CAT_N; c++)
+    csv_table_row (out, a, rsp_category_id (c), _(rsp_category_label (c)), rsp_analysis_category_ns (a, c), (gint) c);
+  csv_table_row (out, a, "accounted", _("Total accounted"), rsp_analysis_accounted_ns (a), -1);
+  g_string_append (out, "\r\n");
+
+  /* the findings */
+  static const char *const header[] = { "rank", "category", "ms", "percent", "instances", "largest_start_ms",
+                                        "largest_ms", "comm", "pid", "tid", "frame", "file", "endpoint", "summary" };
+  for (gsize i = 0; i < G_N_ELEMENTS (header); i++)
+    csv_field (out, header[i], i + 1 == G_N_ELEMENTS (header));
+  for (guint i = 0; i < rsp_analysis_n_findings (a); i++)
+    {
+      const RspFinding *f = rsp_analysis_finding (a, i);
+      const RspTask *task = rsp_model_task (m, f->task);
+      guint instances;
+      rsp_analysis_finding_stretches (a, i, &instances);
+      csv_int (out, i + 1, FALSE);
+      csv_field (out, rsp_category_id (f->category), FALSE);
+      csv_number (out, ms (f->ns), FALSE);
+      csv_number (out, total > 0 ? 100.0 * f->ns / total : 0.0, FALSE);
+      csv_int (out, instances, FALSE);
+      csv_number (out, rel_ms (m, f->best_start), FALSE);
+      csv_number (out, ms (f->best_end - f->best_start), FALSE);
+      csv_field (out, task_comm (task), FALSE);
+      csv_int (out, task->pid, FALSE);
+      csv_int (out, task->tid, FALSE);
+      csv_field (out, f->frame, FALSE);
+      csv_field (out, f->file, FALSE);
+      csv_field (out, f->endpoint, FALSE);
+      g_autofree char *sentence = rsp_finding_describe (m, f, RSP_DESCRIBE_LOCAL);
+      csv_field (out, sentence, TRUE);
+    }
+  return g_string_free (out, FALSE);
 }

@@ -10,5 +10,12 @@ G_BEGIN_DECLS
 
 char *rsp_report_text (const RspAnalysis *analysis, const char *path);
 char *rsp_report_json (const RspAnalysis *analysis, const char *path);
+/* The accounting table and the findings as CSV (RFC 4180, numbers with a
+ * '.' whatever the locale), for spreadsheets: the table (one row per
+ * category, with its id, its label in the local language, ms, percent,
+ * inferred ms and ms per control path), an empty line, the findings (rank,
+ * category, ms, percent, instances, the longest instance, task, frame,
+ * file, endpoint, the sentence in the local language). */
+char *rsp_report_csv (const RspAnalysis *analysis);
 
 G_END_DECLS

@@ -1,6 +1,7 @@
-/* rsp-export.c — a drawing written to PNG or SVG. */
+/* rsp-export.c — a drawing written to PNG, SVG or PDF. */
 #include "rsp-export.h"
 
+#include <cairo-pdf.h>
 #include <cairo-svg.h>
 #include <errno.h>
 #include <gio/gio.h>
@@ -18,6 +19,8 @@ rsp_image_format_for (const char *path)
     return RSP_IMAGE_PNG;
   if (g_ascii_strcasecmp (dot, ".svg") == 0)
     return RSP_IMAGE_SVG;
+  if (g_ascii_strcasecmp (dot, ".pdf") == 0)
+    return RSP_IMAGE_PDF;
   return RSP_IMAGE_UNKNOWN;
 }
 
@@ -45,12 +48,23 @@ rsp_export_image (const char *path, double width, double height, RspDrawFunc dra
   if (format == RSP_IMAGE_UNKNOWN)
     {
       g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT, _("cannot write %s: %s"), path,
-                   _("the name must end in .png or .svg"));
+                   _("the name must end in .png, .svg or .pdf"));
       return FALSE;
     }
-  cairo_surface_t *surface = format == RSP_IMAGE_SVG
-                               ? cairo_svg_surface_create (path, width, height)
-                               : cairo_image_surface_create (CAIRO_FORMAT_ARGB32, (int) width, (int) height);
+  cairo_surface_t *surface;
+  switch (format)
+    {
+    case RSP_IMAGE_SVG:
+      surface = cairo_svg_surface_create (path, width, height);
+      break;
+    case RSP_IMAGE_PDF:
+      /* one page the size of the view, in points: vectors, text as text */
+      surface = cairo_pdf_surface_create (path, width, height);
+      break;
+    default:
+      surface = cairo_image_surface_create (CAIRO_FORMAT_ARGB32, (int) width, (int) height);
+      break;
+    }
   cairo_status_t status = cairo_surface_status (surface);
   if (status == CAIRO_STATUS_SUCCESS)
     {

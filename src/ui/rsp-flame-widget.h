@@ -28,7 +28,7 @@ void rsp_flame_widget_set_search (RspFlameWidget *self, const char *text);
 void rsp_flame_widget_set_highlight_category (RspFlameWidget *self, gint category);
 /* Shows the time range [T0, T1] (chronological). */
 void rsp_flame_widget_show_range (RspFlameWidget *self, guint64 t0, guint64 t1);
-/* Draws what is shown to a PNG or SVG file (by its suffix), at the widget's size. */
+/* Draws what is shown to a PNG, SVG or PDF file (by its suffix), at the widget's size. */
 gboolean rsp_flame_widget_export (RspFlameWidget *self, const char *path, GError **error);
 
 G_END_DECLS

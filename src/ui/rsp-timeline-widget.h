@@ -23,7 +23,7 @@ void rsp_timeline_widget_set_summary (RspTimelineWidget *self, gboolean summary)
 /* Highlights and scrolls to the first task whose name contains TEXT. */
 void rsp_timeline_widget_set_search (RspTimelineWidget *self, const char *text);
 void rsp_timeline_widget_zoom_fit (RspTimelineWidget *self);
-/* Draws what is shown to a PNG or SVG file (by its suffix), at the widget's size. */
+/* Draws what is shown to a PNG, SVG or PDF file (by its suffix), at the widget's size. */
 gboolean rsp_timeline_widget_export (RspTimelineWidget *self, const char *path, GError **error);
 
 G_END_DECLS

@@ -6,6 +6,7 @@
 #include "rsp-accounting-panel.h"
 #include "rsp-analysis.h"
 #include "rsp-flame-widget.h"
+#include "rsp-report.h"
 #include "rsp-timeline-widget.h"
 
 struct _RspViews {
@@ -360,6 +361,17 @@ rsp_views_export (RspViews *self, const char *path, GError **error)
   GtkWidget *page = gtk_notebook_get_nth_page (GTK_NOTEBOOK (self->notebook),
                                                gtk_notebook_get_current_page (GTK_NOTEBOOK (self->notebook)));
   ProcessPage *pp = page != NULL ? g_object_get_data (G_OBJECT (page), "page") : NULL;
+  if (g_str_has_suffix (path, ".csv") || g_str_has_suffix (path, ".CSV"))
+    {
+      if (pp == NULL)
+        {
+          g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT, _("cannot write %s: %s"), path,
+                       _("the tables are in a process's tab: open one from the timeline, then export it as CSV"));
+          return FALSE;
+        }
+      g_autofree char *csv = rsp_report_csv (pp->analysis);
+      return g_file_set_contents (path, csv, -1, error);
+    }
   if (pp == NULL)
     return rsp_timeline_widget_export (RSP_TIMELINE_WIDGET (self->timeline), path, error);
   return rsp_flame_widget_export (RSP_FLAME_WIDGET (gtk_stack_get_visible_child (GTK_STACK (pp->stack))), path, error);

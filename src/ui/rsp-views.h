@@ -19,7 +19,8 @@ void rsp_views_set_model (RspViews *self, const RspModel *model, const char *tit
 /* Opens (or focuses) the flame views of process PID; the analysis runs in a
  * worker thread and the tab appears when it is ready. */
 void rsp_views_open_process (RspViews *self, gint32 pid);
-/* Exports the visible view to PATH (.png or .svg). */
+/* Exports the visible view to PATH (.png, .svg or .pdf), or, in a process
+ * tab, its accounting table and findings (.csv, rsp_report_csv). */
 /* In a process tab: steps through the instances of the selected finding
  * (rsp_accounting_panel_step); elsewhere nothing. */
 void rsp_views_step_finding (RspViews *self, gint delta);

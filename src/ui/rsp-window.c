@@ -262,7 +262,7 @@ static const struct {
 } shortcuts[] = {
   { N_ ("Recordings"), "<Control>o", N_ ("Open a recording") },
   { N_ ("Recordings"), "<Control>r", N_ ("Record a command") },
-  { N_ ("Recordings"), "<Control>e", N_ ("Export the view to PNG or SVG") },
+  { N_ ("Recordings"), "<Control>e", N_ ("Export the view to PNG, SVG or PDF, or its tables to CSV") },
   { N_ ("Recordings"), "<Control>q", N_ ("Quit") },
   { N_ ("Views"), "plus <Control>plus", N_ ("Zoom in") },
   { N_ ("Views"), "minus <Control>minus", N_ ("Zoom out") },

@@ -12,6 +12,7 @@ The viewer never runs as root, so as root the test runs it as the
 unprivileged user rsp-test-user (created if missing).  Without Xvfb or
 xdotool it skips with a visible message, and fails under CI=true.
 """
+import csv
 import os
 import pwd
 import re
@@ -378,8 +379,45 @@ def export_test(display, workdir):
         if w < 400 or h < 200:
             t.fail("the exported image is %dx%d" % (w, h))
         t.log("exported the timeline to a %dx%d PNG" % (w, h))
+        # a process tab: its view as PDF, its tables as CSV
+        if open_flame(display, wins[0], workdir) is None:
+            t.fail("no flame view opened (screenshots in %s)" % workdir)
+        pdf = export_via_dialog(display, wins[0], os.path.join(workdir, "flame.pdf"), workdir)
+        with open(pdf, "rb") as f:
+            if not f.read(5) == b"%PDF-":
+                t.fail("the PDF export is not a PDF")
+        csv_path = export_via_dialog(display, wins[0], os.path.join(workdir, "tables.csv"), workdir)
+        with open(csv_path, newline="") as f:
+            rows = list(csv.reader(f))
+        if rows[0][:3] != ["category", "label", "ms"] or rows[3][0] != "cpu_sampled" or not any(
+                r and r[0] == "rank" for r in rows):
+            t.fail("the CSV export is not the accounting table and findings: %s" % rows[:4])
+        t.log("exported the flame view to PDF (%d bytes) and its tables to CSV (%d rows)"
+              % (os.path.getsize(pdf), len(rows)))
     finally:
         stop_viewer(proc)
+
+
+def export_via_dialog(display, window, target, workdir):
+    """Ctrl+E, the path typed into the chooser, Enter; waits for the file."""
+    xdotool(display, "windowactivate", "--sync", window)
+    xdotool(display, "key", "ctrl+e")
+    for _ in range(40):
+        if xdotool(display, "search", "--onlyvisible", "--name", "^Export the View$").stdout.split():
+            break
+        time.sleep(0.25)
+    else:
+        t.fail("Ctrl+E opened no export dialog")
+    time.sleep(0.5)
+    xdotool(display, "key", "ctrl+a")
+    xdotool(display, "type", "--delay", "10", target)
+    xdotool(display, "key", "Return")
+    for _ in range(40):
+        if os.path.exists(target) and os.path.getsize(target) > 0:
+            return target
+        time.sleep(0.25)
+    screenshot(display, os.path.join(workdir, "export.png"))
+    t.fail("nothing was exported to %s (screenshot in %s): %s" % (target, workdir, viewer_log(workdir)))
 
 
 FINDING_LINE = re.compile(r"finding (\d+), instance (\d+) of (\d+): ([\d.]+)-([\d.]+) ms")

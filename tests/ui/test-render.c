@@ -71,6 +71,22 @@ check_svg (const char *path)
   g_assert_nonnull (strstr (data, "</svg>"));
 }
 
+/* One page of the asked size in points, and a content stream. */
+static void
+check_pdf (const char *path, int width, int height)
+{
+  g_autofree char *data = NULL;
+  gsize len = 0;
+  g_assert_true (g_file_get_contents (path, &data, &len, NULL));
+  g_assert_cmpuint (len, >, 500);
+  g_assert_true (g_str_has_prefix (data, "%PDF-"));
+  g_autofree char *box = g_strdup_printf ("/MediaBox [ 0 0 %d %d ]", width, height);
+  /* binary streams hold NULs: search bytes, not a string */
+  g_assert_nonnull (memmem (data, len, box, strlen (box)));
+  g_assert_nonnull (memmem (data, len, "/Type /Page", 11));
+  g_assert_nonnull (memmem (data, len, "%%EOF", 5));
+}
+
 static void
 test_view (gconstpointer data)
 {
@@ -78,6 +94,7 @@ test_view (gconstpointer data)
   g_autofree char *png = g_strdup_printf ("%s/%s.png", tmpdir, view);
   g_autofree char *svg = g_strdup_printf ("%s/%s.svg", tmpdir, view);
   g_autofree char *small = g_strdup_printf ("%s/%s-small.png", tmpdir, view);
+  g_autofree char *pdf = g_strdup_printf ("%s/%s.PDF", tmpdir, view);
   g_autofree char *err = NULL;
   int status = run_render (&err, recording, "--view", view, "-o", png, NULL);
   if (status != 0)
@@ -94,6 +111,12 @@ test_view (gconstpointer data)
   if (status != 0)
     g_error ("rsp render --view %s --size failed (%d): %s", view, status, err);
   check_png (small, 800, 500);
+  g_clear_pointer (&err, g_free);
+  status = run_render (&err, recording, "--view", view, "--size", "1000x600", "-o", pdf, NULL);
+  if (status != 0)
+    g_error ("rsp render --view %s (pdf) failed (%d): %s", view, status, err);
+  check_pdf (pdf, 1000, 600);
+  g_unlink (pdf);
   g_unlink (png);
   g_unlink (svg);
   g_unlink (small);
@@ -132,7 +155,7 @@ test_errors (void)
   expect_error ("tiny size", "bad size", recording, "--size", "10x10", "-o", png, NULL);
   expect_error ("unknown view", "unknown view", recording, "--view", "pie", "-o", png, NULL);
   expect_error ("no output", "-o", recording, NULL);
-  expect_error ("bad suffix", ".png or .svg", recording, "-o", "picture.jpg", NULL);
+  expect_error ("bad suffix", ".png, .svg or .pdf", recording, "-o", "picture.jpg", NULL);
   expect_error ("unwritable", "cannot write", recording, "-o", "/nonexistent-dir/x.png", NULL);
   expect_error ("missing recording", "missing.rsp", "missing.rsp", "-o", png, NULL);
   expect_error ("unknown process", "busiest", recording, "--comm", "no-such-process", "-o", png, NULL);

@@ -9,7 +9,9 @@
  *     network time, and its paths' totals to the total;
  *   - the consolidated flame view: the root is the total, no node is
  *     smaller than its children together, and its disk and network leaves
- *     add up to the same categories.
+ *     add up to the same categories;
+ *   - the CSV export (rsp_report_csv): every cell of the table, per path
+ *     too, and every finding's time, read back through an RFC 4180 parser.
  */
 #include <glib.h>
 #include <json-glib/json-glib.h>
@@ -20,6 +22,7 @@
 #include "rsp-consolidated-view.h"
 #include "rsp-flame-view.h"
 #include "rsp-model.h"
+#include "rsp-report.h"
 
 static const char *const recordings[] = {
   "pingpong.rsp", "forkexec.rsp", "tcp_loop.rsp", "dio_read.rsp", "dio_ftrace.rsp", "pingpong-plain.perf.data",
@@ -110,6 +113,94 @@ check_cli (const RspAnalysis *a, const char *path, const char *const *range)
                  rsp_analysis_inferred_ns (a, c), 0.001);
       assert_ms (rsp_category_label (c), text_value (text, rsp_category_label (c)), rsp_analysis_category_ns (a, c),
                  0.01);
+    }
+}
+
+/* RFC 4180: rows of fields, quoted fields may hold separators, quotes
+ * (doubled) and line breaks.  Returns GPtrArray of GStrv. */
+static GPtrArray *
+parse_csv (const char *text)
+{
+  GPtrArray *rows = g_ptr_array_new_with_free_func ((GDestroyNotify) g_strfreev);
+  GPtrArray *fields = g_ptr_array_new ();
+  GString *field = g_string_new (NULL);
+  const char *c = text;
+  while (*c != '\0')
+    {
+      if (*c == '"')
+        {
+          for (c++; *c != '\0' && !(c[0] == '"' && c[1] != '"'); c++)
+            {
+              if (c[0] == '"')
+                c++; /* a doubled quote */
+              g_string_append_c (field, *c);
+            }
+          g_assert_true (*c == '"');
+          c++;
+        }
+      else if (*c == ',' || *c == '\r')
+        {
+          g_ptr_array_add (fields, g_strdup (field->str));
+          g_string_truncate (field, 0);
+          if (*c == '\r')
+            {
+              g_assert_true (c[1] == '\n');
+              g_ptr_array_add (fields, NULL);
+              g_ptr_array_add (rows, g_ptr_array_free (fields, FALSE));
+              fields = g_ptr_array_new ();
+              c++;
+            }
+          c++;
+        }
+      else
+        g_string_append_c (field, *c++);
+    }
+  g_assert_cmpuint (fields->len, ==, 0); /* every row ends in CRLF */
+  g_ptr_array_free (fields, TRUE);
+  g_string_free (field, TRUE);
+  return rows;
+}
+
+static void
+check_csv (const RspAnalysis *a)
+{
+  g_autofree char *csv = rsp_report_csv (a);
+  g_autoptr (GPtrArray) rows = parse_csv (csv);
+  guint n_paths = rsp_analysis_n_paths (a);
+  /* header, wall, total, the categories, accounted, an empty line */
+  g_assert_cmpuint (rows->len, >=, RSP_CAT_N + 5);
+  char **header = rows->pdata[0];
+  g_assert_cmpuint (g_strv_length (header), ==, 5 + n_paths);
+  g_assert_cmpstr (header[2], ==, "ms");
+  char **total = rows->pdata[2];
+  g_assert_cmpstr (total[0], ==, "total");
+  assert_ms ("CSV total", g_ascii_strtod (total[2], NULL), rsp_analysis_total_ns (a), 0.001);
+  for (guint c = 0; c < RSP_CAT_N; c++)
+    {
+      char **row = rows->pdata[3 + c];
+      g_assert_cmpuint (g_strv_length (row), ==, 5 + n_paths);
+      g_assert_cmpstr (row[0], ==, rsp_category_id (c));
+      assert_ms ("CSV category", g_ascii_strtod (row[2], NULL), rsp_analysis_category_ns (a, c), 0.001);
+      assert_ms ("CSV inferred", g_ascii_strtod (row[4], NULL), rsp_analysis_inferred_ns (a, c), 0.001);
+      for (guint p = 0; p < n_paths; p++)
+        assert_ms ("CSV path", g_ascii_strtod (row[5 + p], NULL), rsp_analysis_path (a, p)->category_ns[c], 0.001);
+    }
+  char **accounted = rows->pdata[3 + RSP_CAT_N];
+  g_assert_cmpstr (accounted[0], ==, "accounted");
+  assert_ms ("CSV accounted", g_ascii_strtod (accounted[2], NULL), rsp_analysis_accounted_ns (a), 0.001);
+  char **empty = rows->pdata[4 + RSP_CAT_N];
+  g_assert_true (g_strv_length (empty) == 1 && empty[0][0] == '\0');
+  char **findings_header = rows->pdata[5 + RSP_CAT_N];
+  g_assert_cmpstr (findings_header[0], ==, "rank");
+  g_assert_cmpuint (rows->len, ==, 6 + RSP_CAT_N + rsp_analysis_n_findings (a));
+  for (guint i = 0; i < rsp_analysis_n_findings (a); i++)
+    {
+      char **row = rows->pdata[6 + RSP_CAT_N + i];
+      const RspFinding *f = rsp_analysis_finding (a, i);
+      g_assert_cmpuint (g_strv_length (row), ==, g_strv_length (findings_header));
+      g_assert_cmpstr (row[1], ==, rsp_category_id (f->category));
+      assert_ms ("CSV finding", g_ascii_strtod (row[2], NULL), f->ns, 0.001);
+      g_assert_cmpstr (row[10], ==, f->frame != NULL ? f->frame : "");
     }
 }
 
@@ -232,6 +323,7 @@ test_recording (gconstpointer data)
       if (a == NULL)
         continue; /* the process did not exist then: test-invariants checks the message */
       check_cli (a, path, range);
+      check_csv (a);
       check_flame (a, &theme);
       check_consolidated (a, &theme);
       analysed++;
