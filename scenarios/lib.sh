@@ -127,7 +127,11 @@ scen_drop_caches() {
 scen_record() {
   local out=$SCEN_OUT/$SCEN_NAME.rsp rc=0
   scen_say "recording: rsp record $*"
-  "$RSP" record -o "$out" "$@" >>"$SCEN_OUT/$SCEN_NAME.log" 2>&1 || rc=$?
+  # Under sudo, rsp record runs COMMAND as the invoking user; a scenario's
+  # command works in the root-owned workspace it set up (and its servers run
+  # as root or their own users), so it runs as root here, as the scenario.
+  env -u SUDO_UID -u SUDO_GID -u SUDO_USER -u SUDO_COMMAND -u PKEXEC_UID \
+    "$RSP" record -o "$out" "$@" >>"$SCEN_OUT/$SCEN_NAME.log" 2>&1 || rc=$?
   if [ ! -s "$out" ]; then
     tail -20 "$SCEN_OUT/$SCEN_NAME.log" >&2
     if grep -q "apt-get install linux-perf" "$SCEN_OUT/$SCEN_NAME.log"; then

@@ -117,10 +117,10 @@ set_perf_failed (Session *s, GError **error, const char *when)
       g_autofree char *how = WIFSIGNALED (s->perf_status)
                                  ? g_strdup_printf (_("was killed by signal %d"), WTERMSIG (s->perf_status))
                                  : g_strdup_printf (_("exited with status %d"), WEXITSTATUS (s->perf_status));
-      g_set_error (error, RSP_RECORDER_ERROR, 0, _("perf record %s %s%s"), how, when, see_above);
+      g_set_error (error, RSP_RECORDER_ERROR, RSP_RECORDER_ERROR_PERF, _("perf record %s %s%s"), how, when, see_above);
     }
   else
-    g_set_error (error, RSP_RECORDER_ERROR, 0, _("perf record stopped answering %s%s"), when, see_above);
+    g_set_error (error, RSP_RECORDER_ERROR, RSP_RECORDER_ERROR_PERF, _("perf record stopped answering %s%s"), when, see_above);
 }
 
 /* Sends COMMAND ("ping", "enable", "disable") on perf's control pipe and

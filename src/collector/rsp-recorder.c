@@ -221,7 +221,8 @@ session_record (Session *s, const Probe *probe, GArray **health, GError **error)
     return 1;
   if (s->abort_start)
     {
-      g_set_error (error, RSP_RECORDER_ERROR, 0, _("interrupted before the recording started"));
+      g_set_error (error, RSP_RECORDER_ERROR, RSP_RECORDER_ERROR_INTERRUPTED,
+                   _("interrupted before the recording started"));
       return 130;
     }
 

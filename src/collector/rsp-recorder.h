@@ -30,7 +30,9 @@ G_BEGIN_DECLS
 GQuark rsp_recorder_error_quark (void);
 
 typedef enum {
-  RSP_RECORDER_ERROR_USAGE,
+  RSP_RECORDER_ERROR_USAGE,       /* the arguments or the machine: the message says what to change */
+  RSP_RECORDER_ERROR_PERF,        /* perf record failed, exited early or stopped answering */
+  RSP_RECORDER_ERROR_INTERRUPTED, /* Ctrl+C or a signal before the recording started */
 } RspRecorderError;
 
 #define RSP_RECORDER_DEFAULT_OUTPUT "recording.rsp"
