@@ -26,6 +26,7 @@
 /* What a sched_waking said, kept until the woken task runs. */
 typedef struct {
   gboolean valid;
+  gboolean early;  /* recorded just before the switch-out of the sleep it ends */
   guint64 time;
   RspWakeReason reason;
   RspIdx waker_run;
@@ -201,7 +202,17 @@ open_sleep (Assembler *a, TidState *ts, guint64 time, RspStackId stack, guint32 
   if (s.prev_run != RSP_NONE)
     model_run (m, s.prev_run)->next_sleep = idx;
   ts->open_sleep = idx;
-  ts->pending.valid = FALSE; /* a wake-up before the switch-out woke nothing */
+  /* A wake-up recorded before the switch-out woke nothing, unless it came
+   * just before a blocking switch-out: the waker's CPU can trace
+   * sched_waking while the sleeper is still inside schedule() on its own
+   * CPU, before its sched_switch is traced (the kernel then holds the
+   * wake-up until the switch is done).  That wake-up ends this sleep; a
+   * later one replaces it. */
+  if (ts->pending.valid && (prev_state & TASK_STATE_MASK) != 0 && ts->pending.time <= time
+      && time - ts->pending.time <= RSP_EARLY_WAKE_WINDOW_NS)
+    ts->pending.early = TRUE;
+  else
+    ts->pending.valid = FALSE;
   return idx;
 }
 
@@ -308,10 +319,10 @@ close_sleep (Assembler *a, TidState *ts, guint64 time, RspIdx next_run)
   PendingWake *p = &ts->pending;
   if (s->reason != RSP_WAKE_PREEMPTION && s->reason != RSP_WAKE_FORK)
     {
-      if (p->valid && p->time >= s->start)
+      if (p->valid && (p->time >= s->start || p->early))
         {
           s->reason = p->reason;
-          s->runnable_at = MIN (p->time, s->end);
+          s->runnable_at = MIN (MAX (p->time, s->start), s->end);
           s->waker_run = p->waker_run;
           s->disk_op = p->disk_op;
           s->net_op = p->net_op;
@@ -582,10 +593,10 @@ handle_waking (Assembler *a, const RspModelEvent *ev, gboolean is_new)
   TidState *target = tid_state (a, target_tid, ev->time);
   if (first_seen && !is_new)
     open_sleep (a, target, ev->time, 0, 1); /* it waits from here to its first run */
-  if (target->pending.valid)
+  if (target->pending.valid && !target->pending.early)
     return; /* the first wake-up is the one that made it runnable */
 
-  PendingWake p = { TRUE, ev->time, RSP_WAKE_UNKNOWN, RSP_NONE, RSP_NONE, RSP_NONE, NULL };
+  PendingWake p = { TRUE, FALSE, ev->time, RSP_WAKE_UNKNOWN, RSP_NONE, RSP_NONE, RSP_NONE, NULL };
   RspIdx waker_run = RSP_NONE;
   if (ev->tid > 0)
     {

@@ -28,6 +28,7 @@ typedef guint32 RspIdx;
 #define RSP_POLL_MERGE_GAP_NS (100 * 1000)      /* timed-out polls separated by runs shorter than this merge */
 #define RSP_SAMPLE_GRACE_NS (20 * 1000)         /* a sample this long after a run's end still belongs to it */
 #define RSP_IRQ_WAKE_WINDOW_NS (200 * 1000)     /* a completion this close before a wake-up caused it */
+#define RSP_EARLY_WAKE_WINDOW_NS (100 * 1000)   /* a wake-up this close before a blocking switch-out ends that sleep */
 
 /* ------------------------------------------------------------------ stacks */
 

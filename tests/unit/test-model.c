@@ -655,6 +655,64 @@ test_missing_wakeup (void)
   g_assert_cmpuint (rsp_analysis_category_ns (a, RSP_CAT_UNACCOUNTED), ==, 2 * MS);
 }
 
+/* The waker's CPU can trace sched_waking while the sleeper is still inside
+ * schedule() on its own CPU, before the sleeper's sched_switch: that
+ * wake-up ends the sleep (seen on a real run of tcp_chain); a later one
+ * replaces it; one long before the switch-out woke nothing. */
+static void
+test_early_wakeup (void)
+{
+  Stream s;
+  stream_init (&s);
+  sw (&s, T0, 0, 0, 0, 100, NULL);
+  sw (&s, T0, 1, 0, 0, 200, NULL);
+  /* 200 wakes 100 5 us before 100's switch-out is traced */
+  waking (&s, T0 + 1 * MS, 1, 200, 100, user_write_wake);
+  sw (&s, T0 + 1 * MS + 5 * US, 0, 100, 1, 0, user_read);
+  sw (&s, T0 + 1 * MS + 40 * US, 0, 0, 0, 100, NULL);
+  /* a wake-up in the window, then the real one later: the later counts */
+  sw (&s, T0 + 2 * MS, 1, 200, 1, 0, user_read);
+  sw (&s, T0 + 2 * MS, 1, 0, 0, 300, NULL);
+  waking (&s, T0 + 3 * MS - 20 * US, 0, 100, 300, user_write_wake);
+  sw (&s, T0 + 3 * MS, 1, 300, 1, 0, user_read);
+  waking (&s, T0 + 4 * MS, 0, 100, 300, user_write_wake);
+  sw (&s, T0 + 4 * MS + 10 * US, 1, 0, 0, 300, NULL);
+  /* one long before the switch-out woke nothing: the sleep's end is unknown */
+  waking (&s, T0 + 5 * MS, 0, 100, 300, user_write_wake);
+  sw (&s, T0 + 6 * MS, 1, 300, 1, 0, user_read);
+  sw (&s, T0 + 7 * MS, 1, 0, 0, 300, NULL);
+  sw (&s, T0 + 8 * MS, 1, 300, 0x20, 0, NULL);
+  sw (&s, T0 + 8 * MS, 0, 100, 0x20, 0, NULL);
+  g_autoptr (RspModel) m = rsp_assembler_finish (s.as);
+  g_assert_cmpuint (rsp_model_anomaly_count (m, RSP_ANOMALY_MISSING_WAKEUP), ==, 1);
+  guint checked = 0;
+  for (guint i = 0; i < rsp_model_n_sleeps (m); i++)
+    {
+      const RspSleep *sl = rsp_model_sleep (m, i);
+      const RspTask *t = rsp_model_task (m, sl->task);
+      if (t->tid == 100 && sl->start == T0 + 1 * MS + 5 * US)
+        {
+          /* runnable from its switch-out, woken by 200's run */
+          g_assert_cmpint (sl->reason, ==, RSP_WAKE_RUN);
+          g_assert_cmpuint (sl->runnable_at, ==, sl->start);
+          g_assert_cmpint (rsp_model_task (m, rsp_model_run (m, sl->waker_run)->task)->tid, ==, 200);
+          checked++;
+        }
+      else if (t->tid == 300 && sl->start == T0 + 3 * MS)
+        {
+          g_assert_cmpint (sl->reason, ==, RSP_WAKE_RUN);
+          g_assert_cmpuint (sl->runnable_at, ==, T0 + 4 * MS);
+          checked++;
+        }
+      else if (t->tid == 300 && sl->start == T0 + 6 * MS)
+        {
+          g_assert_cmpint (sl->reason, ==, RSP_WAKE_UNKNOWN);
+          checked++;
+        }
+    }
+  g_assert_cmpuint (checked, ==, 3);
+}
+
 /* A sample or wake-up in a task's context proves it runs there, even when
  * its switch-in was lost. */
 static void
@@ -826,6 +884,7 @@ main (int argc, char **argv)
   g_test_add_func ("/model/preemption", test_preemption);
   g_test_add_func ("/model/missing-switches", test_missing_switches);
   g_test_add_func ("/model/missing-wakeup", test_missing_wakeup);
+  g_test_add_func ("/model/early-wakeup", test_early_wakeup);
   g_test_add_func ("/model/inferred-run", test_inferred_run);
   g_test_add_func ("/model/sample-grace", test_sample_grace);
   return g_test_run ();
