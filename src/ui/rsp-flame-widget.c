@@ -251,6 +251,15 @@ on_click (GtkGestureClick *gesture, int n_press, double x, double y, RspFlameWid
     zoom_to_node (self, hit.node);
 }
 
+/* For the GUI tests (G_MESSAGES_DEBUG=rsp-ui): the range shown. */
+static void
+log_range (RspFlameWidget *self, const char *why)
+{
+  guint64 origin = rsp_analysis_start (self->analysis);
+  g_log ("rsp-ui", G_LOG_LEVEL_DEBUG, "flame view (%s): %.3f-%.3f ms, %u back", why,
+         (self->nav.t0 - origin) / 1e6, (self->nav.t1 - origin) / 1e6, rsp_time_nav_history_length (&self->nav));
+}
+
 static gboolean
 on_key (GtkEventControllerKey *controller, guint keyval, guint keycode, GdkModifierType state, RspFlameWidget *self)
 {
@@ -267,10 +276,17 @@ on_key (GtkEventControllerKey *controller, guint keyval, guint keycode, GdkModif
   int lines;
   if (!rsp_time_nav_key (&self->nav, keyval, state, &lines))
     return FALSE;
+  log_range (self, "key");
   self->scroll_y -= lines * 40;
   clamp_scroll (self);
   gtk_widget_queue_draw (GTK_WIDGET (self));
   return TRUE;
+}
+
+gboolean
+rsp_flame_widget_handle_key (RspFlameWidget *self, guint keyval, GdkModifierType state)
+{
+  return on_key (NULL, keyval, 0, state, self);
 }
 
 static void
@@ -340,7 +356,8 @@ void
 rsp_flame_widget_show_range (RspFlameWidget *self, guint64 t0, guint64 t1)
 {
   guint64 pad = MAX ((t1 - MIN (t0, t1)) / 20, (guint64) 1000);
-  rsp_time_nav_show (&self->nav, t0 > pad ? t0 - pad : 0, t1 + pad);
+  rsp_time_nav_jump (&self->nav, t0 > pad ? t0 - pad : 0, t1 + pad);
+  log_range (self, "show");
   gtk_widget_queue_draw (GTK_WIDGET (self));
 }
 

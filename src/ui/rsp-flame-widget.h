@@ -29,6 +29,10 @@ void rsp_flame_widget_set_highlight_category (RspFlameWidget *self, gint categor
 /* Shows the time range [T0, T1] (chronological). */
 void rsp_flame_widget_show_range (RspFlameWidget *self, guint64 t0, guint64 t1);
 /* Draws what is shown to a PNG, SVG or PDF file (by its suffix), at the widget's size. */
+/* A key for the view (rsp_time_nav_key's, Escape in the consolidated
+ * view); TRUE if it was one.  The views' container passes on the keys no
+ * focused widget took, so that they work wherever the focus is. */
+gboolean rsp_flame_widget_handle_key (RspFlameWidget *self, guint keyval, GdkModifierType state);
 gboolean rsp_flame_widget_export (RspFlameWidget *self, const char *path, GError **error);
 
 G_END_DECLS

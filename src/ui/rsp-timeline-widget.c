@@ -235,7 +235,7 @@ on_click (GtkGestureClick *gesture, int n_press, double x, double y, RspTimeline
     {
       const RspRun *run = rsp_model_run (self->model, hit.item);
       guint64 pad = MAX ((run->end - run->start) / 4, (guint64) 1000);
-      rsp_time_nav_show (&self->nav, run->start > pad ? run->start - pad : 0, run->end + pad);
+      rsp_time_nav_jump (&self->nav, run->start > pad ? run->start - pad : 0, run->end + pad);
       gtk_widget_queue_draw (GTK_WIDGET (self));
     }
 }
@@ -245,6 +245,14 @@ on_key (GtkEventControllerKey *controller, guint keyval, guint keycode, GdkModif
         RspTimelineWidget *self)
 {
   int lines;
+  /* Z: zoom to the selected range */
+  if ((keyval == GDK_KEY_z || keyval == GDK_KEY_Z) && !(state & (GDK_CONTROL_MASK | GDK_ALT_MASK))
+      && self->select_t1 > self->select_t0)
+    {
+      rsp_time_nav_jump (&self->nav, self->select_t0, self->select_t1);
+      gtk_widget_queue_draw (GTK_WIDGET (self));
+      return TRUE;
+    }
   if (!rsp_time_nav_key (&self->nav, keyval, state, &lines))
     return FALSE;
   if (lines != 0)
@@ -256,6 +264,12 @@ on_key (GtkEventControllerKey *controller, guint keyval, guint keycode, GdkModif
     }
   gtk_widget_queue_draw (GTK_WIDGET (self));
   return TRUE;
+}
+
+gboolean
+rsp_timeline_widget_handle_key (RspTimelineWidget *self, guint keyval, GdkModifierType state)
+{
+  return on_key (NULL, keyval, 0, state, self);
 }
 
 static void
@@ -418,7 +432,7 @@ rsp_timeline_widget_set_search (RspTimelineWidget *self, const char *text)
 void
 rsp_timeline_widget_zoom_fit (RspTimelineWidget *self)
 {
-  rsp_time_nav_fit (&self->nav);
+  rsp_time_nav_fit_jump (&self->nav);
   gtk_widget_queue_draw (GTK_WIDGET (self));
 }
 

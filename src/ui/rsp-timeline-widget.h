@@ -24,6 +24,9 @@ void rsp_timeline_widget_set_summary (RspTimelineWidget *self, gboolean summary)
 void rsp_timeline_widget_set_search (RspTimelineWidget *self, const char *text);
 void rsp_timeline_widget_zoom_fit (RspTimelineWidget *self);
 /* Draws what is shown to a PNG, SVG or PDF file (by its suffix), at the widget's size. */
+/* A key for the view (rsp_time_nav_key's, Z for the selected range); TRUE
+ * if it was one (see rsp_flame_widget_handle_key). */
+gboolean rsp_timeline_widget_handle_key (RspTimelineWidget *self, guint keyval, GdkModifierType state);
 gboolean rsp_timeline_widget_export (RspTimelineWidget *self, const char *path, GError **error);
 
 G_END_DECLS

@@ -393,9 +393,32 @@ rsp_views_class_init (RspViewsClass *klass)
   G_OBJECT_CLASS (klass)->finalize = rsp_views_finalize;
 }
 
+/* Keys that no focused widget took (a list row, a button, a tab) go to
+ * the visible view, so that W/A/S/D, F, Z and Escape work wherever the
+ * focus is; a text entry keeps the keys it types. */
+static gboolean
+on_views_key (GtkEventControllerKey *controller, guint keyval, guint keycode, GdkModifierType state, RspViews *self)
+{
+  GtkWidget *focus = gtk_root_get_focus (gtk_widget_get_root (GTK_WIDGET (self)));
+  if (focus != NULL && (GTK_IS_EDITABLE (focus) || gtk_widget_get_ancestor (focus, GTK_TYPE_TEXT) != NULL))
+    return FALSE;
+  GtkWidget *page = gtk_notebook_get_nth_page (GTK_NOTEBOOK (self->notebook),
+                                               gtk_notebook_get_current_page (GTK_NOTEBOOK (self->notebook)));
+  ProcessPage *pp = page != NULL ? g_object_get_data (G_OBJECT (page), "page") : NULL;
+  if (pp != NULL)
+    return rsp_flame_widget_handle_key (RSP_FLAME_WIDGET (gtk_stack_get_visible_child (GTK_STACK (pp->stack))),
+                                        keyval, state);
+  if (self->timeline != NULL)
+    return rsp_timeline_widget_handle_key (RSP_TIMELINE_WIDGET (self->timeline), keyval, state);
+  return FALSE;
+}
+
 static void
 rsp_views_init (RspViews *self)
 {
+  GtkEventController *keys = gtk_event_controller_key_new ();
+  g_signal_connect (keys, "key-pressed", G_CALLBACK (on_views_key), self);
+  gtk_widget_add_controller (GTK_WIDGET (self), keys);
   gtk_orientable_set_orientation (GTK_ORIENTABLE (self), GTK_ORIENTATION_VERTICAL);
   self->process_pages = g_hash_table_new (g_direct_hash, g_direct_equal);
   self->pending = g_hash_table_new (g_direct_hash, g_direct_equal);

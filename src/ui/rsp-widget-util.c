@@ -19,25 +19,45 @@ gboolean
 rsp_time_nav_key (RspTimeNav *nav, guint keyval, GdkModifierType state, int *scroll_lines)
 {
   *scroll_lines = 0;
+  if ((state & GDK_ALT_MASK) && keyval == GDK_KEY_Left)
+    {
+      rsp_time_nav_back (nav);
+      return TRUE;
+    }
+  if (state & (GDK_CONTROL_MASK | GDK_ALT_MASK | GDK_SUPER_MASK))
+    return FALSE; /* the application's shortcuts */
   switch (keyval)
     {
     case GDK_KEY_plus:
     case GDK_KEY_equal:
     case GDK_KEY_KP_Add:
+    case GDK_KEY_w:
+    case GDK_KEY_W:
       rsp_time_nav_zoom (nav, 1.5, 0.5);
       return TRUE;
     case GDK_KEY_minus:
     case GDK_KEY_KP_Subtract:
+    case GDK_KEY_s:
+    case GDK_KEY_S:
       rsp_time_nav_zoom (nav, 1 / 1.5, 0.5);
       return TRUE;
     case GDK_KEY_0:
     case GDK_KEY_KP_0:
-      rsp_time_nav_fit (nav);
+    case GDK_KEY_f:
+    case GDK_KEY_F:
+      rsp_time_nav_fit_jump (nav);
+      return TRUE;
+    case GDK_KEY_Escape:
+      rsp_time_nav_back (nav);
       return TRUE;
     case GDK_KEY_Left:
+    case GDK_KEY_a:
+    case GDK_KEY_A:
       rsp_time_nav_pan (nav, -0.1);
       return TRUE;
     case GDK_KEY_Right:
+    case GDK_KEY_d:
+    case GDK_KEY_D:
       rsp_time_nav_pan (nav, 0.1);
       return TRUE;
     case GDK_KEY_Up:

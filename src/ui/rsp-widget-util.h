@@ -14,7 +14,9 @@ G_BEGIN_DECLS
 
 /* The palette matching the widget's style (dark when its text is light). */
 void rsp_widget_theme (GtkWidget *widget, RspTheme *theme);
-/* Handles + - 0 and the arrow keys on NAV; TRUE if the key was one.
+/* The keys of the time-based views, as in Perfetto: W and + zoom in, S and
+ * - out, A D and the arrows pan, F and 0 fit, Escape and Alt+Left go back
+ * through the zoom history (rsp_time_nav_back); TRUE if the key was one.
  * *SCROLL_LINES is set for Up/Down (rows to scroll), else 0. */
 gboolean rsp_time_nav_key (RspTimeNav *nav, guint keyval, GdkModifierType state, int *scroll_lines);
 

@@ -438,6 +438,15 @@ def wait_finding_events(workdir, n, seconds=10):
     return finding_events(workdir)
 
 
+FLAME_LINE = re.compile(r"flame view \((\w+)\): ([\d.]+)-([\d.]+) ms, (\d+) back")
+
+
+def flame_ranges(workdir):
+    """The flame view's debug lines: (why, start ms, end ms, history length)."""
+    return [(m.group(1), float(m.group(2)), float(m.group(3)), int(m.group(4)))
+            for m in FLAME_LINE.finditer(viewer_log(workdir, 1 << 20))]
+
+
 def findings_test(display, workdir):
     """Findings that step: ] and [ go through the instances of a finding,
     a click on a finding shows it, a second click on it shows it again."""
@@ -475,6 +484,28 @@ def findings_test(display, workdir):
         if len(times) != 3:
             t.fail("three instances showed %d different time ranges: %s" % (len(times), events[:3]))
         t.log("keys: finding 1 happened %d times; ], ], ], [ showed instances %s" % (count, steps))
+        # the zoom history: each finding shown was a jump; Escape goes back
+        # through them wherever the focus is (on the findings list now), W
+        # zooms in without being remembered, F fits as a jump
+        shows = [r for r in flame_ranges(workdir) if r[0] == "show"]
+        if len(shows) < 4:
+            t.fail("the flame view logged %d jumps for 4 findings shown: %s" % (len(shows), viewer_log(workdir)))
+        for key in ("Escape", "Escape", "w", "f", "Escape"):
+            xdotool(display, "key", key)
+            time.sleep(0.4)
+        keys = [r for r in flame_ranges(workdir) if r[0] == "key"][-5:]
+        if len(keys) < 5:
+            t.fail("the flame view took %d of the keys Escape Escape w f Escape: %s" % (len(keys), viewer_log(workdir)))
+        back1, back2, zoomed, fitted, back3 = keys
+        want = [(shows[-2][1:3], shows[-2][3]), (shows[-3][1:3], shows[-3][3])]
+        if [(back1[1:3], back1[3]), (back2[1:3], back2[3])] != want:
+            t.fail("Escape, Escape showed %s, expected the ranges of the jumps before: %s" % (keys[:2], want))
+        if not (zoomed[2] - zoomed[1] < back2[2] - back2[1] and zoomed[3] == back2[3]):
+            t.fail("w did not zoom in without a history entry: %s after %s" % (zoomed, back2))
+        if fitted[3] != zoomed[3] + 1 or back3[1:3] != zoomed[1:3]:
+            t.fail("f then Escape: %s, %s; expected a fit remembered and the zoomed range back" % (fitted, back3))
+        t.log("zoom history: Escape went back to %.3f-%.3f and %.3f-%.3f ms, w zoomed in, f fitted, Escape undid it"
+              % (back1[1], back1[2], back2[1], back2[2]))
         # the pointer: the findings list is under the table in the panel at
         # the right; scroll it into view and click down it until a finding shows
         panel_x = x + w - 200

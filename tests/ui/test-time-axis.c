@@ -3,6 +3,7 @@
 #include <glib.h>
 
 #include "rsp-time-axis.h"
+#include "rsp-time-nav.h"
 
 #define MS 1000000ull
 #define S 1000000000ull
@@ -151,6 +152,49 @@ test_label_placement (void)
   g_assert_cmpfloat (rsp_time_axis_label_x (&axis, 340 * MS, w), >, 0);
 }
 
+/* The zoom history: jumps are remembered, steps are not, back returns to
+ * the range before each jump, the oldest are forgotten past the limit. */
+static void
+test_nav_history (void)
+{
+  RspTimeNav nav;
+  rsp_time_nav_init (&nav, 1000000, 101000000); /* 100 ms */
+  g_assert_false (rsp_time_nav_back (&nav));
+  rsp_time_nav_jump (&nav, 11000000, 21000000);
+  g_assert_cmpuint (nav.t0, ==, 11000000);
+  g_assert_cmpuint (rsp_time_nav_history_length (&nav), ==, 1);
+  rsp_time_nav_zoom (&nav, 2, 0.5); /* steps: not remembered */
+  rsp_time_nav_pan (&nav, 0.5);
+  g_assert_cmpuint (rsp_time_nav_history_length (&nav), ==, 1);
+  guint64 stepped0 = nav.t0, stepped1 = nav.t1;
+  rsp_time_nav_jump (&nav, 51000000, 52000000);
+  rsp_time_nav_jump (&nav, 51000000, 52000000); /* the same range: nothing new */
+  g_assert_cmpuint (rsp_time_nav_history_length (&nav), ==, 2);
+  g_assert_true (rsp_time_nav_back (&nav));
+  g_assert_cmpuint (nav.t0, ==, stepped0);
+  g_assert_cmpuint (nav.t1, ==, stepped1);
+  g_assert_true (rsp_time_nav_back (&nav));
+  g_assert_cmpuint (nav.t0, ==, 1000000);
+  g_assert_cmpuint (nav.t1, ==, 101000000);
+  g_assert_false (rsp_time_nav_back (&nav));
+  /* a fit is a jump too */
+  rsp_time_nav_jump (&nav, 11000000, 12000000);
+  rsp_time_nav_fit_jump (&nav);
+  g_assert_true (rsp_time_nav_back (&nav));
+  g_assert_cmpuint (nav.t0, ==, 11000000);
+  /* past the limit the oldest go */
+  rsp_time_nav_init (&nav, 0, 1000000000);
+  for (guint i = 0; i < RSP_TIME_NAV_HISTORY + 10; i++)
+    rsp_time_nav_jump (&nav, (guint64) i * 1000000 + 1000000, (guint64) i * 1000000 + 2000000);
+  g_assert_cmpuint (rsp_time_nav_history_length (&nav), ==, RSP_TIME_NAV_HISTORY);
+  guint backs = 0;
+  while (rsp_time_nav_back (&nav))
+    backs++;
+  g_assert_cmpuint (backs, ==, RSP_TIME_NAV_HISTORY);
+  /* the oldest kept: where the 11th jump started (the 10th jump's range) */
+  g_assert_cmpuint (nav.t0, ==, 10 * 1000000);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -161,5 +205,6 @@ main (int argc, char **argv)
   g_test_add_func ("/time-axis/mapping", test_mapping);
   g_test_add_func ("/time-axis/durations", test_durations);
   g_test_add_func ("/time-axis/label-placement", test_label_placement);
+  g_test_add_func ("/time-nav/history", test_nav_history);
   return g_test_run ();
 }
