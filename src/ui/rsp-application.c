@@ -112,6 +112,7 @@ rsp_application_startup (GApplication *app)
     { "win.export", { "<Control>e", NULL } },
     { "win.show-help-overlay", { "<Control>question", NULL } },
     { "win.next-instance", { "bracketright", NULL } },
+    { "win.find", { "<Control>f", NULL } },
     { "win.previous-instance", { "bracketleft", NULL } },
   };
   for (gsize i = 0; i < G_N_ELEMENTS (accels); i++)

@@ -713,6 +713,15 @@ draw_row_backgrounds (Frame *f, cairo_t *cr, guint first, guint last)
         cairo_rectangle (cr, 0, row_top (layout, f->vp, &f->g, r), f->vp->width, f->g.row_height);
     }
   cairo_fill (cr);
+  if (f->vp->n_marked_rows > 0)
+    {
+      cairo_set_source_rgba (cr, theme->highlight.r, theme->highlight.g, theme->highlight.b, 0.12);
+      for (guint i = 0; i < f->vp->n_marked_rows; i++)
+        if (f->vp->marked_rows[i] >= first && f->vp->marked_rows[i] < last)
+          cairo_rectangle (cr, 0, row_top (layout, f->vp, &f->g, f->vp->marked_rows[i]), f->vp->width,
+                           f->g.row_height);
+      cairo_fill (cr);
+    }
   if (f->vp->highlight_row >= 0 && (guint) f->vp->highlight_row >= first && (guint) f->vp->highlight_row < last)
     {
       cairo_set_source_rgba (cr, theme->highlight.r, theme->highlight.g, theme->highlight.b, 0.25);

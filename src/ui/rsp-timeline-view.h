@@ -88,7 +88,9 @@ typedef struct {
   double scroll_y;       /* logical px the task rows are scrolled up by */
   double width, height;  /* the whole view, logical px */
   double row_height;     /* logical px per row; 0 = the theme's */
-  gint highlight_row;    /* a row to highlight (hover), -1 for none */
+  gint highlight_row;    /* a row to highlight (hover, the current match), -1 for none */
+  const guint32 *marked_rows; /* rows marked lighter (every search match), ascending */
+  guint n_marked_rows;
   guint64 select_t0, select_t1; /* a selected time range; equal for none */
 } RspTimelineViewport;
 

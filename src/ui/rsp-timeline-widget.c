@@ -29,6 +29,11 @@ struct _RspTimelineWidget {
   double drag_scroll;
   double drag_x, drag_y;
   double pinch_scale;
+
+  /* the search: its text, the rows that match, the current one */
+  char *search;
+  GArray *matches; /* guint32 row */
+  guint match;
 };
 
 enum {
@@ -49,6 +54,8 @@ viewport_for (RspTimelineWidget *self, RspTimelineViewport *vp, const RspTheme *
   vp->t1 = self->nav.t1;
   vp->scroll_y = self->scroll_y;
   vp->highlight_row = self->hover_row;
+  vp->marked_rows = (const guint32 *) self->matches->data;
+  vp->n_marked_rows = self->matches->len;
   vp->select_t0 = self->select_t0;
   vp->select_t1 = self->select_t1;
   vp->row_height = rsp_timeline_view_fit_row_height (self->layout, theme, h);
@@ -92,12 +99,58 @@ clamp_scroll (RspTimelineWidget *self)
   self->scroll_y = CLAMP (self->scroll_y, 0.0, MAX (0.0, content - visible));
 }
 
+static const char *task_label (const RspModel *m, RspIdx task);
+
+/* The task rows whose name holds the search text (case-folded). */
+static void
+find_matches (RspTimelineWidget *self)
+{
+  g_array_set_size (self->matches, 0);
+  if (self->search == NULL || self->layout == NULL)
+    return;
+  for (guint r = 0; r < rsp_timeline_layout_n_task_rows (self->layout); r++)
+    {
+      const RspTimelineRow *row = rsp_timeline_layout_row (self->layout, r);
+      g_autofree char *name = g_utf8_casefold (task_label (self->model, row->task), -1);
+      if (strstr (name, self->search) != NULL)
+        {
+          guint32 row_index = r;
+          g_array_append_val (self->matches, row_index);
+        }
+    }
+  if (self->match >= self->matches->len)
+    self->match = 0;
+}
+
+/* Scrolls to the current match and highlights it. */
+static void
+show_match (RspTimelineWidget *self)
+{
+  self->hover_row = -1;
+  if (self->matches->len > 0)
+    {
+      RspTheme theme;
+      RspTimelineViewport vp;
+      RspTimelineGeometry geo;
+      geometry_for (self, &vp, &theme, &geo);
+      guint32 r = g_array_index (self->matches, guint32, self->match);
+      self->hover_row = (gint) r;
+      /* the match a few rows below the top, with context above it */
+      self->scroll_y = (r > 2 ? r - 2 : 0) * geo.row_height;
+      clamp_scroll (self);
+    }
+  g_log ("rsp-ui", G_LOG_LEVEL_DEBUG, "timeline search: %u of %u", self->matches->len > 0 ? self->match + 1 : 0,
+         self->matches->len);
+  gtk_widget_queue_draw (GTK_WIDGET (self));
+}
+
 static void
 rebuild_layout (RspTimelineWidget *self)
 {
   g_clear_pointer (&self->layout, rsp_timeline_layout_free);
   self->layout = rsp_timeline_layout_new (self->model, &self->options);
   self->hover_row = -1;
+  find_matches (self);
   clamp_scroll (self);
   gtk_widget_queue_draw (GTK_WIDGET (self));
 }
@@ -255,6 +308,9 @@ on_key (GtkEventControllerKey *controller, guint keyval, guint keycode, GdkModif
     }
   if (!rsp_time_nav_key (&self->nav, keyval, state, &lines))
     return FALSE;
+  g_log ("rsp-ui", G_LOG_LEVEL_DEBUG, "timeline (key): %.3f-%.3f ms",
+         (self->nav.t0 - rsp_model_start_time (self->model)) / 1e6,
+         (self->nav.t1 - rsp_model_start_time (self->model)) / 1e6);
   if (lines != 0)
     {
       RspTheme theme;
@@ -405,28 +461,29 @@ rsp_timeline_widget_set_summary (RspTimelineWidget *self, gboolean summary)
 void
 rsp_timeline_widget_set_search (RspTimelineWidget *self, const char *text)
 {
-  self->hover_row = -1;
-  if (text != NULL && *text != '\0')
-    {
-      g_autofree char *needle = g_utf8_casefold (text, -1);
-      for (guint r = 0; r < rsp_timeline_layout_n_task_rows (self->layout); r++)
-        {
-          const RspTimelineRow *row = rsp_timeline_layout_row (self->layout, r);
-          g_autofree char *name = g_utf8_casefold (task_label (self->model, row->task), -1);
-          if (strstr (name, needle) != NULL)
-            {
-              RspTheme theme;
-              RspTimelineViewport vp;
-              RspTimelineGeometry geo;
-              geometry_for (self, &vp, &theme, &geo);
-              self->hover_row = (gint) r;
-              self->scroll_y = r * geo.row_height;
-              clamp_scroll (self);
-              break;
-            }
-        }
-    }
-  gtk_widget_queue_draw (GTK_WIDGET (self));
+  g_free (self->search);
+  self->search = text != NULL && *text != '\0' ? g_utf8_casefold (text, -1) : NULL;
+  find_matches (self);
+  self->match = 0;
+  show_match (self);
+}
+
+void
+rsp_timeline_widget_search_step (RspTimelineWidget *self, gint delta)
+{
+  guint n = self->matches->len;
+  if (n == 0)
+    return;
+  self->match = (guint) (((gint64) self->match + delta % (gint) n + n) % n);
+  show_match (self);
+}
+
+guint
+rsp_timeline_widget_search_matches (RspTimelineWidget *self, guint *current)
+{
+  if (current != NULL)
+    *current = self->match;
+  return self->matches->len;
 }
 
 void
@@ -458,6 +515,8 @@ rsp_timeline_widget_finalize (GObject *object)
 {
   RspTimelineWidget *self = RSP_TIMELINE_WIDGET (object);
   g_clear_pointer (&self->layout, rsp_timeline_layout_free);
+  g_array_unref (self->matches);
+  g_free (self->search);
   G_OBJECT_CLASS (rsp_timeline_widget_parent_class)->finalize (object);
 }
 
@@ -479,6 +538,7 @@ static void
 rsp_timeline_widget_init (RspTimelineWidget *self)
 {
   self->hover_row = -1;
+  self->matches = g_array_new (FALSE, FALSE, sizeof (guint32));
   static const RspViewInput input = {
     .scroll = G_CALLBACK (on_scroll),
     .motion = G_CALLBACK (on_motion),

@@ -22,6 +22,12 @@ void rsp_timeline_widget_set_show_sleeps (RspTimelineWidget *self, gboolean show
 void rsp_timeline_widget_set_summary (RspTimelineWidget *self, gboolean summary);
 /* Highlights and scrolls to the first task whose name contains TEXT. */
 void rsp_timeline_widget_set_search (RspTimelineWidget *self, const char *text);
+/* Search: rsp_timeline_widget_set_search marks every task row whose name
+ * holds TEXT (any case) and goes to the first; _search_step goes DELTA
+ * matches on (wrapping); _search_matches gives their number and the
+ * current one's index (0-based). */
+void rsp_timeline_widget_search_step (RspTimelineWidget *self, gint delta);
+guint rsp_timeline_widget_search_matches (RspTimelineWidget *self, guint *current);
 void rsp_timeline_widget_zoom_fit (RspTimelineWidget *self);
 /* Draws what is shown to a PNG, SVG or PDF file (by its suffix), at the widget's size. */
 /* A key for the view (rsp_time_nav_key's, Z for the selected range); TRUE

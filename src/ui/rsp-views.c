@@ -14,6 +14,8 @@ struct _RspViews {
   RspModel *model; /* a reference */
   GtkWidget *notebook;
   GtkWidget *timeline;
+  GtkWidget *timeline_search;
+  GtkWidget *match_label; /* "3 of 17" beside the timeline's search */
   GtkWidget *range_label;
   GHashTable *process_pages; /* pid -> page widget */
   GHashTable *pending;       /* pids whose analysis is being computed */
@@ -28,6 +30,7 @@ typedef struct {
   GtkWidget *consolidated;
   GtkWidget *stack;
   GtkWidget *panel;
+  GtkWidget *search;
 } ProcessPage;
 
 static void
@@ -131,7 +134,8 @@ add_process_page (RspViews *self, gint32 pid, RspAnalysis *analysis)
   GtkWidget *switcher = gtk_stack_switcher_new ();
   gtk_stack_switcher_set_stack (GTK_STACK_SWITCHER (switcher), GTK_STACK (page->stack));
   GtkWidget *search = gtk_search_entry_new ();
-  gtk_widget_set_tooltip_text (search, _("Highlight frames by name"));
+  page->search = search;
+  gtk_widget_set_tooltip_text (search, _("Highlight frames by name (Ctrl+F)"));
   g_signal_connect (search, "search-changed", G_CALLBACK (on_flame_search), page);
   GtkWidget *toolbar = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 6);
   gtk_widget_set_margin_start (toolbar, 6);
@@ -286,9 +290,42 @@ on_summary (GtkCheckButton *button, RspViews *self)
 }
 
 static void
+show_match_count (RspViews *self)
+{
+  guint current, n = rsp_timeline_widget_search_matches (RSP_TIMELINE_WIDGET (self->timeline), &current);
+  const char *text = gtk_editable_get_text (GTK_EDITABLE (self->timeline_search));
+  g_autofree char *label = *text == '\0' ? g_strdup ("")
+                           : n == 0       ? g_strdup (_("no match"))
+                                          : g_strdup_printf (_("%u of %u"), current + 1, n);
+  gtk_label_set_text (GTK_LABEL (self->match_label), label);
+}
+
+static void
 on_timeline_search (GtkSearchEntry *entry, RspViews *self)
 {
   rsp_timeline_widget_set_search (RSP_TIMELINE_WIDGET (self->timeline), gtk_editable_get_text (GTK_EDITABLE (entry)));
+  show_match_count (self);
+}
+
+/* Enter: the next match; Shift+Enter: the previous one. */
+static void
+on_timeline_search_activate (GtkSearchEntry *entry, RspViews *self)
+{
+  rsp_timeline_widget_search_step (RSP_TIMELINE_WIDGET (self->timeline), +1);
+  show_match_count (self);
+}
+
+static gboolean
+on_timeline_search_key (GtkEventControllerKey *controller, guint keyval, guint keycode, GdkModifierType state,
+                        RspViews *self)
+{
+  if ((keyval == GDK_KEY_Return || keyval == GDK_KEY_KP_Enter) && (state & GDK_SHIFT_MASK))
+    {
+      rsp_timeline_widget_search_step (RSP_TIMELINE_WIDGET (self->timeline), -1);
+      show_match_count (self);
+      return TRUE;
+    }
+  return FALSE;
 }
 
 static void
@@ -323,8 +360,17 @@ rsp_views_set_model (RspViews *self, const RspModel *model, const char *title)
   GtkWidget *summary = gtk_check_button_new_with_mnemonic (_("_Summary (hide idle tasks)"));
   g_signal_connect (summary, "toggled", G_CALLBACK (on_summary), self);
   GtkWidget *search = gtk_search_entry_new ();
-  gtk_widget_set_tooltip_text (search, _("Find a task by name"));
+  self->timeline_search = search;
+  gtk_widget_set_tooltip_text (search, _("Find a task by name (Ctrl+F); Enter: next, Shift+Enter: previous"));
   g_signal_connect (search, "search-changed", G_CALLBACK (on_timeline_search), self);
+  g_signal_connect (search, "activate", G_CALLBACK (on_timeline_search_activate), self);
+  GtkEventController *search_keys = gtk_event_controller_key_new ();
+  gtk_event_controller_set_propagation_phase (search_keys, GTK_PHASE_CAPTURE);
+  g_signal_connect (search_keys, "key-pressed", G_CALLBACK (on_timeline_search_key), self);
+  gtk_widget_add_controller (search, search_keys);
+  self->match_label = gtk_label_new ("");
+  gtk_widget_add_css_class (self->match_label, "dim-label");
+  gtk_widget_add_css_class (self->match_label, "numeric");
   GtkWidget *fit = gtk_button_new_from_icon_name ("zoom-fit-best-symbolic");
   gtk_widget_set_tooltip_text (fit, _("Show everything (0)"));
   g_signal_connect (fit, "clicked", G_CALLBACK (on_fit), self);
@@ -334,6 +380,7 @@ rsp_views_set_model (RspViews *self, const RspModel *model, const char *title)
   gtk_label_set_xalign (GTK_LABEL (self->range_label), 0);
   gtk_widget_add_css_class (self->range_label, "dim-label");
   gtk_box_append (GTK_BOX (toolbar), search);
+  gtk_box_append (GTK_BOX (toolbar), self->match_label);
   gtk_box_append (GTK_BOX (toolbar), sleeps);
   gtk_box_append (GTK_BOX (toolbar), summary);
   gtk_box_append (GTK_BOX (toolbar), fit);
@@ -343,6 +390,17 @@ rsp_views_set_model (RspViews *self, const RspModel *model, const char *title)
   gtk_box_append (GTK_BOX (page), self->timeline);
   gtk_notebook_append_page (GTK_NOTEBOOK (self->notebook), page, tab_label (_("Timeline"), NULL));
   (void) title;
+}
+
+void
+rsp_views_focus_search (RspViews *self)
+{
+  GtkWidget *page = gtk_notebook_get_nth_page (GTK_NOTEBOOK (self->notebook),
+                                               gtk_notebook_get_current_page (GTK_NOTEBOOK (self->notebook)));
+  ProcessPage *pp = page != NULL ? g_object_get_data (G_OBJECT (page), "page") : NULL;
+  GtkWidget *search = pp != NULL ? pp->search : self->timeline_search;
+  if (search != NULL)
+    gtk_widget_grab_focus (search);
 }
 
 void

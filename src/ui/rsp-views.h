@@ -24,6 +24,8 @@ void rsp_views_open_process (RspViews *self, gint32 pid);
 /* In a process tab: steps through the instances of the selected finding
  * (rsp_accounting_panel_step); elsewhere nothing. */
 void rsp_views_step_finding (RspViews *self, gint delta);
+/* Puts the keyboard in the current tab's search entry (Ctrl+F). */
+void rsp_views_focus_search (RspViews *self);
 gboolean rsp_views_export (RspViews *self, const char *path, GError **error);
 
 G_END_DECLS

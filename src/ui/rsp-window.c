@@ -273,6 +273,9 @@ static const struct {
   { N_ ("Views"), "z", N_ ("Timeline: zoom to the selected range") },
   { N_ ("Views"), "Escape", N_ ("Consolidated view: back to the whole tree") },
   { N_ ("Views"), NULL, N_ ("Zoom with two fingers") },
+  { N_ ("Search"), "<Control>f", N_ ("Search the current view") },
+  { N_ ("Search"), "Return", N_ ("Timeline search: next match") },
+  { N_ ("Search"), "<Shift>Return", N_ ("Timeline search: previous match") },
   { N_ ("Findings"), "bracketright", N_ ("Next time the selected finding happened") },
   { N_ ("Findings"), "bracketleft", N_ ("Previous time the selected finding happened") },
 };
@@ -333,6 +336,13 @@ on_export_response (GtkNativeDialog *dialog, int response, RspWindow *self)
         show_error (self, _("Could not export the view"), error->message);
     }
   g_object_unref (dialog);
+}
+
+static void
+find_activated (GSimpleAction *action, GVariant *parameter, gpointer user_data)
+{
+  RspWindow *self = user_data;
+  rsp_views_focus_search (RSP_VIEWS (self->views_page));
 }
 
 static void
@@ -436,6 +446,7 @@ rsp_window_init (RspWindow *self)
   static const GActionEntry win_actions[] = {
     { "export", export_activated, NULL, NULL, NULL, { 0 } },
     { "next-instance", next_instance_activated, NULL, NULL, NULL, { 0 } },
+    { "find", find_activated, NULL, NULL, NULL, { 0 } },
     { "previous-instance", previous_instance_activated, NULL, NULL, NULL, { 0 } },
   };
   g_action_map_add_action_entries (G_ACTION_MAP (self), win_actions, G_N_ELEMENTS (win_actions), self);

@@ -537,6 +537,56 @@ def findings_test(display, workdir):
         stop_viewer(proc)
 
 
+SEARCH_LINE = re.compile(r"timeline search: (\d+) of (\d+)")
+
+
+def search_test(display, workdir):
+    """Ctrl+F puts the keyboard in the timeline's search; what is typed
+    there stays there (no view key fires); Enter and Shift+Enter step
+    through the matches."""
+    src = os.path.join(os.environ["RSP_SOURCE_ROOT"], "tests", "data", "tcp_loop.rsp")
+    recording = os.path.join(workdir, "tcp_loop.rsp")
+    shutil.copy(src, recording)
+    os.chmod(recording, 0o644)
+    proc, wins = start_viewer_with_window(display, recording, workdir, debug="rsp-ui")
+    try:
+        if not wait_loaded(display, wins[0], "tcp_loop.rsp", 120):
+            t.fail("the recording did not load")
+        xdotool(display, "windowactivate", "--sync", wins[0])
+        time.sleep(1)
+        xdotool(display, "key", "ctrl+f")
+        time.sleep(0.5)
+        # a w outside the entry would zoom the timeline: type one, take it
+        # back, then search for "p" (tcp_loop, perf, python3, ...)
+        xdotool(display, "type", "--delay", "80", "w")
+        xdotool(display, "key", "BackSpace")
+        xdotool(display, "type", "--delay", "80", "p")
+        time.sleep(1.5)  # the entry's search-changed delay
+        log = viewer_log(workdir, 1 << 20)
+        found = SEARCH_LINE.findall(log)
+        if not found:
+            t.fail("typing in the search showed no match count: %s" % log[-2000:])
+        if "timeline (key)" in log:
+            t.fail("a key typed into the search entry moved the timeline: %s" % log[-2000:])
+        first, n = (int(x) for x in found[-1])
+        if first != 1 or n < 3:
+            t.fail("'p' matched %d rows (at %d): the test needs three" % (n, first))
+        before = len(found)
+        for key in ("Return", "Return", "shift+Return"):
+            xdotool(display, "key", key)
+            time.sleep(0.5)
+        time.sleep(1)
+        # each key one step, no more
+        steps = [int(x[0]) for x in SEARCH_LINE.findall(viewer_log(workdir, 1 << 20))[before:]]
+        if steps != [2, 3, 2]:
+            t.fail("Enter, Enter, Shift+Enter went to matches %s of %d, expected [2, 3, 2]" % (steps, n))
+        t.log("search: 'p' matched %d task rows; Enter, Enter, Shift+Enter went to %s; nothing typed leaked"
+              % (n, steps))
+        screenshot(display, os.path.join(os.environ["RSP_BUILD_ROOT"], "tests", "gui-search.png"))
+    finally:
+        stop_viewer(proc)
+
+
 def open_with_dialog(display, window, path):
     """Ctrl+O, type PATH into the file chooser, Enter."""
     xdotool(display, "windowactivate", "--sync", window)
@@ -611,6 +661,8 @@ def main():
             reopen_test(display, workdir)
         elif what == "findings":
             findings_test(display, workdir)
+        elif what == "search":
+            search_test(display, workdir)
         else:
             error_test(display, workdir)
     finally:
