@@ -235,7 +235,10 @@ rsp_record_dialog_init (RspRecordDialog *self)
   gtk_widget_set_halign (self->output, GTK_ALIGN_START);
   self->freq = row (grid, 2, _("Sampling _frequency (Hz)"), gtk_spin_button_new_with_range (10, 10000, 10));
   gtk_spin_button_set_value (GTK_SPIN_BUTTON (self->freq), 1000);
-  self->keep_awake = gtk_check_button_new_with_mnemonic (_("_Keep CPUs awake (no lost disk and network completions)"));
+  /* a last resort, as `rsp record --keep-awake`: RSP's tracefs instance
+   * already records what perf drops on idle CPUs */
+  self->keep_awake = gtk_check_button_new_with_mnemonic (
+      _("_Keep CPUs awake (last resort when the tracefs instance cannot run; slows the workload)"));
   gtk_grid_attach (GTK_GRID (grid), self->keep_awake, 1, 3, 1, 1);
   self->dwarf = gtk_check_button_new_with_mnemonic (_("_DWARF call graphs (for code built without frame pointers)"));
   gtk_grid_attach (GTK_GRID (grid), self->dwarf, 1, 4, 1, 1);
