@@ -175,17 +175,24 @@ longest_instance (const RspAnalysis *a, guint f)
   return best;
 }
 
+/* Empties the "k of n" of the finding selected until now. */
+static void
+clear_position (RspAccountingPanel *self)
+{
+  if (self->finding < 0 || (guint) self->finding >= self->instance_labels->len)
+    return;
+  GtkWidget *label = g_ptr_array_index (self->instance_labels, self->finding);
+  if (label != NULL)
+    gtk_label_set_text (GTK_LABEL (label), "");
+}
+
 static void
 show_instance (RspAccountingPanel *self, guint finding, guint instance)
 {
   guint n;
   rsp_analysis_finding_stretches (self->analysis, finding, &n);
-  if (self->finding >= 0 && (guint) self->finding != finding && (guint) self->finding < self->instance_labels->len)
-    {
-      GtkWidget *old = g_ptr_array_index (self->instance_labels, self->finding);
-      if (old != NULL)
-        gtk_label_set_text (GTK_LABEL (old), "");
-    }
+  if (self->finding != (gint) finding)
+    clear_position (self);
   self->finding = (gint) finding;
   self->instance = n > 0 ? instance % n : 0;
   GtkWidget *label = finding < self->instance_labels->len ? g_ptr_array_index (self->instance_labels, finding) : NULL;
@@ -276,9 +283,7 @@ on_category_row (GtkListBox *box, GtkListBoxRow *row, RspAccountingPanel *self)
       /* a category, not a finding, is selected now */
       if (self->finding >= 0)
         {
-          GtkWidget *label = g_ptr_array_index (self->instance_labels, self->finding);
-          if (label != NULL)
-            gtk_label_set_text (GTK_LABEL (label), "");
+          clear_position (self);
           self->finding = -1;
           gtk_list_box_unselect_all (GTK_LIST_BOX (self->findings));
         }

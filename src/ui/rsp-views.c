@@ -33,6 +33,15 @@ typedef struct {
   GtkWidget *search;
 } ProcessPage;
 
+/* The process tab shown, or NULL when the timeline is. */
+static ProcessPage *
+current_process_page (RspViews *self)
+{
+  GtkWidget *page = gtk_notebook_get_nth_page (GTK_NOTEBOOK (self->notebook),
+                                               gtk_notebook_get_current_page (GTK_NOTEBOOK (self->notebook)));
+  return page != NULL ? g_object_get_data (G_OBJECT (page), "page") : NULL;
+}
+
 static void
 process_page_free (gpointer data)
 {
@@ -395,9 +404,7 @@ rsp_views_set_model (RspViews *self, const RspModel *model, const char *title)
 void
 rsp_views_focus_search (RspViews *self)
 {
-  GtkWidget *page = gtk_notebook_get_nth_page (GTK_NOTEBOOK (self->notebook),
-                                               gtk_notebook_get_current_page (GTK_NOTEBOOK (self->notebook)));
-  ProcessPage *pp = page != NULL ? g_object_get_data (G_OBJECT (page), "page") : NULL;
+  ProcessPage *pp = current_process_page (self);
   GtkWidget *search = pp != NULL ? pp->search : self->timeline_search;
   if (search != NULL)
     gtk_widget_grab_focus (search);
@@ -406,9 +413,7 @@ rsp_views_focus_search (RspViews *self)
 void
 rsp_views_step_finding (RspViews *self, gint delta)
 {
-  GtkWidget *page = gtk_notebook_get_nth_page (GTK_NOTEBOOK (self->notebook),
-                                               gtk_notebook_get_current_page (GTK_NOTEBOOK (self->notebook)));
-  ProcessPage *pp = page != NULL ? g_object_get_data (G_OBJECT (page), "page") : NULL;
+  ProcessPage *pp = current_process_page (self);
   if (pp != NULL)
     rsp_accounting_panel_step (RSP_ACCOUNTING_PANEL (pp->panel), delta);
 }
@@ -416,9 +421,7 @@ rsp_views_step_finding (RspViews *self, gint delta)
 gboolean
 rsp_views_export (RspViews *self, const char *path, GError **error)
 {
-  GtkWidget *page = gtk_notebook_get_nth_page (GTK_NOTEBOOK (self->notebook),
-                                               gtk_notebook_get_current_page (GTK_NOTEBOOK (self->notebook)));
-  ProcessPage *pp = page != NULL ? g_object_get_data (G_OBJECT (page), "page") : NULL;
+  ProcessPage *pp = current_process_page (self);
   if (g_str_has_suffix (path, ".csv") || g_str_has_suffix (path, ".CSV"))
     {
       if (pp == NULL)
@@ -460,9 +463,7 @@ on_views_key (GtkEventControllerKey *controller, guint keyval, guint keycode, Gd
   GtkWidget *focus = gtk_root_get_focus (gtk_widget_get_root (GTK_WIDGET (self)));
   if (focus != NULL && (GTK_IS_EDITABLE (focus) || gtk_widget_get_ancestor (focus, GTK_TYPE_TEXT) != NULL))
     return FALSE;
-  GtkWidget *page = gtk_notebook_get_nth_page (GTK_NOTEBOOK (self->notebook),
-                                               gtk_notebook_get_current_page (GTK_NOTEBOOK (self->notebook)));
-  ProcessPage *pp = page != NULL ? g_object_get_data (G_OBJECT (page), "page") : NULL;
+  ProcessPage *pp = current_process_page (self);
   if (pp != NULL)
     return rsp_flame_widget_handle_key (RSP_FLAME_WIDGET (gtk_stack_get_visible_child (GTK_STACK (pp->stack))),
                                         keyval, state);

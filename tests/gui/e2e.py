@@ -349,28 +349,7 @@ def export_test(display, workdir):
     try:
         if not wait_loaded(display, wins[0], "tcp_loop.rsp", 120):
             t.fail("the recording did not load")
-        xdotool(display, "windowactivate", "--sync", wins[0])
-        xdotool(display, "key", "ctrl+e")
-        chooser = None
-        for _ in range(40):
-            found = xdotool(display, "search", "--onlyvisible", "--name", "^Export the View$").stdout.split()
-            if found:
-                chooser = found[0]
-                break
-            time.sleep(0.25)
-        if chooser is None:
-            t.fail("Ctrl+E opened no export dialog")
-        time.sleep(0.5)
-        xdotool(display, "key", "ctrl+a")
-        xdotool(display, "type", "--delay", "10", target)
-        xdotool(display, "key", "Return")
-        for _ in range(40):
-            if os.path.exists(target) and os.path.getsize(target) > 0:
-                break
-            time.sleep(0.25)
-        else:
-            screenshot(display, os.path.join(workdir, "export.png"))
-            t.fail("no image was exported to %s" % target)
+        export_via_dialog(display, wins[0], target, workdir)
         with open(target, "rb") as f:
             head = f.read(24)
         if head[:8] != b"\x89PNG\r\n\x1a\n":
