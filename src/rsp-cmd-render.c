@@ -20,6 +20,7 @@
 #include "rsp-consolidated-view.h"
 #include "rsp-export.h"
 #include "rsp-flame-view.h"
+#include "rsp-legend.h"
 #include "rsp-theme.h"
 #include "rsp-time-axis.h"
 #include "rsp-timeline-view.h"
@@ -210,7 +211,7 @@ typedef struct {
   View view;
   RspCliTarget target;
   int width, height;
-  gboolean dark, show_sleeps, all_tasks;
+  gboolean dark, show_sleeps, all_tasks, bottom_up;
 } RenderArgs;
 
 static void
@@ -231,6 +232,7 @@ parse_args (int argc, char **argv, RenderArgs *r)
     { "view", 'v', 0, G_OPTION_ARG_STRING, &view_name, N_ ("timeline, flame or consolidated (default: timeline)"), N_ ("VIEW") },
     { "size", 's', 0, G_OPTION_ARG_STRING, &size, N_ ("Image size in pixels (default 1600x900)"), N_ ("WxH") },
     { "dark", 0, 0, G_OPTION_ARG_NONE, &r->dark, N_ ("Dark theme"), NULL },
+    { "bottom-up", 0, 0, G_OPTION_ARG_NONE, &r->bottom_up, N_ ("Consolidated: inverted, each frame's own time at the bottom, its callers above it"), NULL },
     { "show-sleeps", 0, 0, G_OPTION_ARG_NONE, &r->show_sleeps, N_ ("Timeline: draw sleeps, labelled with their frame"), NULL },
     { "all-tasks", 0, 0, G_OPTION_ARG_NONE, &r->all_tasks, N_ ("Timeline: keep tasks with negligible CPU time"), NULL },
     { "output", 'o', 0, G_OPTION_ARG_FILENAME, &r->output, N_ ("The image to write: .png, .svg or .pdf"), N_ ("OUT") },
@@ -319,7 +321,9 @@ draw_view (const RenderArgs *r, RspModel *model, const RspAnalysis *analysis, gi
   g_autofree char *title = title_text (r->path, model, analysis, r->view, from, to, timeline);
   double top = draw_title (cr, theme, r->width, title, timeline);
   cairo_translate (cr, 0, top);
-  double view_height = r->height - top;
+  RspLegendKind legend = r->view == VIEW_TIMELINE ? RSP_LEGEND_TIMELINE : RSP_LEGEND_FLAME;
+  double legend_height = rsp_legend_height (legend, theme, cr, r->width);
+  double view_height = MAX (r->height - top - legend_height, 1);
   switch (r->view)
     {
     case VIEW_TIMELINE:
@@ -347,10 +351,17 @@ draw_view (const RenderArgs *r, RspModel *model, const RspAnalysis *analysis, gi
       {
         RspConsolidatedOptions options;
         rsp_consolidated_options_init (&options);
+        options.inverted = r->bottom_up;
         rsp_consolidated_view_draw (analysis, &options, theme, cr, r->width, view_height);
         break;
       }
     }
+  /* the colours' legend under the view */
+  cairo_translate (cr, 0, view_height);
+  cairo_set_source_rgb (cr, theme->background.r, theme->background.g, theme->background.b);
+  cairo_rectangle (cr, 0, 0, r->width, legend_height);
+  cairo_fill (cr);
+  rsp_legend_draw (legend, theme, cr, r->width);
 }
 
 typedef struct {

@@ -10,6 +10,11 @@
  * on".  A node's width is its total time, so x is a share of the total,
  * and the widest child is leftmost.  The tree is laid out once; zooming
  * into a subtree only changes which node spans the width.
+ *
+ * Inverted (bottom-up), every node's own time — what its children do not
+ * cover — stands on a root of its name with its callers above it, so the
+ * widest roots are where the time is spent, whoever called them.  The
+ * callers and callees of one name are summed over the top-down tree.
  */
 #include "rsp-consolidated-view.h"
 
@@ -53,6 +58,7 @@ typedef struct {
   const RspAnalysis *a;
   RspFlameStacks *stacks;
   gboolean full_stacks;
+  gboolean inverted;
   GArray *nodes;     /* Node; 0 is the root */
   guint32 *kids;     /* children of every node, each node's slice sorted */
   GHashTable *index; /* NodeKey -> node + 1, while building */
@@ -330,23 +336,18 @@ lay_out (Tree *t, RspFlameLayout *l)
   g_free (rows);
 }
 
-RspFlameLayout *
-rsp_consolidated_view_layout (const RspAnalysis *analysis, const RspConsolidatedOptions *options,
-                              const RspTheme *theme)
+/* The merged tree, top-down, without a layout: children unsorted. */
+static Tree *
+tree_build (const RspAnalysis *analysis, gboolean full_stacks)
 {
-  g_return_val_if_fail (analysis != NULL && options != NULL && theme != NULL, NULL);
-  RspFlameLayout *l = rsp_flame_layout_new (theme);
   Tree *t = g_new0 (Tree, 1);
   t->names = g_string_chunk_new (256);
   t->a = analysis;
-  t->full_stacks = options->full_stacks;
-  t->stacks = rsp_flame_stacks_new (rsp_analysis_model (analysis), options->full_stacks);
-  t->row_height = l->row_height;
+  t->full_stacks = full_stacks;
+  t->stacks = rsp_flame_stacks_new (rsp_analysis_model (analysis), full_stacks);
   t->nodes = g_array_new (FALSE, TRUE, sizeof (Node));
   t->index = g_hash_table_new_full (node_key_hash, node_key_equal, g_free, NULL);
   t->crumb_widths = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
-  l->view_data = t;
-  l->view_data_free = tree_free;
   Node root = { 0 };
   root.name = _("All");
   root.box = RSP_FLAME_NO_BOX;
@@ -361,10 +362,188 @@ rsp_consolidated_view_layout (const RspAnalysis *analysis, const RspConsolidated
           node_at (t, ROOT)->total += s->end - s->start;
         }
     }
+  return t;
+}
+
+/* What a node spent itself, not in its children: its time, and of its
+ * running and sleeping time what the frames above it in the same stacks
+ * do not have (a child task's frames carry their own). */
+static void
+self_times (const Tree *t, guint64 *total, guint64 *run, guint64 *sleep)
+{
+  guint n = t->nodes->len;
+  for (guint i = 0; i < n; i++)
+    {
+      total[i] = node_at (t, i)->total;
+      run[i] = node_at (t, i)->run_ns;
+      sleep[i] = node_at (t, i)->sleep_ns;
+    }
+  for (guint i = 1; i < n; i++)
+    {
+      const Node *c = node_at (t, i);
+      total[c->parent] -= MIN (total[c->parent], c->total);
+      if (c->cls == NODE_FRAME && node_at (t, c->parent)->cls == NODE_FRAME)
+        {
+          run[c->parent] -= MIN (run[c->parent], c->run_ns);
+          sleep[c->parent] -= MIN (sleep[c->parent], c->sleep_ns);
+        }
+    }
+}
+
+/* Bottom-up: every node's own time stands on a root of its own name, its
+ * callers above it down to the task, as Sysprof's "Invert" and
+ * speedscope's sandwich read them.  The root's total is unchanged. */
+static void
+invert (Tree *t)
+{
+  GArray *old = t->nodes;
+  guint n = old->len;
+  guint64 *self = g_new (guint64, 3 * (gsize) n);
+  self_times (t, self, self + n, self + 2 * (gsize) n);
+  t->nodes = g_array_new (FALSE, TRUE, sizeof (Node));
+  g_array_append_val (t->nodes, g_array_index (old, Node, ROOT));
+  g_hash_table_remove_all (t->index);
+  for (guint i = 1; i < n; i++)
+    {
+      if (self[i] == 0)
+        continue;
+      guint16 cats = g_array_index (old, Node, i).cats;
+      guint32 node = ROOT;
+      for (guint32 j = i; j != ROOT; j = g_array_index (old, Node, j).parent)
+        {
+          const Node *o = &g_array_index (old, Node, j);
+          node = child (t, node, o->cls, o->name);
+          Node *x = node_at (t, node);
+          x->total += self[i];
+          x->run_ns += self[n + i];
+          x->sleep_ns += self[2 * (gsize) n + i];
+          x->cats |= cats;
+        }
+    }
+  g_free (self);
+  g_array_unref (old);
+}
+
+RspFlameLayout *
+rsp_consolidated_view_layout (const RspAnalysis *analysis, const RspConsolidatedOptions *options,
+                              const RspTheme *theme)
+{
+  g_return_val_if_fail (analysis != NULL && options != NULL && theme != NULL, NULL);
+  RspFlameLayout *l = rsp_flame_layout_new (theme);
+  Tree *t = tree_build (analysis, options->full_stacks);
+  t->inverted = !!options->inverted;
+  t->row_height = l->row_height;
+  l->view_data = t;
+  l->view_data_free = tree_free;
+  if (t->inverted)
+    invert (t);
   g_clear_pointer (&t->index, g_hash_table_unref);
   sort_tree (t);
   lay_out (t, l);
   return l;
+}
+
+/* ------------------------------------------------------------------ callers and callees */
+
+static void
+add_call (GHashTable *totals, const char *name, guint64 ns)
+{
+  guint64 *v = g_hash_table_lookup (totals, name);
+  if (v == NULL)
+    {
+      v = g_new0 (guint64, 1);
+      g_hash_table_insert (totals, (gpointer) name, v);
+    }
+  *v += ns;
+}
+
+static gint
+compare_calls (gconstpointer pa, gconstpointer pb)
+{
+  const RspCallTotal *a = pa, *b = pb;
+  if (a->ns != b->ns)
+    return a->ns > b->ns ? -1 : 1;
+  return strcmp (a->name, b->name);
+}
+
+static GArray *
+sorted_calls (GHashTable *totals)
+{
+  GArray *out = g_array_new (FALSE, FALSE, sizeof (RspCallTotal));
+  GHashTableIter it;
+  gpointer k, v;
+  g_hash_table_iter_init (&it, totals);
+  while (g_hash_table_iter_next (&it, &k, &v))
+    {
+      RspCallTotal c = { g_strdup (k), *(guint64 *) v };
+      g_array_append_val (out, c);
+    }
+  g_array_sort (out, compare_calls);
+  return out;
+}
+
+static void
+call_total_clear (gpointer p)
+{
+  g_free (((RspCallTotal *) p)->name);
+}
+
+RspCallers *
+rsp_consolidated_view_callers (const RspAnalysis *analysis, gboolean full_stacks, const char *name)
+{
+  g_return_val_if_fail (analysis != NULL && name != NULL, NULL);
+  Tree *t = tree_build (analysis, full_stacks);
+  guint n = t->nodes->len;
+  g_autofree guint64 *self = g_new (guint64, 3 * (gsize) n);
+  self_times (t, self, self + n, self + 2 * (gsize) n);
+  g_autoptr (GHashTable) callers = g_hash_table_new_full (g_str_hash, g_str_equal, NULL, g_free);
+  g_autoptr (GHashTable) callees = g_hash_table_new_full (g_str_hash, g_str_equal, NULL, g_free);
+  RspCallers *c = g_new0 (RspCallers, 1);
+  c->name = g_strdup (name);
+  c->all_ns = node_at (t, ROOT)->total;
+  /* parents come before their children: one pass finds, for each node,
+   * whether NAME is below it on its path (recursion counts once) */
+  g_autofree guint8 *under = g_new0 (guint8, n);
+  for (guint i = 1; i < n; i++)
+    {
+      const Node *x = node_at (t, i);
+      gboolean is = strcmp (x->name, name) == 0;
+      under[i] = under[x->parent] || is;
+      if (!is)
+        continue;
+      c->self_ns += self[i];
+      if (!under[x->parent])
+        {
+          c->total_ns += x->total;
+          if (x->parent != ROOT)
+            add_call (callers, node_at (t, x->parent)->name, x->total);
+        }
+    }
+  /* callees: every child of an occurrence, outside the recursion's repeats */
+  for (guint i = 1; i < n; i++)
+    {
+      const Node *x = node_at (t, i);
+      const Node *p = node_at (t, x->parent);
+      if (x->parent != ROOT && strcmp (p->name, name) == 0 && !under[p->parent])
+        add_call (callees, x->name, x->total);
+    }
+  c->callers = sorted_calls (callers);
+  c->callees = sorted_calls (callees);
+  g_array_set_clear_func (c->callers, call_total_clear);
+  g_array_set_clear_func (c->callees, call_total_clear);
+  tree_free (t);
+  return c;
+}
+
+void
+rsp_callers_free (RspCallers *c)
+{
+  if (c == NULL)
+    return;
+  g_free (c->name);
+  g_array_unref (c->callers);
+  g_array_unref (c->callees);
+  g_free (c);
 }
 
 gboolean
@@ -374,7 +553,8 @@ rsp_consolidated_view_layout_fits (const RspFlameLayout *l, const RspAnalysis *a
   if (l == NULL || l->view_data_free != tree_free)
     return FALSE;
   const Tree *t = l->view_data;
-  return t->a == analysis && t->full_stacks == options->full_stacks && l->scale == theme->scale
+  return t->a == analysis && t->full_stacks == options->full_stacks && t->inverted == !!options->inverted
+         && l->scale == theme->scale
          && l->row_height == theme->row_height;
 }
 

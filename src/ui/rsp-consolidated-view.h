@@ -22,6 +22,7 @@ typedef struct {
   const char *const *zoom_path; /* frames from the root to the zoomed subtree, NULL-terminated; NULL = root */
   double scroll_y;         /* logical px the stacks are scrolled up from the bottom */
   gboolean full_stacks;    /* also draw scheduler plumbing frames (see rsp_flame_stacks_new) */
+  gboolean inverted;       /* bottom-up: each frame's own time, its callers above it */
 } RspConsolidatedOptions;
 
 void rsp_consolidated_options_init (RspConsolidatedOptions *options);
@@ -29,7 +30,7 @@ void rsp_consolidated_options_init (RspConsolidatedOptions *options);
 void rsp_consolidated_view_draw (const RspAnalysis *analysis, const RspConsolidatedOptions *options,
                                  const RspTheme *theme, cairo_t *cr, double width, double height);
 
-/* The merged tree, laid out once (only OPTIONS->full_stacks matters). */
+/* The merged tree, laid out once (only OPTIONS->full_stacks and ->inverted matter). */
 RspFlameLayout *rsp_consolidated_view_layout (const RspAnalysis *analysis, const RspConsolidatedOptions *options,
                                               const RspTheme *theme);
 gboolean rsp_consolidated_view_layout_fits (const RspFlameLayout *layout, const RspAnalysis *analysis,
@@ -60,5 +61,26 @@ guint32 rsp_consolidated_view_find (const RspFlameLayout *layout, const char *co
 void rsp_consolidated_view_viewport (const RspFlameLayout *layout, const RspConsolidatedOptions *options,
                                      double width, double height, RspFlameViewport *viewport);
 double rsp_consolidated_view_content_height (const RspFlameLayout *layout);
+
+/* Who called NAME and what it called, summed over the whole (top-down)
+ * tree, as Sysprof's and Hotspot's callers/callees tables show them.
+ * A name is a frame, a task (comm) or a disk or network box. */
+typedef struct {
+  char *name;
+  guint64 ns;
+} RspCallTotal;
+
+typedef struct {
+  char *name;
+  guint64 total_ns;  /* NAME's time with what it called, recursion counted once */
+  guint64 self_ns;   /* of it, NAME's own: not in a frame above it or a task it waited for */
+  guint64 all_ns;    /* the tree's total, for percentages */
+  GArray *callers;   /* RspCallTotal, largest first: each caller's share of total_ns */
+  GArray *callees;   /* RspCallTotal, largest first */
+} RspCallers;
+
+RspCallers *rsp_consolidated_view_callers (const RspAnalysis *analysis, gboolean full_stacks, const char *name);
+void rsp_callers_free (RspCallers *callers);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (RspCallers, rsp_callers_free)
 
 G_END_DECLS

@@ -21,6 +21,7 @@ struct _RspFlameWidget {
   char *search;
   gint highlight_category;
   char **zoom_path;       /* consolidated */
+  gboolean inverted;      /* consolidated, bottom-up */
   double pointer_x;
   guint64 drag_t0;
   double drag_scroll;
@@ -29,6 +30,12 @@ struct _RspFlameWidget {
 };
 
 G_DEFINE_FINAL_TYPE (RspFlameWidget, rsp_flame_widget, GTK_TYPE_WIDGET)
+
+enum {
+  SIGNAL_FRAME_SELECTED,
+  N_SIGNALS
+};
+static guint signals[N_SIGNALS];
 
 static void
 chrono_options (RspFlameWidget *self, RspFlameOptions *o)
@@ -49,6 +56,7 @@ consolidated_options (RspFlameWidget *self, RspConsolidatedOptions *o)
   o->highlight_category = self->highlight_category;
   o->zoom_path = (const char *const *) self->zoom_path;
   o->scroll_y = self->scroll_y;
+  o->inverted = self->inverted;
 }
 
 #define RELAYOUT_DELAY_MS 120
@@ -100,6 +108,13 @@ current_layout (RspFlameWidget *self, const RspTheme *theme, double width)
         {
           g_clear_pointer (&self->layout, rsp_flame_layout_free);
           self->layout = rsp_consolidated_view_layout (self->analysis, &o, theme);
+          /* for the GUI tests: the widest box at the bottom (the first) */
+          guint n;
+          const RspFlameBox *row = rsp_flame_layout_n_rows (self->layout) > 0
+                                       ? rsp_flame_layout_row (self->layout, 0, &n) : NULL;
+          if (row != NULL && n > 0)
+            g_log ("rsp-ui", G_LOG_LEVEL_DEBUG, "consolidated view (%s): widest at the bottom: %s, %.3f ms",
+                   self->inverted ? "bottom-up" : "top-down", row[0].name, (row[0].end - row[0].start) / 1e6);
         }
     }
   return self->layout;
@@ -244,6 +259,8 @@ on_click (GtkGestureClick *gesture, int n_press, double x, double y, RspFlameWid
   RspFlameHit hit;
   if (!hit_test (self, x, y, &hit))
     return;
+  if (hit.what == RSP_FLAME_HIT_BOX && hit.name != NULL)
+    g_signal_emit (self, signals[SIGNAL_FRAME_SELECTED], 0, hit.name);
   if (self->mode == RSP_FLAME_WIDGET_CHRONOLOGICAL && hit.what == RSP_FLAME_HIT_BOX)
     rsp_flame_widget_show_range (self, hit.start, hit.end);
   else if (self->mode == RSP_FLAME_WIDGET_CONSOLIDATED
@@ -361,6 +378,25 @@ rsp_flame_widget_show_range (RspFlameWidget *self, guint64 t0, guint64 t1)
   gtk_widget_queue_draw (GTK_WIDGET (self));
 }
 
+void
+rsp_flame_widget_set_inverted (RspFlameWidget *self, gboolean inverted)
+{
+  g_return_if_fail (self->mode == RSP_FLAME_WIDGET_CONSOLIDATED);
+  if (self->inverted == !!inverted)
+    return;
+  self->inverted = !!inverted;
+  /* a zoom path names callees top-down and callers bottom-up: start over */
+  g_clear_pointer (&self->zoom_path, g_strfreev);
+  self->scroll_y = 0;
+  gtk_widget_queue_draw (GTK_WIDGET (self));
+}
+
+gboolean
+rsp_flame_widget_get_inverted (RspFlameWidget *self)
+{
+  return self->inverted;
+}
+
 static void
 export_draw (cairo_t *cr, double width, double height, const RspTheme *theme, gpointer data)
 {
@@ -401,6 +437,8 @@ rsp_flame_widget_class_init (RspFlameWidgetClass *klass)
   G_OBJECT_CLASS (klass)->dispose = rsp_flame_widget_dispose;
   G_OBJECT_CLASS (klass)->finalize = rsp_flame_widget_finalize;
   GTK_WIDGET_CLASS (klass)->snapshot = rsp_flame_widget_snapshot;
+  signals[SIGNAL_FRAME_SELECTED] = g_signal_new ("frame-selected", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0,
+                                                 NULL, NULL, NULL, G_TYPE_NONE, 1, G_TYPE_STRING);
   gtk_widget_class_set_accessible_role (GTK_WIDGET_CLASS (klass), GTK_ACCESSIBLE_ROLE_IMG);
 }
 

@@ -4,7 +4,8 @@
  *
  * Chronological: Ctrl+wheel / + / − / 0 / pinch zoom, drag / wheel / arrows
  * pan, a click on a box zooms to it.  Consolidated: a click zooms into a
- * subtree, the breadcrumb (or Escape) back out. */
+ * subtree, the breadcrumb (or Escape) back out; top-down or bottom-up.
+ * A click on a box emits "frame-selected" (const char *name) in both. */
 #pragma once
 
 #include <gtk/gtk.h>
@@ -26,6 +27,10 @@ GtkWidget *rsp_flame_widget_new (const RspAnalysis *analysis, RspFlameWidgetMode
 void rsp_flame_widget_set_search (RspFlameWidget *self, const char *text);
 /* Highlights the boxes of CATEGORY (-1: none) and shows the first of them. */
 void rsp_flame_widget_set_highlight_category (RspFlameWidget *self, gint category);
+/* Consolidated: bottom-up (each frame's own time at the bottom, its
+ * callers above) or top-down; switching goes back to the whole tree. */
+void rsp_flame_widget_set_inverted (RspFlameWidget *self, gboolean inverted);
+gboolean rsp_flame_widget_get_inverted (RspFlameWidget *self);
 /* Shows the time range [T0, T1] (chronological). */
 void rsp_flame_widget_show_range (RspFlameWidget *self, guint64 t0, guint64 t1);
 /* Draws what is shown to a PNG, SVG or PDF file (by its suffix), at the widget's size. */

@@ -5,9 +5,11 @@
 
 #include "rsp-accounting-panel.h"
 #include "rsp-analysis.h"
+#include "rsp-callers-pane.h"
 #include "rsp-flame-widget.h"
 #include "rsp-report.h"
 #include "rsp-timeline-widget.h"
+#include "rsp-widget-util.h"
 
 struct _RspViews {
   GtkBox parent_instance;
@@ -31,6 +33,8 @@ typedef struct {
   GtkWidget *stack;
   GtkWidget *panel;
   GtkWidget *search;
+  GtkWidget *bottom_up; /* the toggle */
+  GtkWidget *callers;   /* the callers/callees pane, hidden until a frame is selected */
 } ProcessPage;
 
 /* The process tab shown, or NULL when the timeline is. */
@@ -103,6 +107,45 @@ on_flame_search (GtkSearchEntry *entry, ProcessPage *page)
   rsp_flame_widget_set_search (RSP_FLAME_WIDGET (page->consolidated), text);
 }
 
+/* A frame selected in a flame view, or a row of the callers/callees
+ * table: its callers and callees, summed over the whole tree. */
+static void
+show_callers (ProcessPage *page, const char *name, const char *from)
+{
+  g_autoptr (RspCallers) c = rsp_consolidated_view_callers (page->analysis, FALSE, name);
+  rsp_callers_pane_show (RSP_CALLERS_PANE (page->callers), c);
+  gtk_widget_set_visible (page->callers, TRUE);
+  g_log ("rsp-ui", G_LOG_LEVEL_DEBUG, "callers of %s (%s): %.3f ms in all, %.3f ms itself, %u callers, %u callees",
+         name, from, c->total_ns / 1e6, c->self_ns / 1e6, c->callers->len, c->callees->len);
+}
+
+static void
+on_frame_selected (RspFlameWidget *widget, const char *name, ProcessPage *page)
+{
+  show_callers (page, name, "view");
+}
+
+static void
+on_callers_row (RspCallersPane *pane, const char *name, ProcessPage *page)
+{
+  show_callers (page, name, "table");
+}
+
+static void
+on_callers_closed (RspCallersPane *pane, ProcessPage *page)
+{
+  gtk_widget_set_visible (page->callers, FALSE);
+}
+
+/* The toggle, the I key: the consolidated view bottom-up or top-down. */
+static void
+on_bottom_up (GtkToggleButton *button, ProcessPage *page)
+{
+  gboolean on = gtk_toggle_button_get_active (button);
+  rsp_flame_widget_set_inverted (RSP_FLAME_WIDGET (page->consolidated), on);
+  gtk_stack_set_visible_child (GTK_STACK (page->stack), page->consolidated);
+}
+
 static void
 on_close_page (GtkButton *button, GtkWidget *page_widget)
 {
@@ -150,11 +193,33 @@ add_process_page (RspViews *self, gint32 pid, RspAnalysis *analysis)
   gtk_widget_set_margin_start (toolbar, 6);
   gtk_widget_set_margin_top (toolbar, 6);
   gtk_widget_set_margin_bottom (toolbar, 6);
+  page->bottom_up = gtk_toggle_button_new_with_mnemonic (_("_Bottom-up"));
+  gtk_widget_set_tooltip_text (page->bottom_up,
+                               _("The consolidated view inverted: each frame's own time at the bottom, "
+                                 "its callers above it (I)"));
+  g_signal_connect (page->bottom_up, "toggled", G_CALLBACK (on_bottom_up), page);
   gtk_box_append (GTK_BOX (toolbar), switcher);
+  gtk_box_append (GTK_BOX (toolbar), page->bottom_up);
   gtk_box_append (GTK_BOX (toolbar), search);
+  g_signal_connect (page->chronological, "frame-selected", G_CALLBACK (on_frame_selected), page);
+  g_signal_connect (page->consolidated, "frame-selected", G_CALLBACK (on_frame_selected), page);
+  GtkWidget *views = gtk_box_new (GTK_ORIENTATION_VERTICAL, 0);
+  gtk_box_append (GTK_BOX (views), page->stack);
+  gtk_box_append (GTK_BOX (views), rsp_legend_widget_new (RSP_LEGEND_FLAME));
+  page->callers = rsp_callers_pane_new ();
+  gtk_widget_set_visible (page->callers, FALSE);
+  gtk_widget_set_size_request (page->callers, -1, 160);
+  g_signal_connect (page->callers, "name-activated", G_CALLBACK (on_callers_row), page);
+  g_signal_connect (page->callers, "closed", G_CALLBACK (on_callers_closed), page);
+  GtkWidget *split = gtk_paned_new (GTK_ORIENTATION_VERTICAL);
+  gtk_paned_set_start_child (GTK_PANED (split), views);
+  gtk_paned_set_end_child (GTK_PANED (split), page->callers);
+  gtk_paned_set_resize_end_child (GTK_PANED (split), FALSE);
+  gtk_paned_set_shrink_end_child (GTK_PANED (split), FALSE);
+  gtk_widget_set_vexpand (split, TRUE);
   GtkWidget *left = gtk_box_new (GTK_ORIENTATION_VERTICAL, 0);
   gtk_box_append (GTK_BOX (left), toolbar);
-  gtk_box_append (GTK_BOX (left), page->stack);
+  gtk_box_append (GTK_BOX (left), split);
 
   GtkWidget *panel = rsp_accounting_panel_new (analysis);
   page->panel = panel;
@@ -397,6 +462,7 @@ rsp_views_set_model (RspViews *self, const RspModel *model, const char *title)
   GtkWidget *page = gtk_box_new (GTK_ORIENTATION_VERTICAL, 0);
   gtk_box_append (GTK_BOX (page), toolbar);
   gtk_box_append (GTK_BOX (page), self->timeline);
+  gtk_box_append (GTK_BOX (page), rsp_legend_widget_new (RSP_LEGEND_TIMELINE));
   gtk_notebook_append_page (GTK_NOTEBOOK (self->notebook), page, tab_label (_("Timeline"), NULL));
   (void) title;
 }
@@ -464,6 +530,13 @@ on_views_key (GtkEventControllerKey *controller, guint keyval, guint keycode, Gd
   if (focus != NULL && (GTK_IS_EDITABLE (focus) || gtk_widget_get_ancestor (focus, GTK_TYPE_TEXT) != NULL))
     return FALSE;
   ProcessPage *pp = current_process_page (self);
+  if (pp != NULL && (keyval == GDK_KEY_i || keyval == GDK_KEY_I)
+      && !(state & (GDK_CONTROL_MASK | GDK_ALT_MASK | GDK_SUPER_MASK)))
+    {
+      gtk_toggle_button_set_active (GTK_TOGGLE_BUTTON (pp->bottom_up),
+                                    !gtk_toggle_button_get_active (GTK_TOGGLE_BUTTON (pp->bottom_up)));
+      return TRUE;
+    }
   if (pp != NULL)
     return rsp_flame_widget_handle_key (RSP_FLAME_WIDGET (gtk_stack_get_visible_child (GTK_STACK (pp->stack))),
                                         keyval, state);

@@ -2,6 +2,7 @@
 #include "rsp-widget-util.h"
 
 #include <glib/gi18n.h>
+#include <math.h>
 
 void
 rsp_widget_theme (GtkWidget *widget, RspTheme *theme)
@@ -129,4 +130,41 @@ rsp_widget_add_view_input (GtkWidget *widget, const RspViewInput *in, gpointer d
   g_signal_connect (pinch, "begin", in->pinch_begin, data);
   g_signal_connect (pinch, "scale-changed", in->pinch_scale_changed, data);
   gtk_widget_add_controller (widget, GTK_EVENT_CONTROLLER (pinch));
+}
+
+/* ------------------------------------------------------------------ legend */
+
+static void
+legend_draw (GtkDrawingArea *area, cairo_t *cr, int width, int height, gpointer data)
+{
+  RspTheme theme;
+  rsp_widget_theme (GTK_WIDGET (area), &theme);
+  rsp_legend_draw (GPOINTER_TO_INT (data), &theme, cr, width);
+}
+
+static void
+legend_resize (GtkDrawingArea *area, int width, int height, gpointer data)
+{
+  RspTheme theme;
+  rsp_widget_theme (GTK_WIDGET (area), &theme);
+  cairo_surface_t *surface = cairo_image_surface_create (CAIRO_FORMAT_ARGB32, 1, 1);
+  cairo_t *cr = cairo_create (surface);
+  int need = (int) ceil (rsp_legend_height (GPOINTER_TO_INT (data), &theme, cr, width));
+  cairo_destroy (cr);
+  cairo_surface_destroy (surface);
+  if (need != gtk_drawing_area_get_content_height (area))
+    gtk_drawing_area_set_content_height (area, need);
+}
+
+GtkWidget *
+rsp_legend_widget_new (RspLegendKind kind)
+{
+  GtkWidget *area = gtk_drawing_area_new ();
+  gtk_drawing_area_set_content_height (GTK_DRAWING_AREA (area), 24);
+  gtk_drawing_area_set_draw_func (GTK_DRAWING_AREA (area), legend_draw, GINT_TO_POINTER (kind), NULL);
+  g_signal_connect (area, "resize", G_CALLBACK (legend_resize), GINT_TO_POINTER (kind));
+  g_autofree char *text = rsp_legend_text (kind);
+  gtk_accessible_update_property (GTK_ACCESSIBLE (area), GTK_ACCESSIBLE_PROPERTY_LABEL, _("Legend"),
+                                  GTK_ACCESSIBLE_PROPERTY_DESCRIPTION, text, -1);
+  return area;
 }

@@ -6,6 +6,7 @@
 #include <gtk/gtk.h>
 
 #include "rsp-export.h"
+#include "rsp-legend.h"
 #include "rsp-theme.h"
 #include "rsp-time-axis.h"
 #include "rsp-time-nav.h"
@@ -38,5 +39,10 @@ typedef struct {
   GCallback query_tooltip;
 } RspViewInput;
 void rsp_widget_add_view_input (GtkWidget *widget, const RspViewInput *input, gpointer data);
+
+/* The legend of KIND's colours as a widget, for under a view: drawn by
+ * rsp_legend_draw in the widget's palette, as tall as its width needs, and
+ * described to screen readers. */
+GtkWidget *rsp_legend_widget_new (RspLegendKind kind);
 
 G_END_DECLS

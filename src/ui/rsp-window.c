@@ -272,6 +272,7 @@ static const struct {
   { N_ ("Views"), "Escape <Alt>Left", N_ ("Back to the range before the last jump") },
   { N_ ("Views"), "z", N_ ("Timeline: zoom to the selected range") },
   { N_ ("Views"), "Escape", N_ ("Consolidated view: back to the whole tree") },
+  { N_ ("Views"), "i", N_ ("Consolidated view: bottom-up or top-down") },
   { N_ ("Views"), NULL, N_ ("Zoom with two fingers") },
   { N_ ("Search"), "<Control>f", N_ ("Search the current view") },
   { N_ ("Search"), "Return", N_ ("Timeline search: next match") },

@@ -566,6 +566,86 @@ def search_test(display, workdir):
         stop_viewer(proc)
 
 
+WIDEST_LINE = re.compile(r"consolidated view \((bottom-up|top-down)\): widest at the bottom: (.+), ([\d.]+) ms")
+CALLERS_LINE = re.compile(r"callers of (.+) \((view|table)\): ([\d.]+) ms in all, ([\d.]+) ms itself, (\d+) callers, (\d+) callees")
+
+
+def wait_log(workdir, pattern, n, seconds=10):
+    deadline = time.time() + seconds
+    while True:
+        found = pattern.findall(viewer_log(workdir, 1 << 20))
+        if len(found) >= n or time.time() > deadline:
+            return found
+        time.sleep(0.3)
+
+
+def callers_test(display, workdir):
+    """I turns the consolidated view bottom-up; a click on its widest
+    bottom box (the frame with the most time of its own) opens the
+    callers/callees table with that frame, whose own time is the box's
+    width; a click on a row of the table goes to that caller; I again is
+    top-down."""
+    src = os.path.join(os.environ["RSP_SOURCE_ROOT"], "tests", "data", "tcp_loop.rsp")
+    recording = os.path.join(workdir, "tcp_loop.rsp")
+    shutil.copy(src, recording)
+    os.chmod(recording, 0o644)
+    proc, wins = start_viewer_with_window(display, recording, workdir, debug="rsp-ui")
+    try:
+        if not wait_loaded(display, wins[0], "tcp_loop.rsp", 120):
+            t.fail("the recording did not load")
+        if open_flame(display, wins[0], workdir) is None:
+            t.fail("no flame view opened (screenshots in %s)" % workdir)
+        x, y, w, h = window_geometry(display, wins[0])
+        flame_x = x + 30
+        xdotool(display, "mousemove", str(flame_x), str(y + h // 2))
+        xdotool(display, "key", "i")
+        widest = wait_log(workdir, WIDEST_LINE, 1)
+        if not widest or widest[-1][0] != "bottom-up":
+            t.fail("I did not show the consolidated view bottom-up: %s" % viewer_log(workdir))
+        _, name, own = widest[-1]
+        # the bottom row is just above the legend: click up from the window's
+        # bottom edge until a box answers
+        clicked = None
+        for dy in range(h - 8, h // 2, -6):
+            xdotool(display, "mousemove", str(flame_x), str(y + dy), "click", "1")
+            found = wait_log(workdir, CALLERS_LINE, 1, 0.6)
+            if found:
+                clicked = dy
+                break
+        if clicked is None:
+            screenshot(display, os.path.join(workdir, "bottom-up.png"))
+            t.fail("no click at the bottom of the bottom-up view selected a frame (screenshot in %s)" % workdir)
+        first = found[0]
+        first = (first[0],) + first[2:]
+        if first[0] != name or abs(float(first[2]) - float(own)) > 0.0015 or float(first[1]) < float(first[2]):
+            t.fail("the widest bottom box was %s (%s ms of its own); the table showed %s" % (name, own, first))
+        t.log("bottom-up: the widest bottom box is %s, %s ms of its own; the table: %s ms in all, %s callers, "
+              "%s callees" % (name, own, first[1], first[3], first[4]))
+        screenshot(display, os.path.join(os.environ["RSP_BUILD_ROOT"], "tests", "gui-callers.png"))
+        # the table opened under the view, at the bottom of the window:
+        # click up its left column (from below, so as not to reach the
+        # view) until a row goes to another frame
+        went = None
+        if int(first[3]) > 0:
+            for dy in range(h - 6, h // 2, -8):
+                xdotool(display, "mousemove", str(x + 80), str(y + dy), "click", "1")
+                found = wait_log(workdir, CALLERS_LINE, 2, 0.6)
+                if len(found) >= 2 and found[-1][1] == "table":
+                    went = found[-1]
+                    break
+            if went is None or went[0] == name:
+                screenshot(display, os.path.join(workdir, "table.png"))
+                t.fail("no click on the callers table went to a caller of %s (screenshot in %s)" % (name, workdir))
+            t.log("a click on the callers table went to %s (%s ms in all)" % (went[0], went[2]))
+        xdotool(display, "mousemove", str(flame_x), str(y + h // 3))
+        xdotool(display, "key", "i")
+        widest = wait_log(workdir, WIDEST_LINE, 2)
+        if len(widest) < 2 or widest[-1][0] != "top-down":
+            t.fail("I again did not show the view top-down: %s" % viewer_log(workdir))
+    finally:
+        stop_viewer(proc)
+
+
 def open_with_dialog(display, window, path):
     """Ctrl+O, type PATH into the file chooser, Enter."""
     xdotool(display, "windowactivate", "--sync", window)
@@ -642,6 +722,8 @@ def main():
             findings_test(display, workdir)
         elif what == "search":
             search_test(display, workdir)
+        elif what == "callers":
+            callers_test(display, workdir)
         else:
             error_test(display, workdir)
     finally:

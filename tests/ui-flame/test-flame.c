@@ -7,6 +7,7 @@
 
 #include "rsp-consolidated-view.h"
 #include "rsp-flame-view.h"
+#include "rsp-legend.h"
 
 #define WIDTH 1200
 #define HEIGHT 700
@@ -642,10 +643,80 @@ test_dark_hidpi (Fixture *fx, gconstpointer data)
   cairo_surface_destroy (surface);
 }
 
+/* ------------------------------------------------------------------ legend */
+
+static guint
+count_colour (cairo_surface_t *surface, RspColor c)
+{
+  g_autoptr (GHashTable) set = g_hash_table_new (g_direct_hash, g_direct_equal);
+  /* cairo rounds to 8 bits per channel; accept either neighbour */
+  for (int dr = -1; dr <= 1; dr++)
+    for (int dg = -1; dg <= 1; dg++)
+      for (int db = -1; db <= 1; db++)
+        {
+          guint r = CLAMP ((int) lround (c.r * 255) + dr, 0, 255);
+          guint g = CLAMP ((int) lround (c.g * 255) + dg, 0, 255);
+          guint b = CLAMP ((int) lround (c.b * 255) + db, 0, 255);
+          g_hash_table_add (set, GUINT_TO_POINTER ((r << 16) | (g << 8) | b | 0x1000000u));
+        }
+  return count_pixels (surface, set);
+}
+
+/* Every colour a view uses has its swatch in the legend, whatever the
+ * width: narrower, the entries wrap onto more lines. */
+static void
+test_legend (void)
+{
+  RspTheme theme;
+  rsp_theme_init (&theme, FALSE, 1.0);
+  const struct {
+    RspLegendKind kind;
+    const RspColor *colours[7];
+  } kinds[] = {
+    { RSP_LEGEND_TIMELINE,
+      { &theme.run, &theme.sleep, &theme.waiting, &theme.disk_queue, &theme.disk, &theme.network, &theme.link } },
+    { RSP_LEGEND_FLAME, { &theme.run, &theme.sleep, &theme.both, &theme.task, &theme.disk, &theme.network, NULL } },
+  };
+  for (guint k = 0; k < G_N_ELEMENTS (kinds); k++)
+    {
+      double prev = 0;
+      for (double width = 1200; width >= 150; width /= 2)
+        {
+          cairo_surface_t *probe = cairo_image_surface_create (CAIRO_FORMAT_ARGB32, 1, 1);
+          cairo_t *pcr = cairo_create (probe);
+          double height = rsp_legend_height (kinds[k].kind, &theme, pcr, width);
+          cairo_destroy (pcr);
+          cairo_surface_destroy (probe);
+          g_assert_cmpfloat (height, >=, prev);
+          prev = height;
+          cairo_surface_t *surface = cairo_image_surface_create (CAIRO_FORMAT_RGB24, (int) width, (int) ceil (height));
+          cairo_t *cr = cairo_create (surface);
+          cairo_set_source_rgb (cr, 1, 1, 1);
+          cairo_paint (cr);
+          rsp_legend_draw (kinds[k].kind, &theme, cr, width);
+          cairo_destroy (cr);
+          for (guint c = 0; c < G_N_ELEMENTS (kinds[k].colours) && kinds[k].colours[c] != NULL; c++)
+            if (count_colour (surface, *kinds[k].colours[c]) < 10)
+              g_error ("legend %u at %.0f px: colour %u has no swatch", k, width, c);
+          cairo_surface_destroy (surface);
+        }
+      /* at 150 px the entries take several lines */
+      cairo_surface_t *probe = cairo_image_surface_create (CAIRO_FORMAT_ARGB32, 1, 1);
+      cairo_t *pcr = cairo_create (probe);
+      g_assert_cmpfloat (rsp_legend_height (kinds[k].kind, &theme, pcr, 150), >,
+                         2 * rsp_legend_height (kinds[k].kind, &theme, pcr, 1200));
+      cairo_destroy (pcr);
+      cairo_surface_destroy (probe);
+      g_autofree char *text = rsp_legend_text (kinds[k].kind);
+      g_assert_nonnull (strstr (text, "Running: red"));
+    }
+}
+
 int
 main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
+  g_test_add_func ("/legend", test_legend);
   const struct {
     const char *name;
     void (*setup) (Fixture *, gconstpointer);

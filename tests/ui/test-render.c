@@ -122,6 +122,45 @@ test_view (gconstpointer data)
   g_unlink (small);
 }
 
+/* Pixels that differ between two PNGs of the same size, in rows [Y0, Y1). */
+static guint
+differing_pixels (const char *a_path, const char *b_path, int y0, int y1)
+{
+  cairo_surface_t *a = cairo_image_surface_create_from_png (a_path);
+  cairo_surface_t *b = cairo_image_surface_create_from_png (b_path);
+  g_assert_cmpint (cairo_image_surface_get_width (a), ==, cairo_image_surface_get_width (b));
+  int width = cairo_image_surface_get_width (a), stride = cairo_image_surface_get_stride (a);
+  const guint8 *pa = cairo_image_surface_get_data (a), *pb = cairo_image_surface_get_data (b);
+  guint n = 0;
+  for (int y = y0; y < y1; y++)
+    for (int x = 0; x < width; x++)
+      n += *(const guint32 *) (pa + y * stride + x * 4) != *(const guint32 *) (pb + y * stride + x * 4);
+  cairo_surface_destroy (a);
+  cairo_surface_destroy (b);
+  return n;
+}
+
+/* --bottom-up draws another tree over the same legend. */
+static void
+test_bottom_up (void)
+{
+  g_autofree char *top = g_strdup_printf ("%s/top-down.png", tmpdir);
+  g_autofree char *bottom = g_strdup_printf ("%s/bottom-up.png", tmpdir);
+  g_autofree char *err = NULL;
+  int status = run_render (&err, recording, "--view", "consolidated", "-o", top, NULL);
+  g_assert_cmpint (status, ==, 0);
+  g_clear_pointer (&err, g_free);
+  status = run_render (&err, recording, "--view", "consolidated", "--bottom-up", "-o", bottom, NULL);
+  if (status != 0)
+    g_error ("rsp render --bottom-up failed (%d): %s", status, err);
+  check_png (bottom, 1600, 900);
+  /* the legend (the last rows) is the same, the tree above it is not */
+  g_assert_cmpuint (differing_pixels (top, bottom, 890, 900), ==, 0);
+  g_assert_cmpuint (differing_pixels (top, bottom, 0, 890), >, 1600 * 10);
+  g_unlink (top);
+  g_unlink (bottom);
+}
+
 static void
 expect_error (const char *what, const char *needle, ...)
 {
@@ -180,6 +219,7 @@ main (int argc, char **argv)
   g_test_add_data_func ("/render/timeline", "timeline", test_view);
   g_test_add_data_func ("/render/flame", "flame", test_view);
   g_test_add_data_func ("/render/consolidated", "consolidated", test_view);
+  g_test_add_func ("/render/bottom-up", test_bottom_up);
   g_test_add_func ("/render/errors", test_errors);
   int status = g_test_run ();
   g_rmdir (tmpdir);

@@ -9,7 +9,10 @@
  *     network time, and its paths' totals to the total;
  *   - the consolidated flame view: the root is the total, no node is
  *     smaller than its children together, and its disk and network leaves
- *     add up to the same categories;
+ *     add up to the same categories; inverted (bottom-up), the root is
+ *     the same total and each name at the bottom holds exactly the own time
+ *     of that name's nodes in the top-down tree, which is also its "self"
+ *     in the callers/callees table, whose callers add up to its total;
  *   - the CSV export (rsp_report_csv): every cell of the table, per path
  *     too, and every finding's time, read back through an RFC 4180 parser.
  */
@@ -249,6 +252,93 @@ check_flame (const RspAnalysis *a, const RspTheme *theme)
   g_assert_cmpuint (paths, ==, rsp_analysis_total_ns (a));
 }
 
+static guint
+count_zero (GHashTable *own)
+{
+  guint n = 0;
+  GHashTableIter it;
+  gpointer v;
+  g_hash_table_iter_init (&it, own);
+  while (g_hash_table_iter_next (&it, NULL, &v))
+    n += *(guint64 *) v == 0;
+  return n;
+}
+
+static const char *
+node_name (const RspFlameLayout *l, guint32 node, GPtrArray *keep)
+{
+  char **path = rsp_consolidated_view_node_path (l, node);
+  g_ptr_array_add (keep, path);
+  return path[g_strv_length (path) - 1];
+}
+
+/* The bottom-up view against the top-down tree TOP, and the
+ * callers/callees table against both. */
+static void
+check_inverted (const RspAnalysis *a, const RspTheme *theme, const RspFlameLayout *top)
+{
+  g_autoptr (GPtrArray) keep = g_ptr_array_new_with_free_func ((GDestroyNotify) g_strfreev);
+  /* own time per name in the top-down tree */
+  guint32 n = rsp_consolidated_view_n_nodes (top);
+  g_autofree guint64 *self = g_new0 (guint64, n);
+  for (guint32 i = 1; i < n; i++)
+    self[i] += rsp_consolidated_view_node_ns (top, i);
+  for (guint32 i = 1; i < n; i++)
+    {
+      guint32 p = rsp_consolidated_view_node_parent (top, i);
+      if (p != 0)
+        self[p] -= rsp_consolidated_view_node_ns (top, i);
+    }
+  g_autoptr (GHashTable) own = g_hash_table_new_full (g_str_hash, g_str_equal, NULL, g_free);
+  for (guint32 i = 1; i < n; i++)
+    {
+      const char *name = node_name (top, i, keep);
+      guint64 *v = g_hash_table_lookup (own, name);
+      if (v == NULL)
+        g_hash_table_insert (own, (gpointer) name, v = g_new0 (guint64, 1));
+      *v += self[i];
+    }
+
+  RspConsolidatedOptions options;
+  rsp_consolidated_options_init (&options);
+  options.inverted = TRUE;
+  g_assert_false (rsp_consolidated_view_layout_fits (top, a, &options, theme));
+  g_autoptr (RspFlameLayout) l = rsp_consolidated_view_layout (a, &options, theme);
+  g_assert_true (rsp_consolidated_view_layout_fits (l, a, &options, theme));
+  g_assert_cmpuint (rsp_consolidated_view_total_ns (l), ==, rsp_analysis_total_ns (a));
+  guint32 m = rsp_consolidated_view_n_nodes (l);
+  g_autofree guint64 *kids = g_new0 (guint64, m);
+  guint bottoms = 0;
+  for (guint32 i = 1; i < m; i++)
+    {
+      guint32 parent = rsp_consolidated_view_node_parent (l, i);
+      kids[parent] += rsp_consolidated_view_node_ns (l, i);
+      if (parent != 0)
+        continue;
+      const char *name = node_name (l, i, keep);
+      guint64 *v = g_hash_table_lookup (own, name);
+      g_assert_nonnull (v);
+      g_assert_cmpuint (rsp_consolidated_view_node_ns (l, i), ==, *v);
+      /* the table's self time is the same; its callers share its total */
+      g_autoptr (RspCallers) c = rsp_consolidated_view_callers (a, FALSE, name);
+      g_assert_cmpuint (c->self_ns, ==, *v);
+      g_assert_cmpuint (c->self_ns, <=, c->total_ns);
+      g_assert_cmpuint (c->total_ns, <=, c->all_ns);
+      guint64 callers = 0, callees = 0;
+      for (guint k = 0; k < c->callers->len; k++)
+        callers += g_array_index (c->callers, RspCallTotal, k).ns;
+      for (guint k = 0; k < c->callees->len; k++)
+        callees += g_array_index (c->callees, RspCallTotal, k).ns;
+      g_assert_cmpuint (callers, <=, c->total_ns);
+      g_assert_cmpuint (callees, <=, c->total_ns);
+      bottoms++;
+    }
+  g_assert_cmpuint (bottoms, ==, g_hash_table_size (own) - count_zero (own));
+  g_assert_cmpuint (kids[0], ==, rsp_consolidated_view_total_ns (l));
+  for (guint32 i = 0; i < m; i++)
+    g_assert_cmpuint (kids[i], <=, rsp_consolidated_view_node_ns (l, i));
+}
+
 static void
 check_consolidated (const RspAnalysis *a, const RspTheme *theme)
 {
@@ -279,6 +369,7 @@ check_consolidated (const RspAnalysis *a, const RspTheme *theme)
         add_box (&row[i], &boxes);
     }
   check_boxes (&boxes, a, "consolidated view");
+  check_inverted (a, theme, l);
 }
 
 static void
