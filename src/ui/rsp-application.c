@@ -113,6 +113,7 @@ rsp_application_startup (GApplication *app)
     { "win.show-help-overlay", { "<Control>question", NULL } },
     { "win.next-instance", { "bracketright", NULL } },
     { "win.find", { "<Control>f", NULL } },
+    { "win.close-tab", { "<Control>w", NULL } },
     { "win.previous-instance", { "bracketleft", NULL } },
   };
   for (gsize i = 0; i < G_N_ELEMENTS (accels); i++)

@@ -147,13 +147,30 @@ on_bottom_up (GtkToggleButton *button, ProcessPage *page)
 }
 
 static void
-on_close_page (GtkButton *button, GtkWidget *page_widget)
+close_page (RspViews *self, GtkWidget *page_widget)
 {
-  RspViews *self = RSP_VIEWS (gtk_widget_get_ancestor (page_widget, RSP_TYPE_VIEWS));
   gint32 pid = GPOINTER_TO_INT (g_object_get_data (G_OBJECT (page_widget), "pid"));
   g_hash_table_remove (self->process_pages, GINT_TO_POINTER (pid));
   gtk_notebook_remove_page (GTK_NOTEBOOK (self->notebook),
                             gtk_notebook_page_num (GTK_NOTEBOOK (self->notebook), page_widget));
+  g_log ("rsp-ui", G_LOG_LEVEL_DEBUG, "closed the tab of process %d", pid);
+}
+
+static void
+on_close_page (GtkButton *button, GtkWidget *page_widget)
+{
+  close_page (RSP_VIEWS (gtk_widget_get_ancestor (page_widget, RSP_TYPE_VIEWS)), page_widget);
+}
+
+gboolean
+rsp_views_close_current (RspViews *self)
+{
+  GtkWidget *page = gtk_notebook_get_nth_page (GTK_NOTEBOOK (self->notebook),
+                                               gtk_notebook_get_current_page (GTK_NOTEBOOK (self->notebook)));
+  if (page == NULL || g_object_get_data (G_OBJECT (page), "page") == NULL)
+    return FALSE;
+  close_page (self, page);
+  return TRUE;
 }
 
 static GtkWidget *

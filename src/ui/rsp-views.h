@@ -24,6 +24,8 @@ void rsp_views_open_process (RspViews *self, gint32 pid);
 /* In a process tab: steps through the instances of the selected finding
  * (rsp_accounting_panel_step); elsewhere nothing. */
 void rsp_views_step_finding (RspViews *self, gint delta);
+/* Closes the process tab shown (Ctrl+W); FALSE on the timeline, which stays. */
+gboolean rsp_views_close_current (RspViews *self);
 /* Puts the keyboard in the current tab's search entry (Ctrl+F). */
 void rsp_views_focus_search (RspViews *self);
 gboolean rsp_views_export (RspViews *self, const char *path, GError **error);

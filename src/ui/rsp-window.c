@@ -263,6 +263,7 @@ static const struct {
   { N_ ("Recordings"), "<Control>o", N_ ("Open a recording") },
   { N_ ("Recordings"), "<Control>r", N_ ("Record a command") },
   { N_ ("Recordings"), "<Control>e", N_ ("Export the view to PNG, SVG or PDF, or its tables to CSV") },
+  { N_ ("Recordings"), "<Control>w", N_ ("Close the process tab") },
   { N_ ("Recordings"), "<Control>q", N_ ("Quit") },
   { N_ ("Views"), "w plus", N_ ("Zoom in") },
   { N_ ("Views"), "s minus", N_ ("Zoom out") },
@@ -344,6 +345,13 @@ find_activated (GSimpleAction *action, GVariant *parameter, gpointer user_data)
 {
   RspWindow *self = user_data;
   rsp_views_focus_search (RSP_VIEWS (self->views_page));
+}
+
+static void
+close_tab_activated (GSimpleAction *action, GVariant *parameter, gpointer user_data)
+{
+  RspWindow *self = user_data;
+  rsp_views_close_current (RSP_VIEWS (self->views_page));
 }
 
 static void
@@ -448,6 +456,7 @@ rsp_window_init (RspWindow *self)
     { "export", export_activated, NULL, NULL, NULL, { 0 } },
     { "next-instance", next_instance_activated, NULL, NULL, NULL, { 0 } },
     { "find", find_activated, NULL, NULL, NULL, { 0 } },
+    { "close-tab", close_tab_activated, NULL, NULL, NULL, { 0 } },
     { "previous-instance", previous_instance_activated, NULL, NULL, NULL, { 0 } },
   };
   g_action_map_add_action_entries (G_ACTION_MAP (self), win_actions, G_N_ELEMENTS (win_actions), self);

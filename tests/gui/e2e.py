@@ -232,10 +232,11 @@ def windows_of_children(display, proc):
     return found
 
 
-def open_flame(display, window, workdir):
+def open_flame(display, window, workdir, hint=None):
     """Clicks down the task-name column of the timeline until a flame view
-    opens; returns (dy, blue, red) of the click that opened it, or None."""
-    time.sleep(1)
+    opens; returns (dy, blue, red) of the click that opened it, or None.
+    HINT: a dy that opened one before, tried first."""
+    time.sleep(1 if hint is None else 0.3)
     x, y, w, h = window_geometry(display, window)
     before = screenshot(display, os.path.join(workdir, "before.png"))
     flame_area = (x, y + 150, x + w * 55 // 100, y + h - 20)
@@ -243,7 +244,8 @@ def open_flame(display, window, workdir):
     # The task names are the column at the left of the timeline; the
     # process of interest's rows come first.  Click down the column until
     # a flame view opens (theme metrics differ a little between machines).
-    for dy in range(120, min(h - 40, 420), 12):
+    rows = list(range(120, min(h - 40, 420), 12))
+    for dy in ([hint] if hint is not None else []) + rows:
         xdotool(display, "mousemove", str(x + 60), str(y + dy), "click", "1")
         time.sleep(1.5)
         shot = screenshot(display, os.path.join(workdir, "after.png"))
@@ -663,38 +665,104 @@ def open_with_dialog(display, window, path):
     xdotool(display, "key", "Return")
 
 
+def viewer_rss_kb(proc):
+    """The viewer's resident memory (runuser starts it as a child)."""
+    todo = [proc.pid]
+    while todo:
+        pid = todo.pop()
+        try:
+            with open("/proc/%d/comm" % pid) as f:
+                comm = f.read().strip()
+            if comm == "rsp":
+                with open("/proc/%d/status" % pid) as f:
+                    for line in f:
+                        if line.startswith("VmRSS:"):
+                            return int(line.split()[1])
+        except OSError:
+            pass
+        out = subprocess.run(["pgrep", "-P", str(pid)], capture_output=True, text=True).stdout.split()
+        todo += [int(c) for c in out]
+    return None
+
+
+def open_callers(display, window, workdir):
+    """I, then a click at the bottom of the bottom-up view: the callers
+    table opens.  True if it did."""
+    x, y, w, h = window_geometry(display, window)
+    before = len(CALLERS_LINE.findall(viewer_log(workdir, 1 << 20)))
+    xdotool(display, "mousemove", str(x + 30), str(y + h // 2))
+    xdotool(display, "key", "i")
+    time.sleep(0.5)
+    for dy in range(h - 8, h // 2, -6):
+        xdotool(display, "mousemove", str(x + 30), str(y + dy), "click", "1")
+        if len(wait_log(workdir, CALLERS_LINE, before + 1, 0.5)) > before:
+            return True
+    return False
+
+
 def reopen_test(display, workdir):
-    """Open recording after recording into one window, each time with a
-    flame tab open (the old model once went away under its flame pages and
-    the viewer died of a use-after-free): the viewer must stay up and show
-    each recording."""
+    """Open recording after recording into one window, 20 times, each time
+    with a process tab open (the old model once went away under its flame
+    pages and the viewer died of a use-after-free), some with the
+    bottom-up view and the callers table open, some with a tab closed
+    (Ctrl+W) and opened again first: the viewer stays up, shows each
+    recording, and its memory after the 20th stays within 10% of after the
+    first (both recordings loaded once by then).  Under AddressSanitizer
+    (the asan build runs it too) every step is checked for memory errors."""
     names = ["tcp_loop.rsp", "pingpong.rsp"]
     for name in names:
         dst = os.path.join(workdir, name)
         shutil.copy(os.path.join(os.environ["RSP_SOURCE_ROOT"], "tests", "data", name), dst)
         os.chmod(dst, 0o644)
-    proc, wins = start_viewer_with_window(display, os.path.join(workdir, names[0]), workdir)
+    # a small quarantine, so that AddressSanitizer's memory levels off as
+    # the allocator's does (no effect without it)
+    os.environ["ASAN_OPTIONS"] = os.environ.get("ASAN_OPTIONS", "") + ":quarantine_size_mb=16"
+    proc, wins = start_viewer_with_window(display, os.path.join(workdir, names[0]), workdir, debug="rsp-ui")
+    cycles = int(os.environ.get("RSP_REOPEN_CYCLES", "20"))
+    first_rss = None
     try:
         if not wait_loaded(display, wins[0], names[0], 120):
             t.fail("the first recording did not load")
-        cycles = 4
+        hints = {}
         for cycle in range(cycles):
             current = names[cycle % 2]
-            if open_flame(display, wins[0], workdir) is None:
+            opened = open_flame(display, wins[0], workdir, hints.get(current))
+            if opened is None:
                 t.fail("cycle %d: no flame view opened in %s" % (cycle, current))
+            hints[current] = opened[0]
+            if cycle % 3 == 2:
+                closed = len(re.findall("closed the tab", viewer_log(workdir, 1 << 20)))
+                xdotool(display, "key", "ctrl+w")
+                time.sleep(0.5)
+                if len(re.findall("closed the tab", viewer_log(workdir, 1 << 20))) != closed + 1:
+                    t.fail("cycle %d: Ctrl+W did not close the process tab" % cycle)
+                if open_flame(display, wins[0], workdir, hints[current]) is None:
+                    t.fail("cycle %d: no flame view opened again after Ctrl+W" % cycle)
+            if cycle % 2 == 1 and not open_callers(display, wins[0], workdir):
+                t.fail("cycle %d: no callers table opened in the bottom-up view of %s" % (cycle, current))
             following = names[(cycle + 1) % 2]
             open_with_dialog(display, wins[0], os.path.join(workdir, following))
             if not wait_loaded(display, wins[0], following, 120):
                 if proc.poll() is not None:
                     t.fail("cycle %d: the viewer died (exit %s) opening %s with a flame tab open; log: %s"
-                           % (cycle, proc.returncode, following,
-                              open(os.path.join(workdir, "viewer.log")).read()[-3000:]))
+                           % (cycle, proc.returncode, following, viewer_log(workdir)))
                 screenshot(display, os.path.join(workdir, "reopen.png"))
                 t.fail("cycle %d: %s did not load (screenshot in %s)" % (cycle, following, workdir))
             time.sleep(1)
             if proc.poll() is not None:
                 t.fail("cycle %d: the viewer died (exit %s) after opening %s" % (cycle, proc.returncode, following))
-        t.log("opened %d recordings in turn, each over an open flame tab; the viewer stayed up" % cycles)
+            rss = viewer_rss_kb(proc)
+            if rss is None:
+                t.fail("cycle %d: cannot read the viewer's memory" % cycle)
+            if first_rss is None:
+                first_rss = rss
+        growth = 100.0 * (rss - first_rss) / first_rss
+        t.log("opened %d recordings in turn, each over an open process tab (bottom-up and callers in every "
+              "second, a tab closed and reopened in every third); the viewer stayed up; memory %d MB after the "
+              "first, %d MB after the last (%+.1f%%)" % (cycles, first_rss // 1024, rss // 1024, growth))
+        if cycles >= 10 and rss > first_rss * 1.10:
+            t.fail("the viewer's memory grew from %d to %d kB (%+.1f%%) over %d recordings: a leak across "
+                   "recordings" % (first_rss, rss, growth, cycles))
     finally:
         stop_viewer(proc)
     log = open(os.path.join(workdir, "viewer.log")).read()
