@@ -129,6 +129,15 @@ session_fork_command (Session *s, GError **error)
       if (read (go[0], &byte, 1) != 1)
         _exit (127); /* rsp gave up before recording started */
       close (go[0]);
+      if (s->options->stop_on_eof)
+        {
+          /* standard input is rsp's stop signal, not COMMAND's input */
+          int null = open ("/dev/null", O_RDONLY);
+          if (null < 0 || dup2 (null, STDIN_FILENO) < 0)
+            report_child_errno_and_exit (report[1], 126);
+          if (null != STDIN_FILENO)
+            close (null);
+        }
       execve (s->command_path, s->options->command, envp);
       report_child_errno_and_exit (report[1], errno == ENOENT ? 127 : 126);
     }

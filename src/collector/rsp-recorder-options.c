@@ -27,6 +27,9 @@ rsp_recorder_usage (void)
                                 "  --keep-awake             last resort where RSP's tracefs instance cannot run: keep\n"
                                 "                           every CPU busy with an idle-priority loop so that perf\n"
                                 "                           keeps interrupt-context events (slows the workload)\n"
+                                "  --stop-on-eof            stop as an interrupt does when standard input ends\n"
+                                "                           (how rsp view stops what it started through pkexec);\n"
+                                "                           COMMAND then reads /dev/null\n"
                                 "  -h, --help               show this help\n"
                                 "\n"
                                 "Beside perf, a tracefs instance of RSP's own (trace clock mono) records the\n"
@@ -177,6 +180,11 @@ rsp_recorder_options_parse (int argc, char **argv, RspRecorderOptions *options, 
       if (strcmp (arg, "--keep-awake") == 0)
         {
           options->keep_awake = TRUE;
+          continue;
+        }
+      if (strcmp (arg, "--stop-on-eof") == 0)
+        {
+          options->stop_on_eof = TRUE;
           continue;
         }
       if (strcmp (arg, "-g") == 0)

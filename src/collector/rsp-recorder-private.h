@@ -49,6 +49,7 @@ typedef struct {
   int signal_fd;
   guint n_interrupts;
   gboolean abort_start;   /* interrupted before the recording started */
+  gboolean stdin_ended;   /* --stop-on-eof: standard input reached its end */
   gboolean stop_requested;/* whole system: stop now */
   gboolean interrupted;   /* stopped before its natural end (metadata) */
   gint64 forward_at_us;   /* when to pass a Ctrl-C on to COMMAND, 0: never */

@@ -193,7 +193,7 @@ void
 session_poll (Session *s, gint64 deadline_us)
 {
   guint n_ftrace_max = s->ftrace != NULL ? rsp_ftrace_get_n_cpus (s->ftrace) : 0;
-  struct pollfd *fds = g_newa (struct pollfd, 5 + n_ftrace_max);
+  struct pollfd *fds = g_newa (struct pollfd, 6 + n_ftrace_max);
   nfds_t n = 0;
   gint64 now = g_get_monotonic_time ();
   gint64 timeout_ms = -1;
@@ -210,6 +210,12 @@ session_poll (Session *s, gint64 deadline_us)
     timeout_ms = timeout_ms < 0 ? NO_PIDFD_TICK_MS : MIN (timeout_ms, NO_PIDFD_TICK_MS);
 
   fds[n++] = (struct pollfd) { s->signal_fd, POLLIN, 0 };
+  nfds_t stdin_slot = G_MAXUINT;
+  if (s->options->stop_on_eof && !s->stdin_ended)
+    {
+      stdin_slot = n;
+      fds[n++] = (struct pollfd) { STDIN_FILENO, POLLIN, 0 };
+    }
   if (s->out_fd >= 0)
     fds[n++] = (struct pollfd) { s->out_fd, POLLIN, 0 };
   if (s->ack_fd >= 0)
@@ -226,6 +232,18 @@ session_poll (Session *s, gint64 deadline_us)
     g_warning ("poll: %s", g_strerror (errno));
   else if (n > ftrace_first)
     rsp_ftrace_drain (s->ftrace, fds + ftrace_first, (guint) (n - ftrace_first));
+
+  if (stdin_slot < n && (fds[stdin_slot].revents & (POLLIN | POLLHUP | POLLERR | POLLNVAL)))
+    {
+      /* whatever comes is read and dropped; its end is the stop */
+      char buf[256];
+      ssize_t got = read (STDIN_FILENO, buf, sizeof buf);
+      if (got == 0 || (got < 0 && errno != EAGAIN && errno != EINTR) || (fds[stdin_slot].revents & POLLNVAL))
+        {
+          s->stdin_ended = TRUE;
+          session_on_signal (s, SIGTERM);
+        }
+    }
 
   unsigned char signals[16];
   ssize_t n_signals;

@@ -53,6 +53,7 @@ typedef struct {
   RspCallGraph call_graph;
   double duration;        /* seconds; 0 = until COMMAND ends (or Ctrl-C) */
   gboolean keep_awake;    /* SCHED_IDLE loop on every CPU while recording */
+  gboolean stop_on_eof;   /* standard input at its end stops the recording as an interrupt does */
   gboolean help;          /* --help was given: print usage, nothing else */
   char **command;         /* COMMAND and its arguments; NULL = whole system */
 } RspRecorderOptions;
