@@ -1,10 +1,18 @@
 /* rsp-record-dialog.c — Record…: a command line and options, run through
- * `pkexec rsp record` (the GUI never runs as root), progress, then the
- * recording opens.  Without pkexec it shows the exact command to run. */
+ * `pkexec rsp record --stop-on-eof` (the GUI never runs as root, and cannot
+ * signal what runs as root: closing the recorder's standard input is the
+ * Stop button), its messages as they come, the elapsed time and the size
+ * so far, then the recording opens.  Cancel and Escape close the dialog,
+ * stopping a recording first.  Without pkexec it shows the exact command
+ * to run. */
 #include "rsp-record-dialog.h"
 
 #include <glib/gi18n.h>
+#include <glib/gstdio.h>
 #include <string.h>
+
+#define PKEXEC_DISMISSED 126 /* pkexec(1): the authentication dialog was dismissed */
+#define PKEXEC_NOT_AUTHORIZED 127
 
 struct _RspRecordDialog {
   GtkWindow parent_instance;
@@ -17,10 +25,17 @@ struct _RspRecordDialog {
   GtkWidget *status;
   GtkWidget *spinner;
   GtkWidget *record_button;
+  GtkWidget *stop_button;
   GtkWidget *log;
 
   GSubprocess *process;
+  GOutputStream *stop_pipe;  /* the recorder's standard input: closing it stops the recording */
+  GDataInputStream *messages;
+  GString *message_text;
   GCancellable *cancellable;
+  guint tick;
+  gint64 started_us;
+  gboolean stopping;
   char *output_path;
 };
 
@@ -70,6 +85,7 @@ record_argv (RspRecordDialog *self, GError **error)
       g_strv_builder_add (b, "--call-graph");
       g_strv_builder_add (b, "dwarf");
     }
+  g_strv_builder_add (b, "--stop-on-eof");
   g_strv_builder_add (b, "--");
   g_strv_builder_addv (b, (const char **) command);
   GStrv argv = g_strv_builder_end (b);
@@ -99,37 +115,155 @@ static void
 set_running (RspRecordDialog *self, gboolean running)
 {
   gtk_widget_set_sensitive (self->record_button, !running);
+  gtk_widget_set_visible (self->stop_button, running);
+  gtk_widget_set_sensitive (self->stop_button, running);
   gtk_widget_set_visible (self->spinner, running);
   gtk_spinner_set_spinning (GTK_SPINNER (self->spinner), running);
+  if (!running)
+    g_clear_handle_id (&self->tick, g_source_remove);
+}
+
+/* What perf has written so far: rsp record's temporary file beside the
+ * output ("OUTPUT.PID.tmp-perf"). */
+static goffset
+size_so_far (RspRecordDialog *self)
+{
+  g_autofree char *dir = g_path_get_dirname (self->output_path);
+  g_autofree char *base = g_path_get_basename (self->output_path);
+  g_autofree char *prefix = g_strconcat (base, ".", NULL);
+  g_autoptr (GDir) d = g_dir_open (dir, 0, NULL);
+  goffset size = 0;
+  const char *name;
+  while (d != NULL && (name = g_dir_read_name (d)) != NULL)
+    if (g_str_has_prefix (name, prefix) && g_str_has_suffix (name, ".tmp-perf"))
+      {
+        g_autofree char *path = g_build_filename (dir, name, NULL);
+        GStatBuf st;
+        if (g_stat (path, &st) == 0)
+          size = MAX (size, (goffset) st.st_size);
+      }
+  return size;
+}
+
+static gboolean
+on_tick (gpointer data)
+{
+  RspRecordDialog *self = data;
+  gint64 seconds = (g_get_monotonic_time () - self->started_us) / G_USEC_PER_SEC;
+  goffset size = size_so_far (self);
+  g_autofree char *bytes = g_format_size (size);
+  g_autofree char *text = self->stopping
+                              ? g_strdup_printf (_("Stopping: finishing the recording (%s written)…"), bytes)
+                              /* TRANSLATORS: seconds since the recording started, the size of perf's file so far */
+                              : g_strdup_printf (_("Recording the whole system while the command runs: %d s, %s so far…"),
+                                                 (int) seconds, bytes);
+  gtk_label_set_text (GTK_LABEL (self->status), text);
+  g_log ("rsp-ui", G_LOG_LEVEL_DEBUG, "record: %" G_GINT64_FORMAT " s, %" G_GOFFSET_FORMAT " bytes%s", seconds, size,
+         self->stopping ? ", stopping" : "");
+  return G_SOURCE_CONTINUE;
+}
+
+/* Closing the recorder's input stops it as Ctrl-C would (--stop-on-eof). */
+static void
+stop_recording (RspRecordDialog *self)
+{
+  if (self->stop_pipe == NULL || self->stopping)
+    return;
+  self->stopping = TRUE;
+  g_output_stream_close (self->stop_pipe, NULL, NULL);
+  gtk_widget_set_sensitive (self->stop_button, FALSE);
+  g_log ("rsp-ui", G_LOG_LEVEL_DEBUG, "record: stop");
+  on_tick (self);
+}
+
+static void read_message (RspRecordDialog *self);
+
+static void
+on_message (GObject *source, GAsyncResult *result, gpointer user_data)
+{
+  RspRecordDialog *self = user_data;
+  g_autoptr (GError) error = NULL;
+  gsize len;
+  g_autofree char *line = g_data_input_stream_read_line_finish_utf8 (G_DATA_INPUT_STREAM (source), result, &len, &error);
+  if (line == NULL)
+    {
+      g_object_unref (self);
+      return; /* the end, an error or the dialog closed */
+    }
+  g_string_append_printf (self->message_text, "%s\n", line);
+  gtk_text_buffer_set_text (gtk_text_view_get_buffer (GTK_TEXT_VIEW (self->log)), self->message_text->str, -1);
+  read_message (self);
+  g_object_unref (self);
 }
 
 static void
-on_finished (GObject *source, GAsyncResult *result, gpointer user_data)
+read_message (RspRecordDialog *self)
+{
+  g_data_input_stream_read_line_async (self->messages, G_PRIORITY_DEFAULT, self->cancellable, on_message,
+                                       g_object_ref (self));
+}
+
+/* The message that says what failed: rsp record's last "rsp record: …" or
+ * "rsp: …" line, else its last line. */
+static char *
+failure_message (RspRecordDialog *self)
+{
+  g_auto (GStrv) lines = g_strsplit (self->message_text->str, "\n", -1);
+  const char *best = NULL, *last = NULL;
+  for (guint i = 0; lines[i] != NULL; i++)
+    {
+      const char *l = g_strstrip (lines[i]);
+      if (*l == '\0')
+        continue;
+      last = l;
+      if (g_str_has_prefix (l, "rsp record:") || g_str_has_prefix (l, "rsp:"))
+        best = l;
+    }
+  return g_strdup (best != NULL ? best : last);
+}
+
+static void
+on_exited (GObject *source, GAsyncResult *result, gpointer user_data)
 {
   RspRecordDialog *self = user_data;
-  g_autofree char *out = NULL, *err = NULL;
   g_autoptr (GError) error = NULL;
   GSubprocess *process = G_SUBPROCESS (source);
-  if (!g_subprocess_communicate_utf8_finish (process, result, &out, &err, &error))
+  gboolean waited = g_subprocess_wait_finish (process, result, &error);
+  if (!waited && g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
     {
-      if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
-        return;
-      gtk_label_set_text (GTK_LABEL (self->status), error->message);
-      set_running (self, FALSE);
-      return;
+      g_object_unref (self);
+      return; /* the dialog closed: the recording, stopped, ends on its own */
     }
   set_running (self, FALSE);
-  gtk_text_buffer_set_text (gtk_text_view_get_buffer (GTK_TEXT_VIEW (self->log)), err != NULL ? err : "", -1);
+  g_clear_object (&self->stop_pipe);
   g_clear_object (&self->process);
-  if (g_file_test (self->output_path, G_FILE_TEST_IS_REGULAR))
+  gint status = waited && g_subprocess_get_if_exited (process) ? g_subprocess_get_exit_status (process) : -1;
+  g_log ("rsp-ui", G_LOG_LEVEL_DEBUG, "record: ended, exit %d", status);
+  if (waited && g_file_test (self->output_path, G_FILE_TEST_IS_REGULAR))
     {
       gtk_label_set_text (GTK_LABEL (self->status), _("Recorded."));
       g_autoptr (GFile) file = g_file_new_for_path (self->output_path);
       g_signal_emit (self, signals[SIGNAL_RECORDED], 0, file);
       gtk_window_close (GTK_WINDOW (self));
+      g_object_unref (self);
+      return;
     }
+  g_autofree char *why = failure_message (self);
+  g_autofree char *text = NULL;
+  if (!waited)
+    text = g_strdup_printf (_("Recording failed: %s"), error->message);
+  else if (status == PKEXEC_DISMISSED && why == NULL)
+    text = g_strdup (_("The authentication was dismissed: nothing was recorded."));
+  else if (status == PKEXEC_NOT_AUTHORIZED && why == NULL)
+    text = g_strdup (_("pkexec could not run rsp record as root (not authorized, or no authentication agent): "
+                       "nothing was recorded."));
+  else if (why != NULL)
+    text = g_strdup_printf (_("Recording failed: %s"), why);
   else
-    gtk_label_set_text (GTK_LABEL (self->status), _("Recording failed: see the messages below."));
+    text = g_strdup_printf (_("Recording failed: rsp record exited with status %d and wrote nothing."), status);
+  gtk_label_set_text (GTK_LABEL (self->status), text);
+  g_log ("rsp-ui", G_LOG_LEVEL_DEBUG, "record: failed: %s", text);
+  g_object_unref (self);
 }
 
 static void
@@ -159,15 +293,62 @@ on_record (GtkButton *button, RspRecordDialog *self)
   g_auto (GStrv) full = g_strv_builder_end (b);
   g_strv_builder_unref (b);
   self->process = g_subprocess_newv ((const char *const *) full,
-                                     G_SUBPROCESS_FLAGS_STDOUT_PIPE | G_SUBPROCESS_FLAGS_STDERR_PIPE, &error);
+                                     G_SUBPROCESS_FLAGS_STDIN_PIPE | G_SUBPROCESS_FLAGS_STDOUT_PIPE
+                                         | G_SUBPROCESS_FLAGS_STDERR_MERGE,
+                                     &error);
   if (self->process == NULL)
     {
-      gtk_label_set_text (GTK_LABEL (self->status), error->message);
+      g_autofree char *text = g_strdup_printf (_("Recording failed: cannot run pkexec: %s"), error->message);
+      gtk_label_set_text (GTK_LABEL (self->status), text);
       return;
     }
-  gtk_label_set_text (GTK_LABEL (self->status), _("Recording the whole system while the command runs…"));
+  self->stop_pipe = g_object_ref (g_subprocess_get_stdin_pipe (self->process));
+  g_clear_object (&self->messages);
+  self->messages = g_data_input_stream_new (g_subprocess_get_stdout_pipe (self->process));
+  g_string_truncate (self->message_text, 0);
+  gtk_text_buffer_set_text (gtk_text_view_get_buffer (GTK_TEXT_VIEW (self->log)), "", -1);
+  self->stopping = FALSE;
+  self->started_us = g_get_monotonic_time ();
   set_running (self, TRUE);
-  g_subprocess_communicate_utf8_async (self->process, NULL, self->cancellable, on_finished, self);
+  on_tick (self);
+  self->tick = g_timeout_add_seconds (1, on_tick, self);
+  read_message (self);
+  g_subprocess_wait_async (self->process, self->cancellable, on_exited, g_object_ref (self));
+}
+
+static void
+on_stop (GtkButton *button, RspRecordDialog *self)
+{
+  stop_recording (self);
+}
+
+/* Cancel and Escape: a recording running is stopped (it finishes on its
+ * own and is not opened), then the dialog closes. */
+static void
+cancel (RspRecordDialog *self)
+{
+  if (self->process != NULL)
+    {
+      stop_recording (self);
+      /* nothing more is read or waited for: the recorder, its input
+       * closed, finishes on its own and its file is not opened */
+      g_cancellable_cancel (self->cancellable);
+      g_log ("rsp-ui", G_LOG_LEVEL_DEBUG, "record: cancelled, not opened");
+    }
+  gtk_window_close (GTK_WINDOW (self));
+}
+
+static void
+on_cancel (GtkButton *button, RspRecordDialog *self)
+{
+  cancel (self);
+}
+
+static gboolean
+on_escape (GtkWidget *widget, GVariant *args, gpointer data)
+{
+  cancel (RSP_RECORD_DIALOG (widget));
+  return TRUE;
 }
 
 static void
@@ -175,6 +356,7 @@ rsp_record_dialog_dispose (GObject *object)
 {
   RspRecordDialog *self = RSP_RECORD_DIALOG (object);
   g_cancellable_cancel (self->cancellable);
+  g_clear_handle_id (&self->tick, g_source_remove);
   G_OBJECT_CLASS (rsp_record_dialog_parent_class)->dispose (object);
 }
 
@@ -183,6 +365,9 @@ rsp_record_dialog_finalize (GObject *object)
 {
   RspRecordDialog *self = RSP_RECORD_DIALOG (object);
   g_clear_object (&self->process);
+  g_clear_object (&self->stop_pipe);
+  g_clear_object (&self->messages);
+  g_string_free (self->message_text, TRUE);
   g_clear_object (&self->cancellable);
   g_free (self->output_path);
   G_OBJECT_CLASS (rsp_record_dialog_parent_class)->finalize (object);
@@ -196,6 +381,7 @@ rsp_record_dialog_class_init (RspRecordDialogClass *klass)
   object_class->finalize = rsp_record_dialog_finalize;
   signals[SIGNAL_RECORDED] = g_signal_new ("recorded", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0, NULL, NULL,
                                            NULL, G_TYPE_NONE, 1, G_TYPE_FILE);
+  gtk_widget_class_add_binding (GTK_WIDGET_CLASS (klass), GDK_KEY_Escape, 0, on_escape, NULL);
 }
 
 static GtkWidget *
@@ -214,6 +400,7 @@ static void
 rsp_record_dialog_init (RspRecordDialog *self)
 {
   self->cancellable = g_cancellable_new ();
+  self->message_text = g_string_new (NULL);
   g_autofree char *stamp = g_date_time_format (g_date_time_new_now_local (), "%Y%m%d-%H%M%S");
   g_autofree char *name = g_strdup_printf ("rsp-%s.rsp", stamp);
   self->output_path = g_build_filename (g_get_home_dir (), name, NULL);
@@ -261,11 +448,23 @@ rsp_record_dialog_init (RspRecordDialog *self)
   gtk_widget_set_size_request (scroll, -1, 100);
   gtk_grid_attach (GTK_GRID (grid), scroll, 0, 6, 2, 1);
 
+  GtkWidget *buttons = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 8);
+  gtk_widget_set_halign (buttons, GTK_ALIGN_END);
+  GtkWidget *cancel_button = gtk_button_new_with_mnemonic (_("_Cancel"));
+  gtk_widget_set_tooltip_text (cancel_button, _("Close (Escape); a recording running is stopped and not opened"));
+  g_signal_connect (cancel_button, "clicked", G_CALLBACK (on_cancel), self);
+  self->stop_button = gtk_button_new_with_mnemonic (_("_Stop"));
+  gtk_widget_set_tooltip_text (self->stop_button, _("Stop recording now and open what was recorded"));
+  gtk_widget_add_css_class (self->stop_button, "destructive-action");
+  gtk_widget_set_visible (self->stop_button, FALSE);
+  g_signal_connect (self->stop_button, "clicked", G_CALLBACK (on_stop), self);
   self->record_button = gtk_button_new_with_mnemonic (_("_Record"));
   gtk_widget_add_css_class (self->record_button, "suggested-action");
-  gtk_widget_set_halign (self->record_button, GTK_ALIGN_END);
   g_signal_connect (self->record_button, "clicked", G_CALLBACK (on_record), self);
-  gtk_grid_attach (GTK_GRID (grid), self->record_button, 1, 7, 1, 1);
+  gtk_box_append (GTK_BOX (buttons), cancel_button);
+  gtk_box_append (GTK_BOX (buttons), self->stop_button);
+  gtk_box_append (GTK_BOX (buttons), self->record_button);
+  gtk_grid_attach (GTK_GRID (grid), buttons, 0, 7, 2, 1);
   gtk_window_set_child (GTK_WINDOW (self), grid);
   gtk_window_set_default_widget (GTK_WINDOW (self), self->record_button);
 }

@@ -85,7 +85,7 @@ class Display:
         self.proc.wait(timeout=10)
 
 
-def start_viewer(display, recording, workdir, debug=None):
+def start_viewer(display, recording, workdir, debug=None, extra_env=()):
     # a copy the unprivileged user can reach wherever the build tree lives
     rsp = os.path.join(workdir, "rsp")
     if not os.path.exists(rsp):
@@ -93,11 +93,11 @@ def start_viewer(display, recording, workdir, debug=None):
         os.chmod(rsp, 0o755)
     argv = [rsp, "view"] + ([recording] if recording else [])
     # DEBUG: log domains whose debug messages the viewer prints (G_MESSAGES_DEBUG)
-    debug_env = ["G_MESSAGES_DEBUG=" + debug] if debug else []
+    debug_env = (["G_MESSAGES_DEBUG=" + debug] if debug else []) + list(extra_env)
     if os.geteuid() == 0:
         ensure_user()
         argv = ["runuser", "-u", TEST_USER, "--", "env", "HOME=" + workdir, "XDG_RUNTIME_DIR=" + workdir] + debug_env + argv
-    elif debug:
+    elif debug_env:
         argv = ["env"] + debug_env + argv
     env = display.env()
     # the sanitizers' suppression file must be readable by the user the
@@ -184,12 +184,12 @@ def viewer_log(workdir, tail=3000):
         return "(no log)"
 
 
-def start_viewer_with_window(display, recording, workdir, seconds=30, debug=None):
+def start_viewer_with_window(display, recording, workdir, seconds=30, debug=None, extra_env=()):
     """Starts the viewer and waits for its window.  A viewer that exits at
     once without crashing is started once more (said in the test's log);
     a crash, a sanitizer report or no window at all fails with its log."""
     for attempt in (1, 2):
-        proc = start_viewer(display, recording, workdir, debug)
+        proc = start_viewer(display, recording, workdir, debug, extra_env)
         wins = wait_windows(display, proc, 1, seconds)
         if wins:
             return proc, wins
@@ -305,36 +305,178 @@ def error_test(display, workdir):
         stop_viewer(proc)
 
 
+FAKE_PKEXEC = r"""#!/usr/bin/env python3
+# A stand-in for pkexec(1) in the GUI test: under Xvfb no polkit agent can
+# authenticate.  It checks that the viewer asks for rsp record
+# --stop-on-eof -o OUT, then does what the mode file beside it says:
+#   dismiss  exit 126 with no output, as pkexec when the dialog is dismissed
+#   fail     an rsp record error, exit 1, nothing written
+#   record   rsp record's messages, its temporary file growing beside OUT
+#            until standard input ends (the Stop button), then a real
+#            recording as OUT and exit 143 (COMMAND got SIGTERM)
+import os, select, shutil, sys, time
+here = os.path.dirname(os.path.abspath(__file__))
+args = sys.argv[1:]
+if len(args) < 2 or args[1] != "record" or "--stop-on-eof" not in args or "-o" not in args:
+    print("fake pkexec: unexpected arguments %s" % args, flush=True)
+    sys.exit(2)
+out = args[args.index("-o") + 1]
+mode = open(os.path.join(here, "mode")).read().strip()
+if mode == "dismiss":
+    sys.exit(126)
+if mode == "fail":
+    print("rsp record: perf is not installed: install the Debian package linux-perf", flush=True)
+    sys.exit(1)
+print("rsp record: recording the whole system while %s runs..." % args[-1], flush=True)
+tmp = "%s.%d.tmp-perf" % (out, os.getpid())
+with open(tmp, "wb") as f:
+    while True:
+        f.write(b"\0" * 65536)
+        f.flush()
+        ready, _, _ = select.select([sys.stdin], [], [], 0.2)
+        if ready and not sys.stdin.buffer.read1(4096):
+            break
+print("rsp record: interrupted: waiting for %s to end, then finishing the recording" % args[-1], flush=True)
+shutil.copy(os.path.join(here, "recording.rsp"), out)
+os.unlink(tmp)
+print("rsp record: wrote %s" % out, flush=True)
+sys.exit(143)
+"""
+
+RECORD_TICK = re.compile(r"record: (\d+) s, (\d+) bytes")
+
+
+def find_dialog(display, seconds=10):
+    deadline = time.time() + seconds
+    while time.time() < deadline:
+        found = xdotool(display, "search", "--onlyvisible", "--name", "^Record$").stdout.split()
+        if found:
+            return found[0]
+        time.sleep(0.25)
+    return None
+
+
+def dialog_gone(display, seconds=5):
+    deadline = time.time() + seconds
+    while time.time() < deadline:
+        if not xdotool(display, "search", "--onlyvisible", "--name", "^Record$").stdout.split():
+            return True
+        time.sleep(0.25)
+    return False
+
+
+def window_name(display, window):
+    return xdotool(display, "getwindowname", window).stdout.strip()
+
+
 def record_test(display, workdir):
-    """Ctrl+R opens the Record dialog; a command typed and confirmed runs
-    through pkexec, or, where there is none (CI), the dialog stays open and
-    shows the exact command to run with sudo (it never records as us)."""
+    """Ctrl+R opens the Record dialog.  Where there is no pkexec (CI) it
+    stays open and shows the exact command to run with sudo.  Then, with
+    a stand-in pkexec (FAKE_PKEXEC): Escape closes the dialog; a failure
+    names what failed; a recording shows its elapsed time and its size
+    growing, Stop (Alt+S) ends it and it opens; Escape during a recording
+    stops it and closes the dialog without opening it."""
     proc, wins = start_viewer_with_window(display, "", workdir)
     try:
         time.sleep(1)
         xdotool(display, "windowactivate", "--sync", wins[0])
         xdotool(display, "key", "ctrl+r")
-        dialog = None
-        for _ in range(40):
-            found = xdotool(display, "search", "--onlyvisible", "--name", "^Record$").stdout.split()
-            if found:
-                dialog = found[0]
-                break
-            time.sleep(0.25)
-        if dialog is None:
+        if find_dialog(display) is None:
             t.fail("Ctrl+R opened no Record dialog")
         xdotool(display, "type", "--delay", "20", "true")
         xdotool(display, "key", "Return")
         time.sleep(2)
-        screenshot(display, os.path.join(workdir, "record.png"))
-        shutil.copy(os.path.join(workdir, "record.png"), os.path.join(os.environ["RSP_BUILD_ROOT"], "tests", "gui-record.png"))
         if proc.poll() is not None:
             t.fail("the viewer died after Record (exit %s)" % proc.returncode)
         if shutil.which("pkexec") is None:
-            still = xdotool(display, "search", "--onlyvisible", "--name", "^Record$").stdout.split()
-            if not still:
+            if find_dialog(display, 1) is None:
                 t.fail("without pkexec the Record dialog must stay open with the command to run")
-        t.log("the Record dialog opened and took the command")
+            t.log("no pkexec: the Record dialog stayed open with the command to run")
+    finally:
+        stop_viewer(proc)
+
+    fake = os.path.join(workdir, "fakebin")
+    os.makedirs(fake, exist_ok=True)
+    os.chmod(fake, 0o777)
+    with open(os.path.join(fake, "pkexec"), "w") as f:
+        f.write(FAKE_PKEXEC)
+    os.chmod(os.path.join(fake, "pkexec"), 0o755)
+    shutil.copy(os.path.join(os.environ["RSP_SOURCE_ROOT"], "tests", "data", "pingpong.rsp"),
+                os.path.join(fake, "recording.rsp"))
+    os.chmod(os.path.join(fake, "recording.rsp"), 0o644)
+
+    def mode(m):
+        with open(os.path.join(fake, "mode"), "w") as f:
+            f.write(m)
+        os.chmod(os.path.join(fake, "mode"), 0o644)
+
+    path = fake + ":" + os.environ.get("PATH", "/usr/bin:/bin")
+    proc, wins = start_viewer_with_window(display, "", workdir, debug="rsp-ui", extra_env=["PATH=" + path])
+    try:
+        time.sleep(1)
+        xdotool(display, "windowactivate", "--sync", wins[0])
+        # Escape closes an idle dialog
+        xdotool(display, "key", "ctrl+r")
+        if find_dialog(display) is None:
+            t.fail("Ctrl+R opened no Record dialog")
+        xdotool(display, "key", "Escape")
+        if not dialog_gone(display):
+            t.fail("Escape did not close the Record dialog")
+        # a failure names what failed
+        mode("fail")
+        xdotool(display, "key", "ctrl+r")
+        if find_dialog(display) is None:
+            t.fail("Ctrl+R opened no Record dialog the second time")
+        xdotool(display, "type", "--delay", "20", "sleep 60")
+        xdotool(display, "key", "Return")
+        failed = wait_log(workdir, re.compile(r"record: failed: (.*)"), 1)
+        if not failed or "perf is not installed" not in failed[0]:
+            t.fail("a failed recording did not say what failed: %s" % viewer_log(workdir))
+        t.log("a failure showed: %s" % failed[0])
+        # a recording: elapsed time and size grow; Stop ends it and it opens
+        mode("record")
+        before = len(RECORD_TICK.findall(viewer_log(workdir, 1 << 20)))
+        xdotool(display, "key", "Return")
+        ticks = wait_log(workdir, RECORD_TICK, before + 4, 15)[before:]
+        if len(ticks) < 4:
+            t.fail("the recording showed no progress: %s" % viewer_log(workdir))
+        sizes = [int(b) for _, b in ticks]
+        seconds = [int(x) for x, _ in ticks]
+        if sizes[-1] <= sizes[1] or seconds[-1] <= seconds[0]:
+            t.fail("elapsed time and size did not grow: %s" % ticks)
+        screenshot(display, os.path.join(os.environ["RSP_BUILD_ROOT"], "tests", "gui-record.png"))
+        xdotool(display, "key", "alt+s")
+        ended = wait_log(workdir, re.compile(r"record: ended, exit (-?\d+)"), 2, 15)
+        if "record: stop" not in viewer_log(workdir, 1 << 20) or len(ended) < 2 or ended[1] != "143":
+            t.fail("Alt+S did not stop the recording: %s" % viewer_log(workdir))
+        deadline = time.time() + 60
+        while not re.match(r"rsp-\d{8}-\d{6}\.rsp$", window_name(display, wins[0])) and time.time() < deadline:
+            time.sleep(0.5)
+        if not dialog_gone(display) or not re.match(r"rsp-\d{8}-\d{6}\.rsp$", window_name(display, wins[0])):
+            t.fail("the stopped recording did not open: %s" % window_name(display, wins[0]))
+        opened = window_name(display, wins[0])
+        t.log("recording: %d s and %d bytes shown, Stop ended it (exit 143) and it opened as %s"
+              % (seconds[-1], sizes[-1], opened))
+        # Escape during a recording: stopped, not opened
+        time.sleep(1.1)  # another timestamp, so another file name
+        xdotool(display, "key", "ctrl+r")
+        if find_dialog(display) is None:
+            t.fail("Ctrl+R opened no Record dialog the third time")
+        xdotool(display, "type", "--delay", "20", "sleep 60")
+        xdotool(display, "key", "Return")
+        before = len(RECORD_TICK.findall(viewer_log(workdir, 1 << 20)))
+        if len(wait_log(workdir, RECORD_TICK, before + 2, 15)) < before + 2:
+            t.fail("the second recording showed no progress")
+        xdotool(display, "key", "Escape")
+        if not dialog_gone(display):
+            t.fail("Escape during a recording did not close the dialog")
+        time.sleep(3)
+        if "record: cancelled, not opened" not in viewer_log(workdir, 1 << 20) or window_name(display, wins[0]) != opened:
+            t.fail("Escape during a recording: %s is shown, expected %s still; log: %s"
+                   % (window_name(display, wins[0]), opened, viewer_log(workdir)))
+        if proc.poll() is not None:
+            t.fail("the viewer died (exit %s)" % proc.returncode)
+        t.log("Escape during a recording stopped it and closed the dialog; %s stayed open" % opened)
     finally:
         stop_viewer(proc)
 
