@@ -16,7 +16,6 @@ struct _RspCallersPane {
 
 enum {
   SIGNAL_NAME_ACTIVATED,
-  SIGNAL_CLOSED,
   N_SIGNALS
 };
 static guint signals[N_SIGNALS];
@@ -130,12 +129,6 @@ on_row_activated (GtkListBox *list, GtkListBoxRow *r, RspCallersPane *self)
     g_signal_emit (self, signals[SIGNAL_NAME_ACTIVATED], 0, name);
 }
 
-static void
-on_close (GtkButton *button, RspCallersPane *self)
-{
-  g_signal_emit (self, signals[SIGNAL_CLOSED], 0);
-}
-
 static GtkWidget *
 column (RspCallersPane *self, const char *heading, GtkWidget **list)
 {
@@ -163,8 +156,6 @@ rsp_callers_pane_class_init (RspCallersPaneClass *klass)
 {
   signals[SIGNAL_NAME_ACTIVATED] = g_signal_new ("name-activated", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0,
                                                  NULL, NULL, NULL, G_TYPE_NONE, 1, G_TYPE_STRING);
-  signals[SIGNAL_CLOSED] = g_signal_new ("closed", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
-                                         G_TYPE_NONE, 0);
 }
 
 static void
@@ -179,12 +170,7 @@ rsp_callers_pane_init (RspCallersPane *self)
   gtk_label_set_xalign (GTK_LABEL (self->title), 0);
   gtk_label_set_ellipsize (GTK_LABEL (self->title), PANGO_ELLIPSIZE_MIDDLE);
   gtk_widget_set_hexpand (self->title, TRUE);
-  GtkWidget *close = gtk_button_new_from_icon_name ("window-close-symbolic");
-  gtk_widget_add_css_class (close, "flat");
-  gtk_widget_set_tooltip_text (close, _("Close the callers and callees"));
-  g_signal_connect (close, "clicked", G_CALLBACK (on_close), self);
   gtk_box_append (GTK_BOX (header), self->title);
-  gtk_box_append (GTK_BOX (header), close);
   GtkWidget *columns = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 12);
   gtk_box_set_homogeneous (GTK_BOX (columns), TRUE);
   gtk_box_append (GTK_BOX (columns), column (self, _("Callers"), &self->callers));

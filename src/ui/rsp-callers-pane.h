@@ -13,7 +13,7 @@ G_BEGIN_DECLS
 G_DECLARE_FINAL_TYPE (RspCallersPane, rsp_callers_pane, RSP, CALLERS_PANE, GtkBox)
 
 /* Emits "name-activated" (const char *name) when a caller or callee row is
- * activated, "closed" when its close button is clicked. */
+ * activated. */
 GtkWidget *rsp_callers_pane_new (void);
 /* Shows CALLERS (copied from; NULL empties the pane). */
 void rsp_callers_pane_show (RspCallersPane *self, const RspCallers *callers);

@@ -33,6 +33,7 @@ G_DEFINE_FINAL_TYPE (RspFlameWidget, rsp_flame_widget, GTK_TYPE_WIDGET)
 
 enum {
   SIGNAL_FRAME_SELECTED,
+  SIGNAL_MOMENT_SELECTED,
   N_SIGNALS
 };
 static guint signals[N_SIGNALS];
@@ -261,6 +262,12 @@ on_click (GtkGestureClick *gesture, int n_press, double x, double y, RspFlameWid
     return;
   if (hit.what == RSP_FLAME_HIT_BOX && hit.name != NULL)
     g_signal_emit (self, signals[SIGNAL_FRAME_SELECTED], 0, hit.name);
+  if (self->mode == RSP_FLAME_WIDGET_CHRONOLOGICAL && hit.what == RSP_FLAME_HIT_BOX && hit.segment != RSP_NONE)
+    {
+      /* the moment under the pointer, before the click zooms */
+      guint64 t = self->nav.t0 + (guint64) (fraction_at (self, x) * (double) (self->nav.t1 - self->nav.t0));
+      g_signal_emit (self, signals[SIGNAL_MOMENT_SELECTED], 0, (guint) hit.segment, (guint64) t, hit.name);
+    }
   if (self->mode == RSP_FLAME_WIDGET_CHRONOLOGICAL && hit.what == RSP_FLAME_HIT_BOX)
     rsp_flame_widget_show_range (self, hit.start, hit.end);
   else if (self->mode == RSP_FLAME_WIDGET_CONSOLIDATED
@@ -439,6 +446,9 @@ rsp_flame_widget_class_init (RspFlameWidgetClass *klass)
   GTK_WIDGET_CLASS (klass)->snapshot = rsp_flame_widget_snapshot;
   signals[SIGNAL_FRAME_SELECTED] = g_signal_new ("frame-selected", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0,
                                                  NULL, NULL, NULL, G_TYPE_NONE, 1, G_TYPE_STRING);
+  signals[SIGNAL_MOMENT_SELECTED] = g_signal_new ("moment-selected", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0,
+                                                  NULL, NULL, NULL, G_TYPE_NONE, 3, G_TYPE_UINT, G_TYPE_UINT64,
+                                                  G_TYPE_STRING);
   gtk_widget_class_set_accessible_role (GTK_WIDGET_CLASS (klass), GTK_ACCESSIBLE_ROLE_IMG);
 }
 

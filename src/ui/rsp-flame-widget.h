@@ -5,7 +5,9 @@
  * Chronological: Ctrl+wheel / + / − / 0 / pinch zoom, drag / wheel / arrows
  * pan, a click on a box zooms to it.  Consolidated: a click zooms into a
  * subtree, the breadcrumb (or Escape) back out; top-down or bottom-up.
- * A click on a box emits "frame-selected" (const char *name) in both. */
+ * A click on a box emits "frame-selected" (const char *name) in both, and
+ * in the chronological view "moment-selected" (guint segment, guint64 time
+ * under the pointer, const char *name) for the details pane. */
 #pragma once
 
 #include <gtk/gtk.h>

@@ -6,6 +6,7 @@
 #include "rsp-accounting-panel.h"
 #include "rsp-analysis.h"
 #include "rsp-callers-pane.h"
+#include "rsp-details.h"
 #include "rsp-flame-widget.h"
 #include "rsp-report.h"
 #include "rsp-timeline-widget.h"
@@ -34,7 +35,11 @@ typedef struct {
   GtkWidget *panel;
   GtkWidget *search;
   GtkWidget *bottom_up; /* the toggle */
-  GtkWidget *callers;   /* the callers/callees pane, hidden until a frame is selected */
+  GtkWidget *bottom;    /* under the views: details and callers/callees, hidden until something is selected */
+  GtkWidget *details;   /* the details' text */
+  GtkWidget *jump;      /* "Go to the waker" and the like */
+  guint64 jump_start, jump_end;
+  GtkWidget *callers;   /* the callers/callees pane */
 } ProcessPage;
 
 /* The process tab shown, or NULL when the timeline is. */
@@ -114,7 +119,12 @@ show_callers (ProcessPage *page, const char *name, const char *from)
 {
   g_autoptr (RspCallers) c = rsp_consolidated_view_callers (page->analysis, FALSE, name);
   rsp_callers_pane_show (RSP_CALLERS_PANE (page->callers), c);
-  gtk_widget_set_visible (page->callers, TRUE);
+  gtk_widget_set_visible (page->bottom, TRUE);
+  /* a moment in the chronological view shows its details instead */
+  if (g_strcmp0 (from, "view") != 0
+      || gtk_stack_get_visible_child (GTK_STACK (page->stack)) == page->consolidated)
+    gtk_notebook_set_current_page (GTK_NOTEBOOK (page->bottom),
+                                   gtk_notebook_page_num (GTK_NOTEBOOK (page->bottom), page->callers));
   g_log ("rsp-ui", G_LOG_LEVEL_DEBUG, "callers of %s (%s): %.3f ms in all, %.3f ms itself, %u callers, %u callees",
          name, from, c->total_ns / 1e6, c->self_ns / 1e6, c->callers->len, c->callees->len);
 }
@@ -132,9 +142,65 @@ on_callers_row (RspCallersPane *pane, const char *name, ProcessPage *page)
 }
 
 static void
-on_callers_closed (RspCallersPane *pane, ProcessPage *page)
+on_bottom_closed (GtkButton *button, ProcessPage *page)
 {
-  gtk_widget_set_visible (page->callers, FALSE);
+  gtk_widget_set_visible (page->bottom, FALSE);
+}
+
+/* A click on a box of the chronological view: what happened there. */
+static void
+on_moment_selected (RspFlameWidget *widget, guint segment, guint64 t, const char *name, ProcessPage *page)
+{
+  g_autoptr (RspDetails) d = rsp_details_new (page->analysis, segment, t, name);
+  gtk_label_set_markup (GTK_LABEL (page->details), d->markup);
+  gtk_accessible_update_property (GTK_ACCESSIBLE (page->details), GTK_ACCESSIBLE_PROPERTY_DESCRIPTION, d->summary,
+                                  -1);
+  page->jump_start = d->jump_start;
+  page->jump_end = d->jump_end;
+  gtk_widget_set_visible (page->jump, d->jump_label != NULL);
+  if (d->jump_label != NULL)
+    gtk_button_set_label (GTK_BUTTON (page->jump), d->jump_label);
+  gtk_widget_set_visible (page->bottom, TRUE);
+  gtk_notebook_set_current_page (GTK_NOTEBOOK (page->bottom), 0);
+  guint64 origin = rsp_analysis_start (page->analysis);
+  g_log ("rsp-ui", G_LOG_LEVEL_DEBUG, "details at %.3f ms: %s; stretch %.3f-%.3f ms; jump %.3f-%.3f ms",
+         (t - origin) / 1e6, d->summary, d->stretch != NULL ? (d->stretch->start - origin) / 1e6 : 0.0,
+         d->stretch != NULL ? (d->stretch->end - origin) / 1e6 : 0.0,
+         d->jump_label != NULL ? (d->jump_start - origin) / 1e6 : 0.0,
+         d->jump_label != NULL ? (d->jump_end - origin) / 1e6 : 0.0);
+}
+
+/* The details' link: the waker's run, the disk request, the network wait. */
+static void
+on_jump (GtkButton *button, ProcessPage *page)
+{
+  gtk_stack_set_visible_child (GTK_STACK (page->stack), page->chronological);
+  rsp_flame_widget_show_range (RSP_FLAME_WIDGET (page->chronological), page->jump_start, page->jump_end);
+}
+
+static GtkWidget *
+details_page (ProcessPage *page)
+{
+  GtkWidget *box = gtk_box_new (GTK_ORIENTATION_VERTICAL, 6);
+  gtk_widget_set_margin_start (box, 8);
+  gtk_widget_set_margin_end (box, 8);
+  gtk_widget_set_margin_top (box, 6);
+  gtk_widget_set_margin_bottom (box, 6);
+  page->details = gtk_label_new (NULL);
+  gtk_label_set_xalign (GTK_LABEL (page->details), 0);
+  gtk_label_set_yalign (GTK_LABEL (page->details), 0);
+  gtk_label_set_wrap (GTK_LABEL (page->details), TRUE);
+  gtk_label_set_selectable (GTK_LABEL (page->details), TRUE);
+  page->jump = gtk_button_new_with_mnemonic ("");
+  gtk_widget_set_halign (page->jump, GTK_ALIGN_START);
+  gtk_widget_set_visible (page->jump, FALSE);
+  g_signal_connect (page->jump, "clicked", G_CALLBACK (on_jump), page);
+  gtk_box_append (GTK_BOX (box), page->details);
+  gtk_box_append (GTK_BOX (box), page->jump);
+  GtkWidget *scroll = gtk_scrolled_window_new ();
+  gtk_scrolled_window_set_policy (GTK_SCROLLED_WINDOW (scroll), GTK_POLICY_NEVER, GTK_POLICY_AUTOMATIC);
+  gtk_scrolled_window_set_child (GTK_SCROLLED_WINDOW (scroll), box);
+  return scroll;
 }
 
 /* The toggle, the I key: the consolidated view bottom-up or top-down. */
@@ -219,18 +285,26 @@ add_process_page (RspViews *self, gint32 pid, RspAnalysis *analysis)
   gtk_box_append (GTK_BOX (toolbar), page->bottom_up);
   gtk_box_append (GTK_BOX (toolbar), search);
   g_signal_connect (page->chronological, "frame-selected", G_CALLBACK (on_frame_selected), page);
+  g_signal_connect (page->chronological, "moment-selected", G_CALLBACK (on_moment_selected), page);
   g_signal_connect (page->consolidated, "frame-selected", G_CALLBACK (on_frame_selected), page);
   GtkWidget *views = gtk_box_new (GTK_ORIENTATION_VERTICAL, 0);
   gtk_box_append (GTK_BOX (views), page->stack);
   gtk_box_append (GTK_BOX (views), rsp_legend_widget_new (RSP_LEGEND_FLAME));
   page->callers = rsp_callers_pane_new ();
-  gtk_widget_set_visible (page->callers, FALSE);
-  gtk_widget_set_size_request (page->callers, -1, 160);
   g_signal_connect (page->callers, "name-activated", G_CALLBACK (on_callers_row), page);
-  g_signal_connect (page->callers, "closed", G_CALLBACK (on_callers_closed), page);
+  page->bottom = gtk_notebook_new ();
+  gtk_notebook_append_page (GTK_NOTEBOOK (page->bottom), details_page (page), gtk_label_new (_("Details")));
+  gtk_notebook_append_page (GTK_NOTEBOOK (page->bottom), page->callers, gtk_label_new (_("Callers and callees")));
+  GtkWidget *close = gtk_button_new_from_icon_name ("window-close-symbolic");
+  gtk_widget_add_css_class (close, "flat");
+  gtk_widget_set_tooltip_text (close, _("Close the details"));
+  g_signal_connect (close, "clicked", G_CALLBACK (on_bottom_closed), page);
+  gtk_notebook_set_action_widget (GTK_NOTEBOOK (page->bottom), close, GTK_PACK_END);
+  gtk_widget_set_visible (page->bottom, FALSE);
+  gtk_widget_set_size_request (page->bottom, -1, 190);
   GtkWidget *split = gtk_paned_new (GTK_ORIENTATION_VERTICAL);
   gtk_paned_set_start_child (GTK_PANED (split), views);
-  gtk_paned_set_end_child (GTK_PANED (split), page->callers);
+  gtk_paned_set_end_child (GTK_PANED (split), page->bottom);
   gtk_paned_set_resize_end_child (GTK_PANED (split), FALSE);
   gtk_paned_set_shrink_end_child (GTK_PANED (split), FALSE);
   gtk_widget_set_vexpand (split, TRUE);

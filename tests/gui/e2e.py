@@ -790,6 +790,82 @@ def callers_test(display, workdir):
         stop_viewer(proc)
 
 
+DETAILS_LINE = re.compile(r"details at ([\d.]+) ms: (.*); stretch ([\d.]+)-([\d.]+) ms; jump ([\d.]+)-([\d.]+) ms")
+
+
+def details_test(display, workdir):
+    """A click on a box of the chronological view fills the details pane
+    with the moment under the pointer: its stretch (which contains that
+    moment), its category and what explains it; its link (Alt+G: go to the
+    waker, the disk request, the network wait) shows that range in the
+    view."""
+    src = os.path.join(os.environ["RSP_SOURCE_ROOT"], "tests", "data", "tcp_loop.rsp")
+    recording = os.path.join(workdir, "tcp_loop.rsp")
+    shutil.copy(src, recording)
+    os.chmod(recording, 0o644)
+    proc, wins = start_viewer_with_window(display, recording, workdir, debug="rsp-ui")
+    try:
+        if not wait_loaded(display, wins[0], "tcp_loop.rsp", 120):
+            t.fail("the recording did not load")
+        if open_flame(display, wins[0], workdir) is None:
+            t.fail("no flame view opened (screenshots in %s)" % workdir)
+        x, y, w, h = window_geometry(display, wins[0])
+        found = None
+        clicks = 0
+
+        def click(px, py):
+            """One click; the details line it logged, or None."""
+            before = len(DETAILS_LINE.findall(viewer_log(workdir, 1 << 20)))
+            xdotool(display, "mousemove", str(px), str(py), "click", "1")
+            lines = wait_log(workdir, DETAILS_LINE, before + 1, 0.6)
+            xdotool(display, "key", "f")  # the click zoomed to the box: back to all of it
+            if len(lines) <= before:
+                return None
+            at, summary, s0, s1, j0, j1 = lines[-1]
+            if not float(s0) <= float(at) <= float(s1):
+                t.fail("details at %s ms showed the stretch %s-%s ms, which does not contain it" % (at, s0, s1))
+            return lines[-1]
+
+        # the lowest row that answers is the control path's task row: every
+        # moment of the path is under it; then sweep it for a moment that a
+        # wake-up explains (the wait for a CPU after one)
+        row = None
+        for attempt in (1, 2):  # the first details shown open the pane, which moves the rows up
+            row = None
+            for dy in range(h - 40, h // 4, -8):
+                clicks += 1
+                if click(x + w // 4, y + dy) is not None:
+                    row = dy
+                    break
+            if row is None:
+                t.fail("no click on the chronological view showed details")
+        for k in range(1, 60):
+            clicks += 1
+            line = click(x + int(w * 0.55 * k / 60), y + row)
+            if line is not None and float(line[5]) > 0 and "woken by" in line[1]:
+                found = line
+                break
+        if found is None:
+            screenshot(display, os.path.join(workdir, "details.png"))
+            t.fail("%d clicks on the chronological view showed no moment explained by a wake-up (screenshot in %s)"
+                   % (clicks, workdir))
+        at, summary, s0, s1, j0, j1 = found
+        t.log("details at %s ms: %s (stretch %s-%s ms), after %d clicks" % (at, summary, s0, s1, clicks))
+        screenshot(display, os.path.join(os.environ["RSP_BUILD_ROOT"], "tests", "gui-details.png"))
+        shows = len([r for r in flame_ranges(workdir) if r[0] == "show"])
+        xdotool(display, "key", "alt+g")
+        time.sleep(1)
+        ranges = [r for r in flame_ranges(workdir) if r[0] == "show"]
+        if len(ranges) <= shows:
+            t.fail("Alt+G (go to the waker) showed nothing: %s" % viewer_log(workdir))
+        _, r0, r1, _ = ranges[-1]
+        if not (r0 <= float(j0) + 0.0015 and r1 >= float(j1) - 0.0015 and r1 - r0 <= 2 * (float(j1) - float(j0)) + 0.01):
+            t.fail("Alt+G showed %.3f-%.3f ms for the waker's run at %s-%s ms" % (r0, r1, j0, j1))
+        t.log("Alt+G went to the waker's run, %s-%s ms (shown %.3f-%.3f ms)" % (j0, j1, r0, r1))
+    finally:
+        stop_viewer(proc)
+
+
 def open_with_dialog(display, window, path):
     """Ctrl+O, type PATH into the file chooser, Enter."""
     xdotool(display, "windowactivate", "--sync", window)
@@ -934,6 +1010,8 @@ def main():
             search_test(display, workdir)
         elif what == "callers":
             callers_test(display, workdir)
+        elif what == "details":
+            details_test(display, workdir)
         else:
             error_test(display, workdir)
     finally:

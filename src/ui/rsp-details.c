@@ -1,0 +1,249 @@
+/* rsp-details.c — see rsp-details.h. */
+#include "rsp-details.h"
+
+#include <glib/gi18n-lib.h>
+
+#include "rsp-describe.h"
+#include "rsp-time-axis.h"
+
+typedef struct {
+  const RspAnalysis *a;
+  const RspModel *m;
+  guint64 origin;
+  GString *text;
+} Writer;
+
+static double
+ms (const Writer *w, guint64 t)
+{
+  return t >= w->origin ? (t - w->origin) / 1e6 : -((w->origin - t) / 1e6);
+}
+
+/* "comm (pid P, tid T)", escaped for markup. */
+static char *
+task_name (const RspModel *m, RspIdx task)
+{
+  if (task == RSP_NONE)
+    return g_strdup ("?");
+  const RspTask *t = rsp_model_task (m, task);
+  g_autofree char *comm = g_markup_escape_text (t->comm != NULL ? t->comm : "?", -1);
+  return g_strdup_printf (_("%s (pid %d, tid %d)"), comm, t->pid, t->tid);
+}
+
+static void
+line (Writer *w, const char *label, const char *value)
+{
+  g_string_append_printf (w->text, "%s<b>%s</b> %s", w->text->len > 0 ? "\n" : "", label, value);
+}
+
+static void
+span (Writer *w, const char *label, guint64 start, guint64 end, const char *extra)
+{
+  g_autofree char *dur = rsp_format_duration (end - start);
+  g_autofree char *v = g_strdup_printf (_("%.3f–%.3f ms (%s)%s"), ms (w, start), ms (w, end), dur,
+                                        extra != NULL ? extra : "");
+  line (w, label, v);
+}
+
+static const RspStretch *
+stretch_at (const RspAnalysis *a, RspIdx segment, guint64 t)
+{
+  guint n;
+  const RspStretch *st = rsp_analysis_segment_stretches (a, segment, &n);
+  /* in time order: the last that starts at or before T */
+  guint lo = 0, hi = n;
+  while (lo < hi)
+    {
+      guint mid = lo + (hi - lo) / 2;
+      if (st[mid].start <= t)
+        lo = mid + 1;
+      else
+        hi = mid;
+    }
+  if (lo == 0 || t >= st[lo - 1].end)
+    return NULL;
+  return &st[lo - 1];
+}
+
+static void
+explain (Writer *w, RspDetails *d, const RspStretch *st, GString *summary)
+{
+  switch ((RspCauseKind) st->link_kind)
+    {
+    case RSP_CAUSE_WAKEUP:
+      if (st->link != RSP_NONE)
+        {
+          const RspRun *r = rsp_model_run (w->m, st->link);
+          g_autofree char *who = task_name (w->m, r->task);
+          g_autofree char *extra = g_strdup_printf (_(", on CPU %d"), r->cpu);
+          g_autofree char *label = g_strdup_printf (_("Woken by %s, in its run"), who);
+          span (w, label, r->start, r->end, extra);
+          g_autofree char *plain = g_strdup (rsp_model_task (w->m, r->task)->comm);
+          g_string_append_printf (summary, _(", woken by %s"), plain != NULL ? plain : "?");
+          d->jump_start = r->start;
+          d->jump_end = r->end;
+          d->jump_label = _("_Go to the waker");
+        }
+      break;
+    case RSP_CAUSE_DISK:
+      if (st->link != RSP_NONE)
+        {
+          const RspDiskOp *op = rsp_model_disk_op (w->m, st->link);
+          g_autofree char *size = g_format_size ((guint64) op->nr_sector * 512);
+          g_autofree char *rwbs = g_markup_escape_text (op->rwbs, -1);
+          /* the kernel's dev_t in block tracepoints: 12-bit major, 20-bit minor */
+          g_autofree char *req = g_strdup_printf (_("device %u:%u, sector %llu, %s, %s"), op->dev >> 20,
+                                                  op->dev & 0xfffff, (unsigned long long) op->sector, size, rwbs);
+          line (w, _("Disk request:"), req);
+          guint64 from = op->issue != 0 ? op->issue : op->insert;
+          if (op->insert != 0 && op->issue != 0 && op->issue > op->insert)
+            span (w, _("Queued:"), op->insert, op->issue, NULL);
+          if (from != 0 && op->complete >= from)
+            span (w, _("In service:"), from, op->complete,
+                  op->complete_inferred || op->issue_inferred ? _(", partly inferred") : NULL);
+          g_autofree char *service = from != 0 && op->complete >= from ? rsp_format_duration (op->complete - from)
+                                                                        : g_strdup ("?");
+          g_string_append_printf (summary, _(", disk request of %s served in %s"), size, service);
+          if (op->task != RSP_NONE)
+            {
+              g_autofree char *issuer = task_name (w->m, op->task);
+              line (w, _("Issued by:"), issuer);
+            }
+          if (from != 0 && op->complete >= from)
+            {
+              d->jump_start = op->insert != 0 ? op->insert : from;
+              d->jump_end = op->complete;
+              d->jump_label = _("_Go to the disk request");
+            }
+        }
+      break;
+    case RSP_CAUSE_NETWORK:
+      if (st->link != RSP_NONE)
+        {
+          const RspNetOp *op = rsp_model_net_op (w->m, st->link);
+          g_autofree char *peer = g_markup_escape_text (op->endpoint != NULL ? op->endpoint : _("a local peer"), -1);
+          g_autofree char *sock = g_strdup_printf (_("%s, socket family %u, protocol %u%s"), peer, op->family,
+                                                   op->protocol, op->loopback_peer ? _(", loopback") : "");
+          line (w, _("Network peer:"), sock);
+          if (op->send != 0 && op->ready >= op->send)
+            {
+              span (w, _("From the last send to the data:"), op->send, op->ready, NULL);
+              d->jump_start = op->send;
+              d->jump_end = op->ready;
+              d->jump_label = _("_Go to the network wait");
+            }
+          g_string_append_printf (summary, _(", waiting on %s"), op->endpoint != NULL ? op->endpoint : _("a local peer"));
+        }
+      break;
+    case RSP_CAUSE_TIMER:
+      line (w, _("Explained by:"), _("a timer expired"));
+      g_string_append (summary, _(", a timer"));
+      break;
+    case RSP_CAUSE_IRQ:
+      {
+        g_autofree char *irq = g_markup_escape_text (st->frame != NULL ? st->frame : "?", -1);
+        line (w, _("Explained by:"), irq);
+        g_string_append_printf (summary, _(", interrupt %s"), st->frame != NULL ? st->frame : "?");
+        break;
+      }
+    case RSP_CAUSE_SAMPLE:
+      if (st->sample != RSP_NONE)
+        {
+          const RspModelSample *s = rsp_model_sample (w->m, st->sample);
+          g_autofree char *v = g_strdup_printf (_("at %.3f ms"), ms (w, s->time));
+          line (w, _("CPU sample:"), v);
+        }
+      break;
+    case RSP_CAUSE_NONE:
+      break;
+    }
+}
+
+RspDetails *
+rsp_details_new (const RspAnalysis *a, RspIdx segment, guint64 t, const char *name)
+{
+  g_return_val_if_fail (a != NULL && segment < rsp_analysis_n_segments (a), NULL);
+  RspDetails *d = g_new0 (RspDetails, 1);
+  Writer w = { a, rsp_analysis_model (a), rsp_analysis_start (a), g_string_new (NULL) };
+  const RspSegment *seg = rsp_analysis_segment (a, segment);
+  if (name != NULL)
+    {
+      g_autofree char *n = g_markup_escape_text (name, -1);
+      g_string_append_printf (w.text, "<big><b>%s</b></big>", n);
+    }
+  g_autofree char *task = task_name (w.m, seg->task);
+  g_autofree char *where = g_strdup_printf (_("%s, control path #%u"), task, seg->path);
+  line (&w, _("Task:"), where);
+  if (seg->kind == RSP_SEG_RUN)
+    {
+      const RspRun *r = rsp_model_run (w.m, seg->item);
+      g_autofree char *cpu = g_strdup_printf (_(", on CPU %d"), r->cpu);
+      span (&w, _("Running:"), seg->start, seg->end, cpu);
+    }
+  else
+    span (&w, _("Sleeping:"), seg->start, seg->end, NULL);
+  d->stretch = stretch_at (a, segment, t);
+  /* a moment no stretch of its own covers is one it waited on another
+   * task for: the stretch is that task's, a level up */
+  for (RspIdx s = segment; d->stretch == NULL && s != RSP_NONE;)
+    {
+      const RspSegment *cur = rsp_analysis_segment (a, s);
+      RspIdx next = RSP_NONE;
+      for (guint k = 0; k < cur->n_children && next == RSP_NONE; k++)
+        {
+          const RspSegment *c = rsp_analysis_segment (a, cur->first_child + k);
+          if (c->start <= t && t < c->end)
+            next = cur->first_child + k;
+        }
+      if (next != RSP_NONE)
+        {
+          const RspSegment *c = rsp_analysis_segment (a, next);
+          g_autofree char *other = task_name (w.m, c->task);
+          line (&w, _("Waiting on:"), other);
+          d->stretch = stretch_at (a, next, t);
+        }
+      s = next;
+    }
+  GString *summary = g_string_new (NULL);
+  if (d->stretch != NULL)
+    {
+      const RspStretch *st = d->stretch;
+      const char *cat = _(rsp_category_label (st->category));
+      g_autofree char *catm = g_markup_escape_text (cat, -1);
+      g_autofree char *at = g_strdup_printf (_("At %.3f ms:"), ms (&w, t));
+      line (&w, at, catm);
+      span (&w, _("This stretch:"), st->start, st->end,
+            st->inferred ? _(", inferred from the sleeper's own stack (its wake-up was not recorded)")
+                         : _(", observed"));
+      if (st->frame != NULL)
+        {
+          g_autofree char *f = g_markup_escape_text (st->frame, -1);
+          line (&w, _("Under:"), f);
+        }
+      g_string_append (summary, cat);
+      explain (&w, d, st, summary);
+      if (st->finding != G_MAXUINT32 && st->finding < rsp_analysis_n_findings (a))
+        {
+          g_autofree char *sentence
+              = rsp_finding_describe (w.m, rsp_analysis_finding (a, st->finding), RSP_DESCRIBE_LOCAL);
+          g_autofree char *s = g_markup_escape_text (sentence, -1);
+          g_autofree char *label = g_strdup_printf (_("Finding %u:"), st->finding + 1);
+          line (&w, label, s);
+        }
+    }
+  else
+    g_string_append (summary, _("no stretch here"));
+  d->markup = g_string_free (w.text, FALSE);
+  d->summary = g_string_free (summary, FALSE);
+  return d;
+}
+
+void
+rsp_details_free (RspDetails *d)
+{
+  if (d == NULL)
+    return;
+  g_free (d->markup);
+  g_free (d->summary);
+  g_free (d);
+}

@@ -1,0 +1,29 @@
+/* rsp-details.h — what the details pane says about a moment of a flame
+ * view: the task and its run or sleep, the stretch the accounting made of
+ * that moment (category, inferred or observed), what explains it — the
+ * run that woke it, the disk request with its device, sector, size and
+ * service time, the socket and its peer, a timer, an interrupt, a CPU
+ * sample — and the finding it belongs to, with the time range of what
+ * explains it for a "go to" link.  Composed from the analysis' table of
+ * stretches; nothing here decides a category.  No GTK. */
+#pragma once
+
+#include "rsp-analysis.h"
+
+G_BEGIN_DECLS
+
+typedef struct {
+  const RspStretch *stretch; /* the stretch at the moment, NULL if none (a run's gap) */
+  char *markup;              /* the pane's text, Pango markup, several lines */
+  char *summary;             /* one plain line: category and cause (logs, screen readers) */
+  guint64 jump_start, jump_end; /* what explains it, recording clock; 0, 0 if nothing to go to */
+  const char *jump_label;    /* the link's label (translated, with a mnemonic), or NULL */
+} RspDetails;
+
+/* The details of SEGMENT at time T (recording clock) of ANALYSIS, the
+ * box named NAME (or NULL) selected there. */
+RspDetails *rsp_details_new (const RspAnalysis *analysis, RspIdx segment, guint64 t, const char *name);
+void rsp_details_free (RspDetails *details);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (RspDetails, rsp_details_free)
+
+G_END_DECLS

@@ -1,0 +1,109 @@
+/* test-details.c — the details pane's content (rsp_details_new) on every
+ * recording in tests/data/: at the middle of every stretch of the table it
+ * finds that very stretch, through the segment's own stretches or, where
+ * the segment waited on another task, through its children; its summary
+ * starts with the stretch's category; its link goes to what explains the
+ * stretch (the waker's run, the disk request until its completion, the
+ * network wait until the data came). */
+#include <glib.h>
+#include <string.h>
+
+#include "rsp-analysis.h"
+#include "rsp-details.h"
+#include "rsp-model.h"
+
+static const char *const recordings[] = {
+  "pingpong.rsp", "forkexec.rsp", "tcp_loop.rsp", "dio_read.rsp", "dio_ftrace.rsp",
+};
+
+/* The top of SEGMENT's lane: the segment of depth 0 it stands on. */
+static RspIdx
+root_of (const RspAnalysis *a, RspIdx segment)
+{
+  while (rsp_analysis_segment (a, segment)->parent != RSP_NONE)
+    segment = rsp_analysis_segment (a, segment)->parent;
+  return segment;
+}
+
+static void
+test_recording (gconstpointer data)
+{
+  const char *name = data;
+  g_autofree char *path = g_build_filename (RSP_SOURCE_ROOT, "tests", "data", name, NULL);
+  g_autoptr (GError) error = NULL;
+  g_autoptr (RspModel) model = rsp_model_load (path, NULL, NULL, NULL, NULL, &error);
+  g_assert_no_error (error);
+  const RspRecordingMeta *meta = rsp_model_meta (model);
+  g_assert_nonnull (meta);
+  g_autoptr (RspAnalysis) a = rsp_analysis_new (model, meta->target_pid, 0, G_MAXUINT64, &error);
+  g_assert_no_error (error);
+  guint n = rsp_analysis_n_stretches (a), checked = 0, links = 0, through_children = 0;
+  guint step = MAX (n / 4000, 1);
+  for (guint i = 0; i < n; i += step)
+    {
+      const RspStretch *st = rsp_analysis_stretch (a, i);
+      if (st->end - st->start < 2)
+        continue;
+      guint64 mid = st->start + (st->end - st->start) / 2;
+      /* from its own segment, and from the root of its lane */
+      g_autoptr (RspDetails) d = rsp_details_new (a, st->segment, mid, "x");
+      g_assert_true (d->stretch == st);
+      g_assert_true (g_str_has_prefix (d->summary, rsp_category_label (st->category)));
+      g_assert_nonnull (strstr (d->markup, "<b>x</b>"));
+      RspIdx root = root_of (a, st->segment);
+      if (root != st->segment)
+        {
+          g_autoptr (RspDetails) r = rsp_details_new (a, root, mid, NULL);
+          g_assert_true (r->stretch == st);
+          through_children++;
+        }
+      const RspModel *m = rsp_analysis_model (a);
+      switch ((RspCauseKind) st->link_kind)
+        {
+        case RSP_CAUSE_WAKEUP:
+          if (st->link != RSP_NONE)
+            {
+              const RspRun *run = rsp_model_run (m, st->link);
+              g_assert_nonnull (d->jump_label);
+              g_assert_cmpuint (d->jump_start, ==, run->start);
+              g_assert_cmpuint (d->jump_end, ==, run->end);
+              links++;
+            }
+          break;
+        case RSP_CAUSE_DISK:
+          if (st->link != RSP_NONE && d->jump_label != NULL)
+            {
+              g_assert_cmpuint (d->jump_end, ==, rsp_model_disk_op (m, st->link)->complete);
+              g_assert_cmpuint (d->jump_start, <=, d->jump_end);
+              links++;
+            }
+          break;
+        case RSP_CAUSE_NETWORK:
+          if (st->link != RSP_NONE && d->jump_label != NULL)
+            {
+              g_assert_cmpuint (d->jump_end, ==, rsp_model_net_op (m, st->link)->ready);
+              links++;
+            }
+          break;
+        default:
+          g_assert_null (d->jump_label);
+          break;
+        }
+      checked++;
+    }
+  g_test_message ("%s: %u stretches checked, %u through a lane's root, %u with a link", name, checked,
+                  through_children, links);
+  g_assert_cmpuint (checked, >, 0);
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+  for (guint i = 0; i < G_N_ELEMENTS (recordings); i++)
+    {
+      g_autofree char *p = g_strdup_printf ("/details/%s", recordings[i]);
+      g_test_add_data_func (p, recordings[i], test_recording);
+    }
+  return g_test_run ();
+}
