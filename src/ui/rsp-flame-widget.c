@@ -261,7 +261,22 @@ on_click (GtkGestureClick *gesture, int n_press, double x, double y, RspFlameWid
   if (!hit_test (self, x, y, &hit))
     return;
   if (hit.what == RSP_FLAME_HIT_BOX && hit.name != NULL)
-    g_signal_emit (self, signals[SIGNAL_FRAME_SELECTED], 0, hit.name);
+    {
+      g_autofree char *dur = rsp_format_duration (hit.ns);
+      g_autofree char *what = NULL;
+      if (self->mode == RSP_FLAME_WIDGET_CHRONOLOGICAL && hit.task != RSP_NONE)
+        {
+          const RspTask *t = rsp_model_task (rsp_analysis_model (self->analysis), hit.task);
+          /* TRANSLATORS: a frame, its time, the category under the pointer, the task */
+          what = g_strdup_printf (_("%s, %s, %s, in %s (pid %d)"), hit.name, dur, _(rsp_category_label (hit.category)),
+                                  t->comm != NULL ? t->comm : "?", t->pid);
+        }
+      else
+        /* TRANSLATORS: a frame, its time, its percent of the total */
+        what = g_strdup_printf (_("%s, %s, %.1f%% of the time"), hit.name, dur, hit.percent);
+      rsp_widget_announce_selection (GTK_WIDGET (self), what);
+      g_signal_emit (self, signals[SIGNAL_FRAME_SELECTED], 0, hit.name);
+    }
   if (self->mode == RSP_FLAME_WIDGET_CHRONOLOGICAL && hit.what == RSP_FLAME_HIT_BOX && hit.segment != RSP_NONE)
     {
       /* the moment under the pointer, before the click zooms */
@@ -478,6 +493,10 @@ rsp_flame_widget_new (const RspAnalysis *analysis, RspFlameWidgetMode mode)
   RspFlameWidget *self = g_object_new (RSP_TYPE_FLAME_WIDGET, NULL);
   self->analysis = analysis;
   self->mode = mode;
+  gtk_accessible_update_property (GTK_ACCESSIBLE (self), GTK_ACCESSIBLE_PROPERTY_LABEL,
+                                  mode == RSP_FLAME_WIDGET_CHRONOLOGICAL ? _("Chronological flame view")
+                                                                         : _("Consolidated flame view"),
+                                  -1);
   rsp_time_nav_init (&self->nav, rsp_analysis_start (analysis), rsp_analysis_end (analysis));
   return GTK_WIDGET (self);
 }

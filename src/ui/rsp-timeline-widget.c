@@ -282,6 +282,23 @@ on_click (GtkGestureClick *gesture, int n_press, double x, double y, RspTimeline
   if (!rsp_timeline_view_hit_test (self->layout, &vp, &theme, x, y, &hit))
     return;
   gtk_widget_grab_focus (GTK_WIDGET (self));
+  if (hit.task != RSP_NONE)
+    {
+      const RspTask *t = rsp_model_task (self->model, hit.task);
+      g_autofree char *what = NULL;
+      if (hit.kind == RSP_TIMELINE_HIT_RUN && hit.item != RSP_NONE)
+        {
+          const RspRun *run = rsp_model_run (self->model, hit.item);
+          g_autofree char *dur = rsp_format_duration (run->end - run->start);
+          /* TRANSLATORS: a task, its pid and tid, when its run started, how long it ran, on which CPU */
+          what = g_strdup_printf (_("%s (pid %d, tid %d), a run at %.3f ms for %s on CPU %d"),
+                                  t->comm != NULL ? t->comm : "?", t->pid, t->tid,
+                                  (run->start - rsp_model_start_time (self->model)) / 1e6, dur, run->cpu);
+        }
+      else
+        what = g_strdup_printf (_("%s (pid %d, tid %d)"), t->comm != NULL ? t->comm : "?", t->pid, t->tid);
+      rsp_widget_announce_selection (GTK_WIDGET (self), what);
+    }
   if (hit.kind == RSP_TIMELINE_HIT_NAME && hit.task != RSP_NONE)
     g_signal_emit (self, signals[SIGNAL_TASK_ACTIVATED], 0, hit.task);
   else if (n_press == 2 && hit.kind == RSP_TIMELINE_HIT_RUN)
@@ -560,6 +577,7 @@ rsp_timeline_widget_new (const RspModel *model, gint32 pid)
 {
   RspTimelineWidget *self = g_object_new (RSP_TYPE_TIMELINE_WIDGET, NULL);
   self->model = model;
+  gtk_accessible_update_property (GTK_ACCESSIBLE (self), GTK_ACCESSIBLE_PROPERTY_LABEL, _("Process running view"), -1);
   rsp_timeline_options_init (&self->options);
   self->options.pid = pid;
   self->options.show_links = TRUE;

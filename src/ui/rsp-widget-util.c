@@ -132,6 +132,14 @@ rsp_widget_add_view_input (GtkWidget *widget, const RspViewInput *in, gpointer d
   gtk_widget_add_controller (widget, GTK_EVENT_CONTROLLER (pinch));
 }
 
+void
+rsp_widget_announce_selection (GtkWidget *widget, const char *text)
+{
+  g_autofree char *description = g_strdup_printf (_("Selected: %s"), text);
+  gtk_accessible_update_property (GTK_ACCESSIBLE (widget), GTK_ACCESSIBLE_PROPERTY_DESCRIPTION, description, -1);
+  g_log ("rsp-ui", G_LOG_LEVEL_DEBUG, "a11y: %s: %s", G_OBJECT_TYPE_NAME (widget), description);
+}
+
 /* ------------------------------------------------------------------ legend */
 
 static void

@@ -40,6 +40,11 @@ typedef struct {
 } RspViewInput;
 void rsp_widget_add_view_input (GtkWidget *widget, const RspViewInput *input, gpointer data);
 
+/* Tells screen readers what is selected in a view drawn as one picture:
+ * WIDGET's accessible description becomes TEXT (its name says which view
+ * it is); logged for the GUI tests (G_MESSAGES_DEBUG=rsp-ui). */
+void rsp_widget_announce_selection (GtkWidget *widget, const char *text);
+
 /* The legend of KIND's colours as a widget, for under a view: drawn by
  * rsp_legend_draw in the widget's palette, as tall as its width needs, and
  * described to screen readers. */

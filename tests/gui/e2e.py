@@ -851,6 +851,15 @@ def details_test(display, workdir):
                    % (clicks, workdir))
         at, summary, s0, s1, j0, j1 = found
         t.log("details at %s ms: %s (stretch %s-%s ms), after %d clicks" % (at, summary, s0, s1, clicks))
+        # screen readers: each view says what is selected in it (item 9)
+        log = viewer_log(workdir, 1 << 20)
+        timeline_a11y = re.findall(r"a11y: RspTimelineWidget: Selected: (.*)", log)
+        flame_a11y = re.findall(r"a11y: RspFlameWidget: Selected: (.*)", log)
+        if not timeline_a11y or not re.search(r"\(pid \d+, tid \d+\)", timeline_a11y[-1]):
+            t.fail("the timeline did not describe the task clicked: %s" % timeline_a11y[:3])
+        if not flame_a11y or not any("in tcp_loop (pid" in a for a in flame_a11y):
+            t.fail("the flame view did not describe the box clicked: %s" % flame_a11y[-3:])
+        t.log("accessible descriptions: timeline '%s', flame view '%s'" % (timeline_a11y[0], flame_a11y[-1]))
         screenshot(display, os.path.join(os.environ["RSP_BUILD_ROOT"], "tests", "gui-details.png"))
         shows = len([r for r in flame_ranges(workdir) if r[0] == "show"])
         xdotool(display, "key", "alt+g")
