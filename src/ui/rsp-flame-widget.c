@@ -19,6 +19,8 @@ struct _RspFlameWidget {
   RspTimeNav nav;
   double scroll_y;
   char *search;
+  GArray *matches;        /* the search's matches, made on first use: chronological (start, end) pairs, consolidated node ids */
+  gint match;             /* the one shown, -1 for none */
   gint highlight_category;
   char **zoom_path;       /* consolidated */
   gboolean inverted;      /* consolidated, bottom-up */
@@ -37,6 +39,15 @@ enum {
   N_SIGNALS
 };
 static guint signals[N_SIGNALS];
+
+static gint
+compare_spans (gconstpointer pa, gconstpointer pb)
+{
+  const guint64 *a = pa, *b = pb;
+  if (a[0] != b[0])
+    return a[0] < b[0] ? -1 : 1;
+  return a[1] < b[1] ? -1 : a[1] > b[1];
+}
 
 static void
 chrono_options (RspFlameWidget *self, RspFlameOptions *o)
@@ -381,7 +392,62 @@ rsp_flame_widget_set_search (RspFlameWidget *self, const char *text)
 {
   g_free (self->search);
   self->search = text != NULL && *text != '\0' ? g_strdup (text) : NULL;
+  g_clear_pointer (&self->matches, g_array_unref);
+  self->match = -1;
   gtk_widget_queue_draw (GTK_WIDGET (self));
+}
+
+/* The boxes the search highlights, in time order (chronological, at the
+ * zoom shown when the search was typed) or in the tree's order
+ * (consolidated): what Enter and Shift+Enter step through. */
+static GArray *
+matches (RspFlameWidget *self)
+{
+  if (self->matches != NULL || self->search == NULL)
+    return self->matches;
+  RspTheme theme;
+  rsp_widget_theme (GTK_WIDGET (self), &theme);
+  RspFlameLayout *l = current_layout (self, &theme, MAX (gtk_widget_get_width (GTK_WIDGET (self)), 1));
+  self->matches = g_array_new (FALSE, FALSE, sizeof (guint64) * 2);
+  for (guint i = 0; l != NULL && i < l->boxes->len; i++)
+    {
+      const RspFlameBox *b = &g_array_index (l->boxes, RspFlameBox, i);
+      if (!rsp_flame_name_matches (b->name, self->search))
+        continue;
+      guint64 m[2] = { b->start, b->end };
+      if (self->mode == RSP_FLAME_WIDGET_CONSOLIDATED)
+        m[0] = m[1] = b->ref;
+      g_array_append_val (self->matches, m);
+    }
+  if (self->mode == RSP_FLAME_WIDGET_CHRONOLOGICAL)
+    g_array_sort (self->matches, compare_spans);
+  return self->matches;
+}
+
+guint
+rsp_flame_widget_search_matches (RspFlameWidget *self, guint *current)
+{
+  GArray *m = matches (self);
+  if (current != NULL)
+    *current = self->match >= 0 ? (guint) self->match : 0;
+  return m != NULL ? m->len : 0;
+}
+
+void
+rsp_flame_widget_search_step (RspFlameWidget *self, gint delta)
+{
+  GArray *m = matches (self);
+  if (m == NULL || m->len == 0)
+    return;
+  gint n = (gint) m->len;
+  self->match = self->match < 0 ? (delta > 0 ? 0 : n - 1) : ((self->match + delta) % n + n) % n;
+  const guint64 *span = &g_array_index (m, guint64, 2 * (guint) self->match);
+  if (self->mode == RSP_FLAME_WIDGET_CHRONOLOGICAL)
+    rsp_flame_widget_show_range (self, span[0], span[1]);
+  else
+    zoom_to_node (self, (guint32) span[0]);
+  g_log ("rsp-ui", G_LOG_LEVEL_DEBUG, "flame search (%s): %d of %d",
+         self->mode == RSP_FLAME_WIDGET_CHRONOLOGICAL ? "chronological" : "consolidated", self->match + 1, n);
 }
 
 void
@@ -449,6 +515,7 @@ rsp_flame_widget_finalize (GObject *object)
   RspFlameWidget *self = RSP_FLAME_WIDGET (object);
   g_clear_pointer (&self->layout, rsp_flame_layout_free);
   g_clear_pointer (&self->zoom_path, g_strfreev);
+  g_clear_pointer (&self->matches, g_array_unref);
   g_free (self->search);
   G_OBJECT_CLASS (rsp_flame_widget_parent_class)->finalize (object);
 }
@@ -471,6 +538,7 @@ static void
 rsp_flame_widget_init (RspFlameWidget *self)
 {
   self->highlight_category = -1;
+  self->match = -1;
   static const RspViewInput input = {
     .scroll = G_CALLBACK (on_scroll),
     .motion = G_CALLBACK (on_motion),

@@ -27,6 +27,11 @@ G_DECLARE_FINAL_TYPE (RspFlameWidget, rsp_flame_widget, RSP, FLAME_WIDGET, GtkWi
 /* ANALYSIS must outlive the widget. */
 GtkWidget *rsp_flame_widget_new (const RspAnalysis *analysis, RspFlameWidgetMode mode);
 void rsp_flame_widget_set_search (RspFlameWidget *self, const char *text);
+/* The search's matches (*CURRENT: the one shown, from 0) and a step to the
+ * next (DELTA 1) or previous (-1) one, shown: its time range
+ * (chronological) or its subtree (consolidated). */
+guint rsp_flame_widget_search_matches (RspFlameWidget *self, guint *current);
+void rsp_flame_widget_search_step (RspFlameWidget *self, gint delta);
 /* Highlights the boxes of CATEGORY (-1: none) and shows the first of them. */
 void rsp_flame_widget_set_highlight_category (RspFlameWidget *self, gint category);
 /* Consolidated: bottom-up (each frame's own time at the bottom, its

@@ -34,6 +34,7 @@ typedef struct {
   GtkWidget *stack;
   GtkWidget *panel;
   GtkWidget *search;
+  GtkWidget *search_count; /* "3 of 17" beside the search */
   GtkWidget *bottom_up; /* the toggle */
   GtkWidget *bottom;    /* under the views: details and callers/callees, hidden until something is selected */
   GtkWidget *details;   /* the details' text */
@@ -104,12 +105,58 @@ on_finding_selected (RspAccountingPanel *panel, guint index, guint instance, Pro
          (start - t0) / 1e6, (end - t0) / 1e6);
 }
 
+static RspFlameWidget *
+visible_flame (ProcessPage *page)
+{
+  return RSP_FLAME_WIDGET (gtk_stack_get_visible_child (GTK_STACK (page->stack)));
+}
+
+/* "3 of 17" for the view shown. */
+static void
+show_flame_count (ProcessPage *page)
+{
+  const char *text = gtk_editable_get_text (GTK_EDITABLE (page->search));
+  guint current, n = rsp_flame_widget_search_matches (visible_flame (page), &current);
+  g_autofree char *label = *text == '\0' ? g_strdup ("")
+                           : n == 0       ? g_strdup (_("no match"))
+                                          : g_strdup_printf (_("%u of %u"), current + 1, n);
+  gtk_label_set_text (GTK_LABEL (page->search_count), label);
+}
+
 static void
 on_flame_search (GtkSearchEntry *entry, ProcessPage *page)
 {
   const char *text = gtk_editable_get_text (GTK_EDITABLE (entry));
   rsp_flame_widget_set_search (RSP_FLAME_WIDGET (page->chronological), text);
   rsp_flame_widget_set_search (RSP_FLAME_WIDGET (page->consolidated), text);
+  show_flame_count (page);
+}
+
+/* Enter: the next match, shown; Shift+Enter: the previous one. */
+static void
+on_flame_search_activate (GtkSearchEntry *entry, ProcessPage *page)
+{
+  rsp_flame_widget_search_step (visible_flame (page), +1);
+  show_flame_count (page);
+}
+
+static gboolean
+on_flame_search_key (GtkEventControllerKey *controller, guint keyval, guint keycode, GdkModifierType state,
+                     ProcessPage *page)
+{
+  if ((keyval == GDK_KEY_Return || keyval == GDK_KEY_KP_Enter) && (state & GDK_SHIFT_MASK))
+    {
+      rsp_flame_widget_search_step (visible_flame (page), -1);
+      show_flame_count (page);
+      return TRUE;
+    }
+  return FALSE;
+}
+
+static void
+on_stack_switched (GObject *stack, GParamSpec *pspec, ProcessPage *page)
+{
+  show_flame_count (page);
 }
 
 /* A frame selected in a flame view, or a row of the callers/callees
@@ -270,8 +317,17 @@ add_process_page (RspViews *self, gint32 pid, RspAnalysis *analysis)
   gtk_stack_switcher_set_stack (GTK_STACK_SWITCHER (switcher), GTK_STACK (page->stack));
   GtkWidget *search = gtk_search_entry_new ();
   page->search = search;
-  gtk_widget_set_tooltip_text (search, _("Highlight frames by name (Ctrl+F)"));
+  gtk_widget_set_tooltip_text (search, _("Highlight frames by name (Ctrl+F); Enter: next, Shift+Enter: previous"));
   g_signal_connect (search, "search-changed", G_CALLBACK (on_flame_search), page);
+  g_signal_connect (search, "activate", G_CALLBACK (on_flame_search_activate), page);
+  GtkEventController *search_keys = gtk_event_controller_key_new ();
+  gtk_event_controller_set_propagation_phase (search_keys, GTK_PHASE_CAPTURE);
+  g_signal_connect (search_keys, "key-pressed", G_CALLBACK (on_flame_search_key), page);
+  gtk_widget_add_controller (search, search_keys);
+  page->search_count = gtk_label_new ("");
+  gtk_widget_add_css_class (page->search_count, "dim-label");
+  gtk_widget_add_css_class (page->search_count, "numeric");
+  g_signal_connect (page->stack, "notify::visible-child", G_CALLBACK (on_stack_switched), page);
   GtkWidget *toolbar = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 6);
   gtk_widget_set_margin_start (toolbar, 6);
   gtk_widget_set_margin_top (toolbar, 6);
@@ -284,6 +340,7 @@ add_process_page (RspViews *self, gint32 pid, RspAnalysis *analysis)
   gtk_box_append (GTK_BOX (toolbar), switcher);
   gtk_box_append (GTK_BOX (toolbar), page->bottom_up);
   gtk_box_append (GTK_BOX (toolbar), search);
+  gtk_box_append (GTK_BOX (toolbar), page->search_count);
   g_signal_connect (page->chronological, "frame-selected", G_CALLBACK (on_frame_selected), page);
   g_signal_connect (page->chronological, "moment-selected", G_CALLBACK (on_moment_selected), page);
   g_signal_connect (page->consolidated, "frame-selected", G_CALLBACK (on_frame_selected), page);

@@ -276,8 +276,8 @@ static const struct {
   { N_ ("Views"), "i", N_ ("Consolidated view: bottom-up or top-down") },
   { N_ ("Views"), NULL, N_ ("Zoom with two fingers") },
   { N_ ("Search"), "<Control>f", N_ ("Search the current view") },
-  { N_ ("Search"), "Return", N_ ("Timeline search: next match") },
-  { N_ ("Search"), "<Shift>Return", N_ ("Timeline search: previous match") },
+  { N_ ("Search"), "Return", N_ ("Next match, shown") },
+  { N_ ("Search"), "<Shift>Return", N_ ("Previous match, shown") },
   { N_ ("Findings"), "bracketright", N_ ("Next time the selected finding happened") },
   { N_ ("Findings"), "bracketleft", N_ ("Previous time the selected finding happened") },
 };

@@ -706,6 +706,29 @@ def search_test(display, workdir):
         t.log("search: 'p' matched %d task rows; Enter, Enter, Shift+Enter went to %s; nothing typed leaked"
               % (n, steps))
         screenshot(display, os.path.join(os.environ["RSP_BUILD_ROOT"], "tests", "gui-search.png"))
+        # the flame views' search steps too: through the boxes in time order
+        # in the chronological view, each shown
+        xdotool(display, "key", "Escape")
+        if open_flame(display, wins[0], workdir) is None:
+            t.fail("no flame view opened (screenshots in %s)" % workdir)
+        xdotool(display, "key", "ctrl+f")
+        time.sleep(0.5)
+        xdotool(display, "type", "--delay", "80", "recv")
+        time.sleep(1.5)
+        shows = len([r for r in flame_ranges(workdir) if r[0] == "show"])
+        for key in ("Return", "Return", "shift+Return"):
+            xdotool(display, "key", key)
+            time.sleep(0.6)
+        steps = re.findall(r"flame search \(chronological\): (\d+) of (\d+)", viewer_log(workdir, 1 << 20))
+        shown = [r for r in flame_ranges(workdir) if r[0] == "show"][shows:]
+        if [int(k) for k, _ in steps] != [1, 2, 1] or len(shown) != 3:
+            t.fail("Enter, Enter, Shift+Enter in the flame search went to %s and showed %d ranges" % (steps, len(shown)))
+        total = int(steps[0][1])
+        if total < 3 or not shown[1][1] >= shown[0][1] or shown[2][1:3] != shown[0][1:3]:
+            t.fail("'recv' matched %d boxes; the steps showed %s, expected the first, a later one, the first again"
+                   % (total, shown))
+        t.log("flame search: 'recv' matched %d boxes; Enter, Enter, Shift+Enter showed %.3f, %.3f, %.3f ms"
+              % (total, shown[0][1], shown[1][1], shown[2][1]))
     finally:
         stop_viewer(proc)
 
