@@ -20,6 +20,8 @@ struct _RspViews {
   GtkWidget *timeline_search;
   GtkWidget *match_label; /* "3 of 17" beside the timeline's search */
   GtkWidget *range_label;
+  GtkWidget *range_pane;        /* under the timeline: the selected range's accounting, hidden until one is */
+  RspAnalysis *range_analysis;  /* what range_pane shows */
   GHashTable *process_pages; /* pid -> page widget */
   GHashTable *pending;       /* pids whose analysis is being computed */
 };
@@ -477,13 +479,22 @@ on_range_selected (RspTimelineWidget *timeline, guint64 t0, guint64 t1, RspViews
   gint32 pid = meta != NULL ? meta->target_pid : 0;
   g_autofree char *span = g_strdup_printf ("%.3f–%.3f ms", (t0 - rsp_model_start_time (self->model)) / 1e6,
                                            (t1 - rsp_model_start_time (self->model)) / 1e6);
-  g_autoptr (RspAnalysis) a = pid > 0 ? rsp_analysis_new (self->model, pid, t0, t1, NULL) : NULL;
+  RspAnalysis *a = pid > 0 ? rsp_analysis_new (self->model, pid, t0, t1, NULL) : NULL;
   if (a == NULL)
     {
       g_autofree char *text = g_strdup_printf (_("Selected %s"), span);
       gtk_label_set_text (GTK_LABEL (self->range_label), text);
       return;
     }
+  /* the range's accounting table and findings under the timeline; the
+   * panel reads the analysis, which goes with the panel it is shown in */
+  GtkWidget *panel = rsp_accounting_panel_new (a);
+  gtk_scrolled_window_set_child (GTK_SCROLLED_WINDOW (self->range_pane), panel);
+  g_clear_pointer (&self->range_analysis, rsp_analysis_free);
+  self->range_analysis = a;
+  gtk_widget_set_visible (gtk_widget_get_parent (self->range_pane), TRUE);
+  g_log ("rsp-ui", G_LOG_LEVEL_DEBUG, "range accounting: %s, %.1f%% accounted, %u findings", span,
+         rsp_analysis_accounted_percent (a), rsp_analysis_n_findings (a));
   /* the accounting of the selection, in one line: the largest categories */
   g_autoptr (GString) text = g_string_new (NULL);
   g_string_append_printf (text, _("%s: %.1f%% accounted"), span, rsp_analysis_accounted_percent (a));
@@ -497,6 +508,12 @@ on_range_selected (RspTimelineWidget *timeline, guint64 t0, guint64 t1, RspViews
       shown++;
     }
   gtk_label_set_text (GTK_LABEL (self->range_label), text->str);
+}
+
+static void
+on_range_close (GtkButton *button, GtkWidget *pane)
+{
+  gtk_widget_set_visible (pane, FALSE);
 }
 
 static void
@@ -562,6 +579,8 @@ rsp_views_set_model (RspViews *self, const RspModel *model, const char *title)
   while (gtk_notebook_get_n_pages (GTK_NOTEBOOK (self->notebook)) > 0)
     gtk_notebook_remove_page (GTK_NOTEBOOK (self->notebook), -1);
   g_hash_table_remove_all (self->process_pages);
+  /* the range pane went with the timeline's page: its analysis goes now */
+  g_clear_pointer (&self->range_analysis, rsp_analysis_free);
   RspModel *old = self->model;
   self->model = rsp_model_ref (model);
   rsp_model_unref (old);
@@ -611,6 +630,25 @@ rsp_views_set_model (RspViews *self, const RspModel *model, const char *title)
   gtk_box_append (GTK_BOX (page), toolbar);
   gtk_box_append (GTK_BOX (page), self->timeline);
   gtk_box_append (GTK_BOX (page), rsp_legend_widget_new (RSP_LEGEND_TIMELINE));
+  /* a range selected (Shift+drag): its accounting in a pane under it */
+  self->range_pane = gtk_scrolled_window_new ();
+  gtk_scrolled_window_set_policy (GTK_SCROLLED_WINDOW (self->range_pane), GTK_POLICY_NEVER, GTK_POLICY_AUTOMATIC);
+  gtk_widget_set_size_request (self->range_pane, -1, 220);
+  GtkWidget *range_box = gtk_box_new (GTK_ORIENTATION_VERTICAL, 0);
+  GtkWidget *range_close = gtk_button_new_from_icon_name ("window-close-symbolic");
+  gtk_widget_add_css_class (range_close, "flat");
+  gtk_widget_set_halign (range_close, GTK_ALIGN_END);
+  gtk_widget_set_tooltip_text (range_close, _("Close the range's accounting"));
+  g_signal_connect (range_close, "clicked", G_CALLBACK (on_range_close), range_box);
+  gtk_box_append (GTK_BOX (range_box), range_close);
+  gtk_box_append (GTK_BOX (range_box), self->range_pane);
+  gtk_widget_set_visible (range_box, FALSE);
+  GtkWidget *split = gtk_paned_new (GTK_ORIENTATION_VERTICAL);
+  gtk_paned_set_start_child (GTK_PANED (split), page);
+  gtk_paned_set_end_child (GTK_PANED (split), range_box);
+  gtk_paned_set_resize_end_child (GTK_PANED (split), FALSE);
+  gtk_paned_set_shrink_end_child (GTK_PANED (split), FALSE);
+  page = split;
   gtk_notebook_append_page (GTK_NOTEBOOK (self->notebook), page, tab_label (_("Timeline"), NULL));
   (void) title;
 }
@@ -658,6 +696,7 @@ rsp_views_finalize (GObject *object)
   RspViews *self = RSP_VIEWS (object);
   g_hash_table_unref (self->process_pages);
   g_hash_table_unref (self->pending);
+  g_clear_pointer (&self->range_analysis, rsp_analysis_free);
   g_clear_pointer (&self->model, rsp_model_unref);
   G_OBJECT_CLASS (rsp_views_parent_class)->finalize (object);
 }

@@ -830,6 +830,27 @@ def details_test(display, workdir):
     try:
         if not wait_loaded(display, wins[0], "tcp_loop.rsp", 120):
             t.fail("the recording did not load")
+        # a range selected in the timeline (Shift+drag) shows its accounting
+        # table and findings in a pane under it
+        time.sleep(1)
+        x, y, w, h = window_geometry(display, wins[0])
+        # tcp_loop runs in the first third of the recording
+        xdotool(display, "mousemove", str(x + w // 5), str(y + h // 3))
+        xdotool(display, "keydown", "shift", "mousedown", "1")
+        for k in range(1, 11):
+            xdotool(display, "mousemove", str(x + w // 5 + k * w // 100), str(y + h // 3))
+            time.sleep(0.05)
+        xdotool(display, "mouseup", "1", "keyup", "shift")
+        ranges = wait_log(workdir, re.compile(r"range accounting: ([\d.]+)–([\d.]+) ms, ([\d.]+)% accounted, (\d+) findings"), 1)
+        if not ranges:
+            screenshot(display, os.path.join(workdir, "range.png"))
+            t.fail("Shift+drag on the timeline showed no accounting of the range (screenshot in %s)" % workdir)
+        r0, r1, pct, nf = ranges[-1]
+        if not float(r1) > float(r0) or float(pct) <= 0:
+            t.fail("the range's accounting: %s" % (ranges[-1],))
+        t.log("Shift+drag selected %s-%s ms: its accounting (%s%% accounted, %s findings) opened under the timeline"
+              % (r0, r1, pct, nf))
+        screenshot(display, os.path.join(os.environ["RSP_BUILD_ROOT"], "tests", "gui-range.png"))
         if open_flame(display, wins[0], workdir) is None:
             t.fail("no flame view opened (screenshots in %s)" % workdir)
         x, y, w, h = window_geometry(display, wins[0])
