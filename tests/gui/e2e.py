@@ -343,6 +343,27 @@ print("rsp record: wrote %s" % out, flush=True)
 sys.exit(143)
 """
 
+def install_fake_pkexec(workdir, recording):
+    """FAKE_PKEXEC in WORKDIR/fakebin, its recording a copy of tests/data's
+    RECORDING; returns the directory and a function that sets its mode."""
+    fake = os.path.join(workdir, "fakebin")
+    os.makedirs(fake, exist_ok=True)
+    os.chmod(fake, 0o777)
+    with open(os.path.join(fake, "pkexec"), "w") as f:
+        f.write(FAKE_PKEXEC)
+    os.chmod(os.path.join(fake, "pkexec"), 0o755)
+    shutil.copy(os.path.join(os.environ["RSP_SOURCE_ROOT"], "tests", "data", recording),
+                os.path.join(fake, "recording.rsp"))
+    os.chmod(os.path.join(fake, "recording.rsp"), 0o644)
+
+    def mode(m):
+        with open(os.path.join(fake, "mode"), "w") as f:
+            f.write(m)
+        os.chmod(os.path.join(fake, "mode"), 0o644)
+
+    return fake, mode
+
+
 RECORD_TICK = re.compile(r"record: (\d+) s, (\d+) bytes")
 
 
@@ -395,21 +416,7 @@ def record_test(display, workdir):
     finally:
         stop_viewer(proc)
 
-    fake = os.path.join(workdir, "fakebin")
-    os.makedirs(fake, exist_ok=True)
-    os.chmod(fake, 0o777)
-    with open(os.path.join(fake, "pkexec"), "w") as f:
-        f.write(FAKE_PKEXEC)
-    os.chmod(os.path.join(fake, "pkexec"), 0o755)
-    shutil.copy(os.path.join(os.environ["RSP_SOURCE_ROOT"], "tests", "data", "pingpong.rsp"),
-                os.path.join(fake, "recording.rsp"))
-    os.chmod(os.path.join(fake, "recording.rsp"), 0o644)
-
-    def mode(m):
-        with open(os.path.join(fake, "mode"), "w") as f:
-            f.write(m)
-        os.chmod(os.path.join(fake, "mode"), 0o644)
-
+    fake, mode = install_fake_pkexec(workdir, "pingpong.rsp")
     path = fake + ":" + os.environ.get("PATH", "/usr/bin:/bin")
     proc, wins = start_viewer_with_window(display, "", workdir, debug="rsp-ui", extra_env=["PATH=" + path])
     try:
@@ -976,7 +983,7 @@ def reopen_test(display, workdir):
     with a process tab open (the old model once went away under its flame
     pages and the viewer died of a use-after-free), some with the
     bottom-up view and the callers table open, some with a tab closed
-    (Ctrl+W) and opened again first: the viewer stays up, shows each
+    (Ctrl+W) and opened again first, every fifth made with Record…: the viewer stays up, shows each
     recording, and its memory after the 20th stays within 10% of after the
     first (both recordings loaded once by then).  Under AddressSanitizer
     (the asan build runs it too) every step is checked for memory errors."""
@@ -988,7 +995,13 @@ def reopen_test(display, workdir):
     # a small quarantine, so that AddressSanitizer's memory levels off as
     # the allocator's does (no effect without it)
     os.environ["ASAN_OPTIONS"] = os.environ.get("ASAN_OPTIONS", "") + ":quarantine_size_mb=16"
-    proc, wins = start_viewer_with_window(display, os.path.join(workdir, names[0]), workdir, debug="rsp-ui")
+    # every fifth recording comes from Record… (a stand-in pkexec, as in
+    # record_test), started and stopped while a process tab is open
+    fake, mode = install_fake_pkexec(workdir, names[0])
+    mode("record")
+    path = fake + ":" + os.environ.get("PATH", "/usr/bin:/bin")
+    proc, wins = start_viewer_with_window(display, os.path.join(workdir, names[0]), workdir, debug="rsp-ui",
+                                          extra_env=["PATH=" + path])
     cycles = int(os.environ.get("RSP_REOPEN_CYCLES", "20"))
     first_rss = None
     try:
@@ -1012,8 +1025,28 @@ def reopen_test(display, workdir):
             if cycle % 2 == 1 and not open_callers(display, wins[0], workdir):
                 t.fail("cycle %d: no callers table opened in the bottom-up view of %s" % (cycle, current))
             following = names[(cycle + 1) % 2]
-            open_with_dialog(display, wins[0], os.path.join(workdir, following))
-            if not wait_loaded(display, wins[0], following, 120):
+            if cycle % 5 == 4:
+                shutil.copy(os.path.join(workdir, following), os.path.join(fake, "recording.rsp"))
+                ended = len(re.findall(r"record: ended, exit 143", viewer_log(workdir, 1 << 20)))
+                xdotool(display, "key", "ctrl+r")
+                if find_dialog(display) is None:
+                    t.fail("cycle %d: Ctrl+R opened no Record dialog over the process tab" % cycle)
+                xdotool(display, "type", "--delay", "20", "sleep 60")
+                xdotool(display, "key", "Return")
+                time.sleep(2)
+                xdotool(display, "key", "alt+s")
+                deadline = time.time() + 60
+                while time.time() < deadline and (
+                        len(re.findall(r"record: ended, exit 143", viewer_log(workdir, 1 << 20))) <= ended
+                        or not re.match(r"rsp-\d{8}-\d{6}\.rsp$", window_name(display, wins[0]))):
+                    time.sleep(0.5)
+                if not re.match(r"rsp-\d{8}-\d{6}\.rsp$", window_name(display, wins[0])):
+                    t.fail("cycle %d: the recording made with Record… did not open: %s"
+                           % (cycle, viewer_log(workdir)))
+                time.sleep(1.1)  # the next recording gets another name
+            else:
+                open_with_dialog(display, wins[0], os.path.join(workdir, following))
+            if cycle % 5 != 4 and not wait_loaded(display, wins[0], following, 120):
                 if proc.poll() is not None:
                     t.fail("cycle %d: the viewer died (exit %s) opening %s with a flame tab open; log: %s"
                            % (cycle, proc.returncode, following, viewer_log(workdir)))
@@ -1029,7 +1062,8 @@ def reopen_test(display, workdir):
                 first_rss = rss
         growth = 100.0 * (rss - first_rss) / first_rss
         t.log("opened %d recordings in turn, each over an open process tab (bottom-up and callers in every "
-              "second, a tab closed and reopened in every third); the viewer stayed up; memory %d MB after the "
+              "second, a tab closed and reopened in every third, every fifth recorded with Record…); the viewer "
+              "stayed up; memory %d MB after the "
               "first, %d MB after the last (%+.1f%%)" % (cycles, first_rss // 1024, rss // 1024, growth))
         if cycles >= 10 and rss > first_rss * 1.10:
             t.fail("the viewer's memory grew from %d to %d kB (%+.1f%%) over %d recordings: a leak across "
