@@ -29,6 +29,9 @@ struct _RspFlameWidget {
   double drag_scroll;
   double pinch_scale;
   guint relayout_source; /* a new zoom's layout, made once zooming pauses */
+  GtkWidget *scrollbar;   /* deep stacks: shown when the content is taller than the widget */
+  GtkAdjustment *vadjustment; /* its value is from the top; scroll_y is from the bottom */
+  gboolean syncing;
 };
 
 G_DEFINE_FINAL_TYPE (RspFlameWidget, rsp_flame_widget, GTK_TYPE_WIDGET)
@@ -162,6 +165,7 @@ rsp_flame_widget_snapshot (GtkWidget *widget, GtkSnapshot *snapshot)
   cairo_t *cr = gtk_snapshot_append_cairo (snapshot, &GRAPHENE_RECT_INIT (0, 0, w, h));
   draw (self, cr, &theme, w, h);
   cairo_destroy (cr);
+  gtk_widget_snapshot_child (widget, self->scrollbar, snapshot);
 }
 
 static gboolean
@@ -192,11 +196,66 @@ content_height (RspFlameWidget *self)
                                                       : rsp_consolidated_view_content_height (layout);
 }
 
+/* The scrollbar follows scroll_y: the content's height, the widget's as
+ * the page, the value counted from the top. */
+static void
+sync_scrollbar (RspFlameWidget *self)
+{
+  double height = gtk_widget_get_height (GTK_WIDGET (self));
+  if (height < 1 || self->vadjustment == NULL)
+    return;
+  double content = MAX (content_height (self), height);
+  self->syncing = TRUE;
+  gtk_adjustment_configure (self->vadjustment, content - height - self->scroll_y, 0, content, 40, height * 0.9,
+                            height);
+  self->syncing = FALSE;
+  /* child-visible, not visible: this runs inside size_allocate too */
+  gboolean show = content > height + 0.5;
+  if (show != gtk_widget_get_child_visible (self->scrollbar))
+    {
+      /* for the GUI tests: where it is in the window */
+      graphene_point_t at = GRAPHENE_POINT_INIT (0, 0);
+      GtkWidget *root = GTK_WIDGET (gtk_widget_get_root (GTK_WIDGET (self)));
+      if (root == NULL || !gtk_widget_compute_point (GTK_WIDGET (self), root, &GRAPHENE_POINT_INIT (0, 0), &at))
+        at = GRAPHENE_POINT_INIT (-1, -1);
+      g_log ("rsp-ui", G_LOG_LEVEL_DEBUG,
+             "flame view scrollbar: %s, content %.0f px in %.0f px, at x %.0f-%d y %.0f in the window",
+             show ? "shown" : "hidden", content, height, at.x, (int) at.x + gtk_widget_get_width (GTK_WIDGET (self)),
+             at.y);
+    }
+  gtk_widget_set_child_visible (self->scrollbar, show);
+}
+
 static void
 clamp_scroll (RspFlameWidget *self)
 {
   double max = content_height (self) - gtk_widget_get_height (GTK_WIDGET (self));
   self->scroll_y = CLAMP (self->scroll_y, 0.0, MAX (0.0, max));
+  sync_scrollbar (self);
+}
+
+static void
+on_scrollbar_moved (GtkAdjustment *adjustment, RspFlameWidget *self)
+{
+  if (self->syncing)
+    return;
+  double height = gtk_widget_get_height (GTK_WIDGET (self));
+  self->scroll_y = gtk_adjustment_get_upper (adjustment) - height - gtk_adjustment_get_value (adjustment);
+  clamp_scroll (self);
+  g_log ("rsp-ui", G_LOG_LEVEL_DEBUG, "flame view scrolled by its scrollbar: %.0f px up from the bottom", self->scroll_y);
+  gtk_widget_queue_draw (GTK_WIDGET (self));
+}
+
+static void
+rsp_flame_widget_size_allocate (GtkWidget *widget, int width, int height, int baseline)
+{
+  RspFlameWidget *self = RSP_FLAME_WIDGET (widget);
+  /* over the right edge, as overlay scrollbars are */
+  int min, nat;
+  gtk_widget_measure (self->scrollbar, GTK_ORIENTATION_HORIZONTAL, height, &min, &nat, NULL, NULL);
+  gtk_widget_size_allocate (self->scrollbar, &(GtkAllocation) { MAX (width - nat, 0), 0, MIN (nat, width), height },
+                            -1);
+  clamp_scroll (self);
 }
 
 static double
@@ -261,6 +320,7 @@ zoom_to_node (RspFlameWidget *self, guint32 node)
   g_strfreev (self->zoom_path);
   self->zoom_path = rsp_consolidated_view_node_path (self->layout, node);
   self->scroll_y = 0;
+  sync_scrollbar (self);
   gtk_widget_queue_draw (GTK_WIDGET (self));
 }
 
@@ -476,6 +536,7 @@ rsp_flame_widget_set_inverted (RspFlameWidget *self, gboolean inverted)
   /* a zoom path names callees top-down and callers bottom-up: start over */
   g_clear_pointer (&self->zoom_path, g_strfreev);
   self->scroll_y = 0;
+  sync_scrollbar (self);
   gtk_widget_queue_draw (GTK_WIDGET (self));
 }
 
@@ -506,6 +567,8 @@ rsp_flame_widget_dispose (GObject *object)
 {
   RspFlameWidget *self = RSP_FLAME_WIDGET (object);
   g_clear_handle_id (&self->relayout_source, g_source_remove);
+  g_clear_pointer (&self->scrollbar, gtk_widget_unparent);
+  self->vadjustment = NULL; /* the scrollbar's */
   G_OBJECT_CLASS (rsp_flame_widget_parent_class)->dispose (object);
 }
 
@@ -526,6 +589,7 @@ rsp_flame_widget_class_init (RspFlameWidgetClass *klass)
   G_OBJECT_CLASS (klass)->dispose = rsp_flame_widget_dispose;
   G_OBJECT_CLASS (klass)->finalize = rsp_flame_widget_finalize;
   GTK_WIDGET_CLASS (klass)->snapshot = rsp_flame_widget_snapshot;
+  GTK_WIDGET_CLASS (klass)->size_allocate = rsp_flame_widget_size_allocate;
   signals[SIGNAL_FRAME_SELECTED] = g_signal_new ("frame-selected", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0,
                                                  NULL, NULL, NULL, G_TYPE_NONE, 1, G_TYPE_STRING);
   signals[SIGNAL_MOMENT_SELECTED] = g_signal_new ("moment-selected", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0,
@@ -539,6 +603,11 @@ rsp_flame_widget_init (RspFlameWidget *self)
 {
   self->highlight_category = -1;
   self->match = -1;
+  self->vadjustment = gtk_adjustment_new (0, 0, 1, 40, 100, 1);
+  g_signal_connect (self->vadjustment, "value-changed", G_CALLBACK (on_scrollbar_moved), self);
+  self->scrollbar = gtk_scrollbar_new (GTK_ORIENTATION_VERTICAL, self->vadjustment);
+  gtk_widget_set_parent (self->scrollbar, GTK_WIDGET (self));
+  gtk_widget_set_child_visible (self->scrollbar, FALSE);
   static const RspViewInput input = {
     .scroll = G_CALLBACK (on_scroll),
     .motion = G_CALLBACK (on_motion),

@@ -360,7 +360,8 @@ add_process_page (RspViews *self, gint32 pid, RspAnalysis *analysis)
   g_signal_connect (close, "clicked", G_CALLBACK (on_bottom_closed), page);
   gtk_notebook_set_action_widget (GTK_NOTEBOOK (page->bottom), close, GTK_PACK_END);
   gtk_widget_set_visible (page->bottom, FALSE);
-  gtk_widget_set_size_request (page->bottom, -1, 190);
+  gtk_widget_set_size_request (page->bottom, -1, 120);
+  gtk_widget_set_size_request (views, -1, 120);
   GtkWidget *split = gtk_paned_new (GTK_ORIENTATION_VERTICAL);
   gtk_paned_set_start_child (GTK_PANED (split), views);
   gtk_paned_set_end_child (GTK_PANED (split), page->bottom);

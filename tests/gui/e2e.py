@@ -770,6 +770,40 @@ def callers_test(display, workdir):
         if open_flame(display, wins[0], workdir) is None:
             t.fail("no flame view opened (screenshots in %s)" % workdir)
         x, y, w, h = window_geometry(display, wins[0])
+        # deep stacks scroll: in a short window the view's content is taller
+        # than the view, and a scrollbar at its right edge moves it
+        xdotool(display, "windowsize", wins[0], str(w), "430")
+        shown = wait_log(workdir, re.compile(r"flame view scrollbar: shown, content (\d+) px in (\d+) px, "
+                                             r"at x (-?\d+)-(\d+) y (-?\d+)"), 1)
+        if not shown:
+            screenshot(display, os.path.join(workdir, "short.png"))
+            t.fail("no scrollbar in a window 430 px high (screenshot in %s): %s" % (workdir, viewer_log(workdir)))
+        sx, sy, sw, sh = window_geometry(display, wins[0])
+        content, height, left, right, top = (int(v) for v in shown[0])
+        # the scrollbar is at the view's right edge, its slider at the
+        # bottom (the stacks stand there): drag it up; the window may have a
+        # border of a few px, so try a few columns
+        moved = None
+        for dx in range(3, 16, 2):
+            px = sx + right - dx
+            xdotool(display, "mousemove", str(px), str(sy + top + height - 12), "mousedown", "1")
+            for py in range(height - 12, 5, -25):
+                xdotool(display, "mousemove", str(px), str(sy + top + py))
+                time.sleep(0.03)
+            xdotool(display, "mouseup", "1")
+            moved = wait_log(workdir, re.compile(r"flame view scrolled by its scrollbar: (\d+) px"), 1, 0.3)
+            if moved:
+                break
+        if not moved:
+            screenshot(display, os.path.join(workdir, "short.png"))
+            t.fail("no drag along the view's right edge moved its scrollbar (screenshot in %s)" % workdir)
+        if int(moved[0]) <= 0:
+            t.fail("dragging the scrollbar up left the view at the bottom: %s" % moved)
+        t.log("a window 430 px high: the scrollbar showed (content %s px in %s px); dragging it scrolled the "
+              "view %s px up" % (shown[0][0], shown[0][1], moved[0]))
+        xdotool(display, "windowsize", wins[0], str(w), str(h))
+        time.sleep(1)
+        x, y, w, h = window_geometry(display, wins[0])
         flame_x = x + 30
         xdotool(display, "mousemove", str(flame_x), str(y + h // 2))
         xdotool(display, "key", "i")
@@ -816,6 +850,7 @@ def callers_test(display, workdir):
         widest = wait_log(workdir, WIDEST_LINE, 2)
         if len(widest) < 2 or widest[-1][0] != "top-down":
             t.fail("I again did not show the view top-down: %s" % viewer_log(workdir))
+
     finally:
         stop_viewer(proc)
 
