@@ -401,7 +401,8 @@ rsp_record_dialog_init (RspRecordDialog *self)
 {
   self->cancellable = g_cancellable_new ();
   self->message_text = g_string_new (NULL);
-  g_autofree char *stamp = g_date_time_format (g_date_time_new_now_local (), "%Y%m%d-%H%M%S");
+  g_autoptr (GDateTime) now = g_date_time_new_now_local ();
+  g_autofree char *stamp = g_date_time_format (now, "%Y%m%d-%H%M%S");
   g_autofree char *name = g_strdup_printf ("rsp-%s.rsp", stamp);
   self->output_path = g_build_filename (g_get_home_dir (), name, NULL);
 
