@@ -386,3 +386,51 @@ rsp_analysis_segment_stretches (const RspAnalysis *a, RspIdx segment, guint *n)
   *n = a->seg_first_stretch[segment + 1] - first;
   return *n > 0 ? &g_array_index (a->stretches, RspStretch, first) : NULL;
 }
+
+/* SEGMENT's own stretch covering T, or NULL. */
+static const RspStretch *
+own_stretch_at (const RspAnalysis *a, RspIdx segment, guint64 t)
+{
+  guint n;
+  const RspStretch *st = rsp_analysis_segment_stretches (a, segment, &n);
+  /* in time order: the last that starts at or before T */
+  guint lo = 0, hi = n;
+  while (lo < hi)
+    {
+      guint mid = lo + (hi - lo) / 2;
+      if (st[mid].start <= t)
+        lo = mid + 1;
+      else
+        hi = mid;
+    }
+  if (lo == 0 || t >= st[lo - 1].end)
+    return NULL;
+  return &st[lo - 1];
+}
+
+const RspStretch *
+rsp_analysis_stretch_at (const RspAnalysis *a, RspIdx segment, guint64 t, RspIdx *owner)
+{
+  g_return_val_if_fail (segment < a->segments->len, NULL);
+  const RspStretch *st = own_stretch_at (a, segment, t);
+  /* a moment no stretch of its own covers is one it waited on another
+   * task for: the stretch is that task's, a level up */
+  while (st == NULL)
+    {
+      const RspSegment *cur = &g_array_index (a->segments, RspSegment, segment);
+      RspIdx next = RSP_NONE;
+      for (guint k = 0; k < cur->n_children && next == RSP_NONE; k++)
+        {
+          const RspSegment *c = &g_array_index (a->segments, RspSegment, cur->first_child + k);
+          if (c->start <= t && t < c->end)
+            next = cur->first_child + k;
+        }
+      if (next == RSP_NONE)
+        break;
+      segment = next;
+      st = own_stretch_at (a, segment, t);
+    }
+  if (owner != NULL)
+    *owner = segment;
+  return st;
+}

@@ -157,6 +157,11 @@ const RspStretch *rsp_analysis_stretch (const RspAnalysis *a, guint i);
 /* SEGMENT's stretches, in time order: *N of them from the pointer returned
  * (NULL when N is 0). */
 const RspStretch *rsp_analysis_segment_stretches (const RspAnalysis *a, RspIdx segment, guint *n);
+/* The stretch at time T of SEGMENT's lane: one of SEGMENT's own, or, where
+ * SEGMENT waited on another task then, one of the child segment covering
+ * T, and so on up.  *OWNER (may be NULL) is the segment the search ended
+ * in; NULL if no stretch covers T there. */
+const RspStretch *rsp_analysis_stretch_at (const RspAnalysis *a, RspIdx segment, guint64 t, RspIdx *owner);
 /* The instances of finding FINDING: *N indexes into the table of stretches
  * (rsp_analysis_stretch), in time order; their lengths add up to the
  * finding's ns. */

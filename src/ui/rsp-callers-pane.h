@@ -1,6 +1,6 @@
 /* rsp-callers-pane.h — who called the selected frame and what it called,
  * with totals, as Sysprof's and Hotspot's callers/callees tables: two
- * lists under the flame views.  The numbers are rsp_consolidated_view_callers'. */
+ * lists under the flame views.  The numbers are rsp_call_graph_callers'. */
 #pragma once
 
 #include <gtk/gtk.h>

@@ -365,16 +365,18 @@ tree_build (const RspAnalysis *analysis, gboolean full_stacks)
   return t;
 }
 
-/* What a node spent itself, not in its children: its time, and of its
- * running and sleeping time what the frames above it in the same stacks
- * do not have (a child task's frames carry their own). */
+/* What a node spent itself, not in its children: its time, and (unless
+ * RUN and SLEEP are NULL) of its running and sleeping time what the frames
+ * above it in the same stacks do not have (a child task's frames carry
+ * their own). */
 static void
 self_times (const Tree *t, guint64 *total, guint64 *run, guint64 *sleep)
 {
   guint n = t->nodes->len;
   for (guint i = 0; i < n; i++)
+    total[i] = node_at (t, i)->total;
+  for (guint i = 0; run != NULL && i < n; i++)
     {
-      total[i] = node_at (t, i)->total;
       run[i] = node_at (t, i)->run_ns;
       sleep[i] = node_at (t, i)->sleep_ns;
     }
@@ -382,7 +384,7 @@ self_times (const Tree *t, guint64 *total, guint64 *run, guint64 *sleep)
     {
       const Node *c = node_at (t, i);
       total[c->parent] -= MIN (total[c->parent], c->total);
-      if (c->cls == NODE_FRAME && node_at (t, c->parent)->cls == NODE_FRAME)
+      if (run != NULL && c->cls == NODE_FRAME && node_at (t, c->parent)->cls == NODE_FRAME)
         {
           run[c->parent] -= MIN (run[c->parent], c->run_ns);
           sleep[c->parent] -= MIN (sleep[c->parent], c->sleep_ns);
@@ -488,14 +490,39 @@ call_total_clear (gpointer p)
   g_free (((RspCallTotal *) p)->name);
 }
 
-RspCallers *
-rsp_consolidated_view_callers (const RspAnalysis *analysis, gboolean full_stacks, const char *name)
+struct _RspCallGraph {
+  Tree *tree;     /* top-down */
+  guint64 *self;  /* each node's own time */
+};
+
+RspCallGraph *
+rsp_call_graph_new (const RspAnalysis *analysis, gboolean full_stacks)
 {
-  g_return_val_if_fail (analysis != NULL && name != NULL, NULL);
-  Tree *t = tree_build (analysis, full_stacks);
+  g_return_val_if_fail (analysis != NULL, NULL);
+  RspCallGraph *g = g_new0 (RspCallGraph, 1);
+  g->tree = tree_build (analysis, full_stacks);
+  g->self = g_new (guint64, MAX (g->tree->nodes->len, 1));
+  self_times (g->tree, g->self, NULL, NULL);
+  return g;
+}
+
+void
+rsp_call_graph_free (RspCallGraph *g)
+{
+  if (g == NULL)
+    return;
+  tree_free (g->tree);
+  g_free (g->self);
+  g_free (g);
+}
+
+RspCallers *
+rsp_call_graph_callers (const RspCallGraph *g, const char *name)
+{
+  g_return_val_if_fail (g != NULL && name != NULL, NULL);
+  const Tree *t = g->tree;
+  const guint64 *self = g->self;
   guint n = t->nodes->len;
-  g_autofree guint64 *self = g_new (guint64, 3 * (gsize) n);
-  self_times (t, self, self + n, self + 2 * (gsize) n);
   g_autoptr (GHashTable) callers = g_hash_table_new_full (g_str_hash, g_str_equal, NULL, g_free);
   g_autoptr (GHashTable) callees = g_hash_table_new_full (g_str_hash, g_str_equal, NULL, g_free);
   RspCallers *c = g_new0 (RspCallers, 1);
@@ -531,7 +558,6 @@ rsp_consolidated_view_callers (const RspAnalysis *analysis, gboolean full_stacks
   c->callees = sorted_calls (callees);
   g_array_set_clear_func (c->callers, call_total_clear);
   g_array_set_clear_func (c->callees, call_total_clear);
-  tree_free (t);
   return c;
 }
 

@@ -79,7 +79,13 @@ typedef struct {
   GArray *callees;   /* RspCallTotal, largest first */
 } RspCallers;
 
-RspCallers *rsp_consolidated_view_callers (const RspAnalysis *analysis, gboolean full_stacks, const char *name);
+/* The top-down tree once, without a layout, for the callers and callees
+ * of any name (rsp_call_graph_callers, one pass over the tree each). */
+typedef struct _RspCallGraph RspCallGraph;
+RspCallGraph *rsp_call_graph_new (const RspAnalysis *analysis, gboolean full_stacks);
+void rsp_call_graph_free (RspCallGraph *graph);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (RspCallGraph, rsp_call_graph_free)
+RspCallers *rsp_call_graph_callers (const RspCallGraph *graph, const char *name);
 void rsp_callers_free (RspCallers *callers);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (RspCallers, rsp_callers_free)
 

@@ -45,26 +45,6 @@ span (Writer *w, const char *label, guint64 start, guint64 end, const char *extr
   line (w, label, v);
 }
 
-static const RspStretch *
-stretch_at (const RspAnalysis *a, RspIdx segment, guint64 t)
-{
-  guint n;
-  const RspStretch *st = rsp_analysis_segment_stretches (a, segment, &n);
-  /* in time order: the last that starts at or before T */
-  guint lo = 0, hi = n;
-  while (lo < hi)
-    {
-      guint mid = lo + (hi - lo) / 2;
-      if (st[mid].start <= t)
-        lo = mid + 1;
-      else
-        hi = mid;
-    }
-  if (lo == 0 || t >= st[lo - 1].end)
-    return NULL;
-  return &st[lo - 1];
-}
-
 static void
 explain (Writer *w, RspDetails *d, const RspStretch *st, GString *summary)
 {
@@ -182,27 +162,16 @@ rsp_details_new (const RspAnalysis *a, RspIdx segment, guint64 t, const char *na
     }
   else
     span (&w, _("Sleeping:"), seg->start, seg->end, NULL);
-  d->stretch = stretch_at (a, segment, t);
-  /* a moment no stretch of its own covers is one it waited on another
-   * task for: the stretch is that task's, a level up */
-  for (RspIdx s = segment; d->stretch == NULL && s != RSP_NONE;)
+  RspIdx owner;
+  d->stretch = rsp_analysis_stretch_at (a, segment, t, &owner);
+  /* the tasks it waited on then, from its lane's up to the stretch's */
+  g_autoptr (GArray) waited_on = g_array_new (FALSE, FALSE, sizeof (RspIdx));
+  for (RspIdx s = owner; s != segment; s = rsp_analysis_segment (a, s)->parent)
+    g_array_prepend_val (waited_on, s);
+  for (guint k = 0; k < waited_on->len; k++)
     {
-      const RspSegment *cur = rsp_analysis_segment (a, s);
-      RspIdx next = RSP_NONE;
-      for (guint k = 0; k < cur->n_children && next == RSP_NONE; k++)
-        {
-          const RspSegment *c = rsp_analysis_segment (a, cur->first_child + k);
-          if (c->start <= t && t < c->end)
-            next = cur->first_child + k;
-        }
-      if (next != RSP_NONE)
-        {
-          const RspSegment *c = rsp_analysis_segment (a, next);
-          g_autofree char *other = task_name (w.m, c->task);
-          line (&w, _("Waiting on:"), other);
-          d->stretch = stretch_at (a, next, t);
-        }
-      s = next;
+      g_autofree char *other = task_name (w.m, rsp_analysis_segment (a, g_array_index (waited_on, RspIdx, k))->task);
+      line (&w, _("Waiting on:"), other);
     }
   GString *summary = g_string_new (NULL);
   if (d->stretch != NULL)

@@ -5,7 +5,8 @@
  * service time, the socket and its peer, a timer, an interrupt, a CPU
  * sample — and the finding it belongs to, with the time range of what
  * explains it for a "go to" link.  Composed from the analysis' table of
- * stretches; nothing here decides a category.  No GTK. */
+ * stretches (rsp_analysis_stretch_at); nothing here decides a category.
+ * No GTK. */
 #pragma once
 
 #include "rsp-analysis.h"

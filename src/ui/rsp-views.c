@@ -43,6 +43,7 @@ typedef struct {
   GtkWidget *jump;      /* "Go to the waker" and the like */
   guint64 jump_start, jump_end;
   GtkWidget *callers;   /* the callers/callees pane */
+  RspCallGraph *calls;  /* what it shows, made on the first frame selected */
 } ProcessPage;
 
 /* The process tab shown, or NULL when the timeline is. */
@@ -58,6 +59,7 @@ static void
 process_page_free (gpointer data)
 {
   ProcessPage *page = data;
+  rsp_call_graph_free (page->calls); /* reads the analysis */
   rsp_analysis_free (page->analysis);
   g_free (page);
 }
@@ -107,6 +109,76 @@ on_finding_selected (RspAccountingPanel *panel, guint index, guint instance, Pro
          (start - t0) / 1e6, (end - t0) / 1e6);
 }
 
+/* ------------------------------------------------------------------ searches that step */
+
+/* The timeline's and the flame views' searches: Enter steps to the next
+ * match, Shift+Enter to the previous one, and a label beside says which. */
+typedef void (*SearchStep) (gpointer data, gint delta);
+
+typedef struct {
+  SearchStep step;
+  gpointer data;
+} SearchStepper;
+
+static void
+on_search_activate (GtkSearchEntry *entry, SearchStepper *s)
+{
+  s->step (s->data, +1);
+}
+
+static gboolean
+on_search_key (GtkEventControllerKey *controller, guint keyval, guint keycode, GdkModifierType state,
+               SearchStepper *s)
+{
+  if ((keyval == GDK_KEY_Return || keyval == GDK_KEY_KP_Enter) && (state & GDK_SHIFT_MASK))
+    {
+      s->step (s->data, -1);
+      return TRUE;
+    }
+  return FALSE;
+}
+
+/* A search entry: CHANGED (entry, DATA) as it is typed, STEP (DATA, ±1) on
+ * Enter and Shift+Enter. */
+static GtkWidget *
+stepping_search_new (const char *tooltip, GCallback changed, SearchStep step, gpointer data)
+{
+  GtkWidget *search = gtk_search_entry_new ();
+  gtk_widget_set_tooltip_text (search, tooltip);
+  g_signal_connect (search, "search-changed", changed, data);
+  SearchStepper *s = g_new (SearchStepper, 1);
+  *s = (SearchStepper) { step, data };
+  g_object_set_data_full (G_OBJECT (search), "stepper", s, g_free);
+  g_signal_connect (search, "activate", G_CALLBACK (on_search_activate), s);
+  GtkEventController *keys = gtk_event_controller_key_new ();
+  gtk_event_controller_set_propagation_phase (keys, GTK_PHASE_CAPTURE);
+  g_signal_connect (keys, "key-pressed", G_CALLBACK (on_search_key), s);
+  gtk_widget_add_controller (search, keys);
+  return search;
+}
+
+static GtkWidget *
+match_count_new (void)
+{
+  GtkWidget *label = gtk_label_new ("");
+  gtk_widget_add_css_class (label, "dim-label");
+  gtk_widget_add_css_class (label, "numeric");
+  return label;
+}
+
+/* "3 of 17", "no match", or nothing while SEARCH is empty. */
+static void
+match_count_show (GtkWidget *label, GtkWidget *search, guint current, guint n)
+{
+  const char *text = gtk_editable_get_text (GTK_EDITABLE (search));
+  g_autofree char *shown = *text == '\0' ? g_strdup ("")
+                           : n == 0       ? g_strdup (_("no match"))
+                                          : g_strdup_printf (_("%u of %u"), current + 1, n);
+  gtk_label_set_text (GTK_LABEL (label), shown);
+}
+
+/* ------------------------------------------------------------------ process tabs */
+
 static RspFlameWidget *
 visible_flame (ProcessPage *page)
 {
@@ -117,12 +189,8 @@ visible_flame (ProcessPage *page)
 static void
 show_flame_count (ProcessPage *page)
 {
-  const char *text = gtk_editable_get_text (GTK_EDITABLE (page->search));
   guint current, n = rsp_flame_widget_search_matches (visible_flame (page), &current);
-  g_autofree char *label = *text == '\0' ? g_strdup ("")
-                           : n == 0       ? g_strdup (_("no match"))
-                                          : g_strdup_printf (_("%u of %u"), current + 1, n);
-  gtk_label_set_text (GTK_LABEL (page->search_count), label);
+  match_count_show (page->search_count, page->search, current, n);
 }
 
 static void
@@ -134,25 +202,13 @@ on_flame_search (GtkSearchEntry *entry, ProcessPage *page)
   show_flame_count (page);
 }
 
-/* Enter: the next match, shown; Shift+Enter: the previous one. */
+/* Enter and Shift+Enter: the next or previous matching box, shown. */
 static void
-on_flame_search_activate (GtkSearchEntry *entry, ProcessPage *page)
+flame_search_step (gpointer data, gint delta)
 {
-  rsp_flame_widget_search_step (visible_flame (page), +1);
+  ProcessPage *page = data;
+  rsp_flame_widget_search_step (visible_flame (page), delta);
   show_flame_count (page);
-}
-
-static gboolean
-on_flame_search_key (GtkEventControllerKey *controller, guint keyval, guint keycode, GdkModifierType state,
-                     ProcessPage *page)
-{
-  if ((keyval == GDK_KEY_Return || keyval == GDK_KEY_KP_Enter) && (state & GDK_SHIFT_MASK))
-    {
-      rsp_flame_widget_search_step (visible_flame (page), -1);
-      show_flame_count (page);
-      return TRUE;
-    }
-  return FALSE;
 }
 
 static void
@@ -166,7 +222,10 @@ on_stack_switched (GObject *stack, GParamSpec *pspec, ProcessPage *page)
 static void
 show_callers (ProcessPage *page, const char *name, const char *from)
 {
-  g_autoptr (RspCallers) c = rsp_consolidated_view_callers (page->analysis, FALSE, name);
+  /* the tree is built on the first selection and kept for the others */
+  if (page->calls == NULL)
+    page->calls = rsp_call_graph_new (page->analysis, FALSE);
+  g_autoptr (RspCallers) c = rsp_call_graph_callers (page->calls, name);
   rsp_callers_pane_show (RSP_CALLERS_PANE (page->callers), c);
   gtk_widget_set_visible (page->bottom, TRUE);
   /* a moment in the chronological view shows its details instead */
@@ -317,18 +376,10 @@ add_process_page (RspViews *self, gint32 pid, RspAnalysis *analysis)
   gtk_stack_add_titled (GTK_STACK (page->stack), page->consolidated, "consolidated", _("Consolidated"));
   GtkWidget *switcher = gtk_stack_switcher_new ();
   gtk_stack_switcher_set_stack (GTK_STACK_SWITCHER (switcher), GTK_STACK (page->stack));
-  GtkWidget *search = gtk_search_entry_new ();
+  GtkWidget *search = stepping_search_new (_("Highlight frames by name (Ctrl+F); Enter: next, Shift+Enter: previous"),
+                                           G_CALLBACK (on_flame_search), flame_search_step, page);
   page->search = search;
-  gtk_widget_set_tooltip_text (search, _("Highlight frames by name (Ctrl+F); Enter: next, Shift+Enter: previous"));
-  g_signal_connect (search, "search-changed", G_CALLBACK (on_flame_search), page);
-  g_signal_connect (search, "activate", G_CALLBACK (on_flame_search_activate), page);
-  GtkEventController *search_keys = gtk_event_controller_key_new ();
-  gtk_event_controller_set_propagation_phase (search_keys, GTK_PHASE_CAPTURE);
-  g_signal_connect (search_keys, "key-pressed", G_CALLBACK (on_flame_search_key), page);
-  gtk_widget_add_controller (search, search_keys);
-  page->search_count = gtk_label_new ("");
-  gtk_widget_add_css_class (page->search_count, "dim-label");
-  gtk_widget_add_css_class (page->search_count, "numeric");
+  page->search_count = match_count_new ();
   g_signal_connect (page->stack, "notify::visible-child", G_CALLBACK (on_stack_switched), page);
   GtkWidget *toolbar = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 6);
   gtk_widget_set_margin_start (toolbar, 6);
@@ -533,11 +584,7 @@ static void
 show_match_count (RspViews *self)
 {
   guint current, n = rsp_timeline_widget_search_matches (RSP_TIMELINE_WIDGET (self->timeline), &current);
-  const char *text = gtk_editable_get_text (GTK_EDITABLE (self->timeline_search));
-  g_autofree char *label = *text == '\0' ? g_strdup ("")
-                           : n == 0       ? g_strdup (_("no match"))
-                                          : g_strdup_printf (_("%u of %u"), current + 1, n);
-  gtk_label_set_text (GTK_LABEL (self->match_label), label);
+  match_count_show (self->match_label, self->timeline_search, current, n);
 }
 
 static void
@@ -547,25 +594,13 @@ on_timeline_search (GtkSearchEntry *entry, RspViews *self)
   show_match_count (self);
 }
 
-/* Enter: the next match; Shift+Enter: the previous one. */
+/* Enter and Shift+Enter: the next or previous matching task row. */
 static void
-on_timeline_search_activate (GtkSearchEntry *entry, RspViews *self)
+timeline_search_step (gpointer data, gint delta)
 {
-  rsp_timeline_widget_search_step (RSP_TIMELINE_WIDGET (self->timeline), +1);
+  RspViews *self = data;
+  rsp_timeline_widget_search_step (RSP_TIMELINE_WIDGET (self->timeline), delta);
   show_match_count (self);
-}
-
-static gboolean
-on_timeline_search_key (GtkEventControllerKey *controller, guint keyval, guint keycode, GdkModifierType state,
-                        RspViews *self)
-{
-  if ((keyval == GDK_KEY_Return || keyval == GDK_KEY_KP_Enter) && (state & GDK_SHIFT_MASK))
-    {
-      rsp_timeline_widget_search_step (RSP_TIMELINE_WIDGET (self->timeline), -1);
-      show_match_count (self);
-      return TRUE;
-    }
-  return FALSE;
 }
 
 static void
@@ -601,18 +636,10 @@ rsp_views_set_model (RspViews *self, const RspModel *model, const char *title)
   g_signal_connect (sleeps, "toggled", G_CALLBACK (on_show_sleeps), self);
   GtkWidget *summary = gtk_check_button_new_with_mnemonic (_("_Summary (hide idle tasks)"));
   g_signal_connect (summary, "toggled", G_CALLBACK (on_summary), self);
-  GtkWidget *search = gtk_search_entry_new ();
+  GtkWidget *search = stepping_search_new (_("Find a task by name (Ctrl+F); Enter: next, Shift+Enter: previous"),
+                                           G_CALLBACK (on_timeline_search), timeline_search_step, self);
   self->timeline_search = search;
-  gtk_widget_set_tooltip_text (search, _("Find a task by name (Ctrl+F); Enter: next, Shift+Enter: previous"));
-  g_signal_connect (search, "search-changed", G_CALLBACK (on_timeline_search), self);
-  g_signal_connect (search, "activate", G_CALLBACK (on_timeline_search_activate), self);
-  GtkEventController *search_keys = gtk_event_controller_key_new ();
-  gtk_event_controller_set_propagation_phase (search_keys, GTK_PHASE_CAPTURE);
-  g_signal_connect (search_keys, "key-pressed", G_CALLBACK (on_timeline_search_key), self);
-  gtk_widget_add_controller (search, search_keys);
-  self->match_label = gtk_label_new ("");
-  gtk_widget_add_css_class (self->match_label, "dim-label");
-  gtk_widget_add_css_class (self->match_label, "numeric");
+  self->match_label = match_count_new ();
   GtkWidget *fit = gtk_button_new_from_icon_name ("zoom-fit-best-symbolic");
   gtk_widget_set_tooltip_text (fit, _("Show everything (0)"));
   g_signal_connect (fit, "clicked", G_CALLBACK (on_fit), self);

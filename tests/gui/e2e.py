@@ -184,6 +184,17 @@ def viewer_log(workdir, tail=3000):
         return "(no log)"
 
 
+def wait_log(workdir, pattern, n, seconds=10):
+    """PATTERN's matches in the viewer's log (findall), once there are N or
+    after SECONDS."""
+    deadline = time.time() + seconds
+    while True:
+        found = pattern.findall(viewer_log(workdir, 1 << 20))
+        if len(found) >= n or time.time() > deadline:
+            return found
+        time.sleep(0.3)
+
+
 def start_viewer_with_window(display, recording, workdir, seconds=30, debug=None, extra_env=()):
     """Starts the viewer and waits for its window.  A viewer that exits at
     once without crashing is started once more (said in the test's log);
@@ -203,6 +214,25 @@ def start_viewer_with_window(display, recording, workdir, seconds=30, debug=None
             continue
         t.fail("the viewer showed no window (exit %s); its log:\n%s" % (code, log))
     return None, []
+
+
+def data_copy(workdir, name, dst=None):
+    """A copy of tests/data/NAME in WORKDIR (or at DST) that the viewer's
+    unprivileged user can read; its path."""
+    dst = dst or os.path.join(workdir, name)
+    shutil.copy(os.path.join(os.environ["RSP_SOURCE_ROOT"], "tests", "data", name), dst)
+    os.chmod(dst, 0o644)
+    return dst
+
+
+def start_loaded(display, workdir, name, debug="rsp-ui"):
+    """The viewer on a copy of tests/data/NAME, once it has loaded it; fails
+    (with the viewer stopped) if it does not."""
+    proc, wins = start_viewer_with_window(display, data_copy(workdir, name), workdir, debug=debug)
+    if not wait_loaded(display, wins[0], name, 120):
+        stop_viewer(proc)
+        t.fail("the recording did not load")
+    return proc, wins
 
 
 def wait_windows(display, proc, n, seconds):
@@ -257,10 +287,7 @@ def open_flame(display, window, workdir, hint=None):
 
 
 def flame_test(display, workdir):
-    src = os.path.join(os.environ["RSP_SOURCE_ROOT"], "tests", "data", "tcp_loop.rsp")
-    recording = os.path.join(workdir, "tcp_loop.rsp")
-    shutil.copy(src, recording)
-    os.chmod(recording, 0o644)
+    recording = data_copy(workdir, "tcp_loop.rsp")
     proc, wins = start_viewer_with_window(display, recording, workdir)
     try:
         # loading runs off the main loop (slow under AddressSanitizer)
@@ -352,9 +379,7 @@ def install_fake_pkexec(workdir, recording):
     with open(os.path.join(fake, "pkexec"), "w") as f:
         f.write(FAKE_PKEXEC)
     os.chmod(os.path.join(fake, "pkexec"), 0o755)
-    shutil.copy(os.path.join(os.environ["RSP_SOURCE_ROOT"], "tests", "data", recording),
-                os.path.join(fake, "recording.rsp"))
-    os.chmod(os.path.join(fake, "recording.rsp"), 0o644)
+    data_copy(workdir, recording, os.path.join(fake, "recording.rsp"))
 
     def mode(m):
         with open(os.path.join(fake, "mode"), "w") as f:
@@ -491,10 +516,7 @@ def record_test(display, workdir):
 def export_test(display, workdir):
     """Ctrl+E exports the visible view: the file chooser takes a path, and a
     PNG of the window's view size appears there."""
-    src = os.path.join(os.environ["RSP_SOURCE_ROOT"], "tests", "data", "tcp_loop.rsp")
-    recording = os.path.join(workdir, "tcp_loop.rsp")
-    shutil.copy(src, recording)
-    os.chmod(recording, 0o644)
+    recording = data_copy(workdir, "tcp_loop.rsp")
     target = os.path.join(workdir, "exported.png")
     proc, wins = start_viewer_with_window(display, recording, workdir)
     try:
@@ -559,13 +581,7 @@ def finding_events(workdir):
 
 
 def wait_finding_events(workdir, n, seconds=10):
-    deadline = time.time() + seconds
-    while time.time() < deadline:
-        events = finding_events(workdir)
-        if len(events) >= n:
-            return events
-        time.sleep(0.25)
-    return finding_events(workdir)
+    return wait_log(workdir, FINDING_LINE, n, seconds)
 
 
 FLAME_LINE = re.compile(r"flame view \((\w+)\): ([\d.]+)-([\d.]+) ms, (\d+) back")
@@ -580,14 +596,8 @@ def flame_ranges(workdir):
 def findings_test(display, workdir):
     """Findings that step: ] and [ go through the instances of a finding,
     a click on a finding shows it, a second click on it shows it again."""
-    src = os.path.join(os.environ["RSP_SOURCE_ROOT"], "tests", "data", "tcp_loop.rsp")
-    recording = os.path.join(workdir, "tcp_loop.rsp")
-    shutil.copy(src, recording)
-    os.chmod(recording, 0o644)
-    proc, wins = start_viewer_with_window(display, recording, workdir, debug="rsp-ui")
+    proc, wins = start_loaded(display, workdir, "tcp_loop.rsp")
     try:
-        if not wait_loaded(display, wins[0], "tcp_loop.rsp", 120):
-            t.fail("the recording did not load")
         if open_flame(display, wins[0], workdir) is None:
             t.fail("no flame view opened (screenshots in %s)" % workdir)
         x, y, w, h = window_geometry(display, wins[0])
@@ -674,14 +684,8 @@ def search_test(display, workdir):
     """Ctrl+F puts the keyboard in the timeline's search; what is typed
     there stays there (no view key fires); Enter and Shift+Enter step
     through the matches."""
-    src = os.path.join(os.environ["RSP_SOURCE_ROOT"], "tests", "data", "tcp_loop.rsp")
-    recording = os.path.join(workdir, "tcp_loop.rsp")
-    shutil.copy(src, recording)
-    os.chmod(recording, 0o644)
-    proc, wins = start_viewer_with_window(display, recording, workdir, debug="rsp-ui")
+    proc, wins = start_loaded(display, workdir, "tcp_loop.rsp")
     try:
-        if not wait_loaded(display, wins[0], "tcp_loop.rsp", 120):
-            t.fail("the recording did not load")
         xdotool(display, "windowactivate", "--sync", wins[0])
         time.sleep(1)
         xdotool(display, "key", "ctrl+f")
@@ -744,29 +748,14 @@ WIDEST_LINE = re.compile(r"consolidated view \((bottom-up|top-down)\): widest at
 CALLERS_LINE = re.compile(r"callers of (.+) \((view|table)\): ([\d.]+) ms in all, ([\d.]+) ms itself, (\d+) callers, (\d+) callees")
 
 
-def wait_log(workdir, pattern, n, seconds=10):
-    deadline = time.time() + seconds
-    while True:
-        found = pattern.findall(viewer_log(workdir, 1 << 20))
-        if len(found) >= n or time.time() > deadline:
-            return found
-        time.sleep(0.3)
-
-
 def callers_test(display, workdir):
     """I turns the consolidated view bottom-up; a click on its widest
     bottom box (the frame with the most time of its own) opens the
     callers/callees table with that frame, whose own time is the box's
     width; a click on a row of the table goes to that caller; I again is
     top-down."""
-    src = os.path.join(os.environ["RSP_SOURCE_ROOT"], "tests", "data", "tcp_loop.rsp")
-    recording = os.path.join(workdir, "tcp_loop.rsp")
-    shutil.copy(src, recording)
-    os.chmod(recording, 0o644)
-    proc, wins = start_viewer_with_window(display, recording, workdir, debug="rsp-ui")
+    proc, wins = start_loaded(display, workdir, "tcp_loop.rsp")
     try:
-        if not wait_loaded(display, wins[0], "tcp_loop.rsp", 120):
-            t.fail("the recording did not load")
         if open_flame(display, wins[0], workdir) is None:
             t.fail("no flame view opened (screenshots in %s)" % workdir)
         x, y, w, h = window_geometry(display, wins[0])
@@ -864,14 +853,8 @@ def details_test(display, workdir):
     moment), its category and what explains it; its link (Alt+G: go to the
     waker, the disk request, the network wait) shows that range in the
     view."""
-    src = os.path.join(os.environ["RSP_SOURCE_ROOT"], "tests", "data", "tcp_loop.rsp")
-    recording = os.path.join(workdir, "tcp_loop.rsp")
-    shutil.copy(src, recording)
-    os.chmod(recording, 0o644)
-    proc, wins = start_viewer_with_window(display, recording, workdir, debug="rsp-ui")
+    proc, wins = start_loaded(display, workdir, "tcp_loop.rsp")
     try:
-        if not wait_loaded(display, wins[0], "tcp_loop.rsp", 120):
-            t.fail("the recording did not load")
         # a range selected in the timeline (Shift+drag) shows its accounting
         # table and findings in a pane under it
         time.sleep(1)
@@ -1024,9 +1007,7 @@ def reopen_test(display, workdir):
     (the asan build runs it too) every step is checked for memory errors."""
     names = ["tcp_loop.rsp", "pingpong.rsp"]
     for name in names:
-        dst = os.path.join(workdir, name)
-        shutil.copy(os.path.join(os.environ["RSP_SOURCE_ROOT"], "tests", "data", name), dst)
-        os.chmod(dst, 0o644)
+        data_copy(workdir, name)
     # a small quarantine, so that AddressSanitizer's memory levels off as
     # the allocator's does (no effect without it)
     os.environ["ASAN_OPTIONS"] = os.environ.get("ASAN_OPTIONS", "") + ":quarantine_size_mb=16"

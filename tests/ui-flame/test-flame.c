@@ -54,6 +54,22 @@ teardown (Fixture *fx, gconstpointer data)
 /* ------------------------------------------------------------------ pixels */
 
 /* Every colour a box of KIND can be painted (the shade varies it). */
+/* C as cairo may have written it: cairo rounds to 8 bits per channel, so
+ * either neighbour of each channel is accepted. */
+static void
+add_colour (GHashTable *set, RspColor c)
+{
+  for (int dr = -1; dr <= 1; dr++)
+    for (int dg = -1; dg <= 1; dg++)
+      for (int db = -1; db <= 1; db++)
+        {
+          guint r = CLAMP ((int) lround (c.r * 255) + dr, 0, 255);
+          guint g = CLAMP ((int) lround (c.g * 255) + dg, 0, 255);
+          guint b = CLAMP ((int) lround (c.b * 255) + db, 0, 255);
+          g_hash_table_add (set, GUINT_TO_POINTER ((r << 16) | (g << 8) | b | 0x1000000u));
+        }
+}
+
 static GHashTable *
 box_colours (const RspTheme *theme, RspFlameBoxKind kind)
 {
@@ -63,17 +79,7 @@ box_colours (const RspTheme *theme, RspFlameBoxKind kind)
       RspFlameBox box = { 0 };
       box.kind = kind;
       box.shade = shade;
-      RspColor c = rsp_flame_box_color (theme, &box);
-      /* cairo rounds to 8 bits per channel; accept either neighbour */
-      for (int dr = -1; dr <= 1; dr++)
-        for (int dg = -1; dg <= 1; dg++)
-          for (int db = -1; db <= 1; db++)
-            {
-              guint r = CLAMP ((int) lround (c.r * 255) + dr, 0, 255);
-              guint g = CLAMP ((int) lround (c.g * 255) + dg, 0, 255);
-              guint b = CLAMP ((int) lround (c.b * 255) + db, 0, 255);
-              g_hash_table_add (set, GUINT_TO_POINTER ((r << 16) | (g << 8) | b | 0x1000000u));
-            }
+      add_colour (set, rsp_flame_box_color (theme, &box));
     }
   return set;
 }
@@ -649,16 +655,7 @@ static guint
 count_colour (cairo_surface_t *surface, RspColor c)
 {
   g_autoptr (GHashTable) set = g_hash_table_new (g_direct_hash, g_direct_equal);
-  /* cairo rounds to 8 bits per channel; accept either neighbour */
-  for (int dr = -1; dr <= 1; dr++)
-    for (int dg = -1; dg <= 1; dg++)
-      for (int db = -1; db <= 1; db++)
-        {
-          guint r = CLAMP ((int) lround (c.r * 255) + dr, 0, 255);
-          guint g = CLAMP ((int) lround (c.g * 255) + dg, 0, 255);
-          guint b = CLAMP ((int) lround (c.b * 255) + db, 0, 255);
-          g_hash_table_add (set, GUINT_TO_POINTER ((r << 16) | (g << 8) | b | 0x1000000u));
-        }
+  add_colour (set, c);
   return count_pixels (surface, set);
 }
 

@@ -306,6 +306,7 @@ check_inverted (const RspAnalysis *a, const RspTheme *theme, const RspFlameLayou
   g_autoptr (RspFlameLayout) l = rsp_consolidated_view_layout (a, &options, theme);
   g_assert_true (rsp_consolidated_view_layout_fits (l, a, &options, theme));
   g_assert_cmpuint (rsp_consolidated_view_total_ns (l), ==, rsp_analysis_total_ns (a));
+  g_autoptr (RspCallGraph) calls = rsp_call_graph_new (a, FALSE);
   guint32 m = rsp_consolidated_view_n_nodes (l);
   g_autofree guint64 *kids = g_new0 (guint64, m);
   guint bottoms = 0;
@@ -320,7 +321,7 @@ check_inverted (const RspAnalysis *a, const RspTheme *theme, const RspFlameLayou
       g_assert_nonnull (v);
       g_assert_cmpuint (rsp_consolidated_view_node_ns (l, i), ==, *v);
       /* the table's self time is the same; its callers share its total */
-      g_autoptr (RspCallers) c = rsp_consolidated_view_callers (a, FALSE, name);
+      g_autoptr (RspCallers) c = rsp_call_graph_callers (calls, name);
       g_assert_cmpuint (c->self_ns, ==, *v);
       g_assert_cmpuint (c->self_ns, <=, c->total_ns);
       g_assert_cmpuint (c->total_ns, <=, c->all_ns);
