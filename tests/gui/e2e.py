@@ -402,6 +402,17 @@ def find_dialog(display, seconds=10):
     return None
 
 
+def record_dialog(display, what, command=None):
+    """Ctrl+R; fails with WHAT if no Record dialog opens; then types COMMAND
+    (if given) and confirms it with Return."""
+    xdotool(display, "key", "ctrl+r")
+    if find_dialog(display) is None:
+        t.fail("Ctrl+R opened no Record dialog%s" % what)
+    if command is not None:
+        xdotool(display, "type", "--delay", "20", command)
+        xdotool(display, "key", "Return")
+
+
 def dialog_gone(display, seconds=5):
     deadline = time.time() + seconds
     while time.time() < deadline:
@@ -426,11 +437,7 @@ def record_test(display, workdir):
     try:
         time.sleep(1)
         xdotool(display, "windowactivate", "--sync", wins[0])
-        xdotool(display, "key", "ctrl+r")
-        if find_dialog(display) is None:
-            t.fail("Ctrl+R opened no Record dialog")
-        xdotool(display, "type", "--delay", "20", "true")
-        xdotool(display, "key", "Return")
+        record_dialog(display, "", "true")
         time.sleep(2)
         if proc.poll() is not None:
             t.fail("the viewer died after Record (exit %s)" % proc.returncode)
@@ -448,19 +455,13 @@ def record_test(display, workdir):
         time.sleep(1)
         xdotool(display, "windowactivate", "--sync", wins[0])
         # Escape closes an idle dialog
-        xdotool(display, "key", "ctrl+r")
-        if find_dialog(display) is None:
-            t.fail("Ctrl+R opened no Record dialog")
+        record_dialog(display, "")
         xdotool(display, "key", "Escape")
         if not dialog_gone(display):
             t.fail("Escape did not close the Record dialog")
         # a failure names what failed
         mode("fail")
-        xdotool(display, "key", "ctrl+r")
-        if find_dialog(display) is None:
-            t.fail("Ctrl+R opened no Record dialog the second time")
-        xdotool(display, "type", "--delay", "20", "sleep 60")
-        xdotool(display, "key", "Return")
+        record_dialog(display, " the second time", "sleep 60")
         failed = wait_log(workdir, re.compile(r"record: failed: (.*)"), 1)
         if not failed or "perf is not installed" not in failed[0]:
             t.fail("a failed recording did not say what failed: %s" % viewer_log(workdir))
@@ -491,11 +492,7 @@ def record_test(display, workdir):
               % (seconds[-1], sizes[-1], opened))
         # Escape during a recording: stopped, not opened
         time.sleep(1.1)  # another timestamp, so another file name
-        xdotool(display, "key", "ctrl+r")
-        if find_dialog(display) is None:
-            t.fail("Ctrl+R opened no Record dialog the third time")
-        xdotool(display, "type", "--delay", "20", "sleep 60")
-        xdotool(display, "key", "Return")
+        record_dialog(display, " the third time", "sleep 60")
         before = len(RECORD_TICK.findall(viewer_log(workdir, 1 << 20)))
         if len(wait_log(workdir, RECORD_TICK, before + 2, 15)) < before + 2:
             t.fail("the second recording showed no progress")
@@ -1044,11 +1041,7 @@ def reopen_test(display, workdir):
             if cycle % 5 == 4:
                 shutil.copy(os.path.join(workdir, following), os.path.join(fake, "recording.rsp"))
                 ended = len(re.findall(r"record: ended, exit 143", viewer_log(workdir, 1 << 20)))
-                xdotool(display, "key", "ctrl+r")
-                if find_dialog(display) is None:
-                    t.fail("cycle %d: Ctrl+R opened no Record dialog over the process tab" % cycle)
-                xdotool(display, "type", "--delay", "20", "sleep 60")
-                xdotool(display, "key", "Return")
+                record_dialog(display, " over the process tab in cycle %d" % cycle, "sleep 60")
                 time.sleep(2)
                 xdotool(display, "key", "alt+s")
                 deadline = time.time() + 60
