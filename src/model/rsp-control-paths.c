@@ -224,6 +224,33 @@ analysis_new_path (RspAnalysis *a, guint64 start, guint64 end)
   return p.id;
 }
 
+/* Whether the waker W was set going by the sleeper itself just before it
+ * slept: W's own wait before W was ended by the sleeper's last run, or by
+ * one of the runs before it that only preemptions separate from the sleep
+ * (the paper's pass: write the token, then block reading the answer).  W
+ * then works on the sleeper's behalf however long the sleeper took to
+ * block after handing off. */
+static gboolean
+handed_off (const RspAnalysis *a, const RspSleep *s, const RspRun *w)
+{
+  if (w->prev_sleep == RSP_NONE)
+    return FALSE;
+  const RspSleep *ws = sleep_at (a, w->prev_sleep);
+  if (ws->reason != RSP_WAKE_RUN || ws->waker_run == RSP_NONE)
+    return FALSE;
+  RspIdx r = s->prev_run;
+  for (int hops = 0; r != RSP_NONE && hops < 8; hops++)
+    {
+      if (r == ws->waker_run)
+        return TRUE;
+      const RspRun *run = run_at (a, r);
+      if (run->prev_sleep == RSP_NONE || sleep_at (a, run->prev_sleep)->reason != RSP_WAKE_PREEMPTION)
+        return FALSE;
+      r = sleep_at (a, run->prev_sleep)->prev_run;
+    }
+  return FALSE;
+}
+
 static void
 expand_sleep (RspAnalysis *a, RspIdx seg_idx)
 {
@@ -241,9 +268,11 @@ expand_sleep (RspAnalysis *a, RspIdx seg_idx)
     return;
 
   /* the waker must have started inside the sleep (its de facto start, less
-   * the tolerance); how long it runs after waking the parent does not
-   * matter, since the child ends at the wake-up */
-  gboolean fits = w->start + RSP_FIT_TOLERANCE_NS >= s->defacto_start && w->start <= s->end + RSP_FIT_TOLERANCE_NS;
+   * the tolerance), or have been set going by the sleeper's hand-off just
+   * before it; how long it runs after waking the parent does not matter,
+   * since the child ends at the wake-up */
+  gboolean fits = (w->start + RSP_FIT_TOLERANCE_NS >= s->defacto_start || handed_off (a, s, w))
+                  && w->start <= s->end + RSP_FIT_TOLERANCE_NS;
   if (fits && seg.depth + 1 < MAX_DEPTH)
     {
       /* the child works on the parent's behalf until it wakes the parent;

@@ -378,6 +378,35 @@ test_other_path (void)
   g_assert_cmpuint (rsp_analysis_total_ns (a), >, rsp_analysis_wall_ns (a));
 }
 
+/* A hand-off (the paper's pass): A wakes B, goes on for longer than the
+ * fit tolerance (a sanitizer, an interrupt) and then waits for B's answer.
+ * B was set going by A itself: its work is on A's behalf, one control
+ * path, nothing waits on another. */
+static void
+test_hand_off (void)
+{
+  Stream s;
+  stream_init (&s);
+  sw (&s, T0, 0, 0, 0, 100, NULL);                           /* A runs */
+  sw (&s, T0, 1, 0, 0, 200, NULL);                           /* B runs, then reads */
+  sw (&s, T0 + 100 * US, 1, 200, 1, 0, user_read);
+  waking (&s, T0 + 1 * MS, 0, 100, 200, user_write_wake);    /* A writes the token */
+  sw (&s, T0 + 1 * MS + 10 * US, 1, 0, 0, 200, NULL);        /* B takes it at once */
+  sample (&s, T0 + 1 * MS + 200 * US, 1, 200, user_work);
+  sw (&s, T0 + 1 * MS + 300 * US, 0, 100, 1, 0, user_read);  /* A reads 300 µs later */
+  sample (&s, T0 + 2 * MS, 1, 200, user_work);
+  waking (&s, T0 + 3 * MS, 1, 200, 100, user_write_wake);    /* B answers */
+  sw (&s, T0 + 3 * MS + 5 * US, 1, 200, 1, 0, user_read);
+  sw (&s, T0 + 3 * MS + 10 * US, 0, 0, 0, 100, NULL);
+  sw (&s, T0 + 4 * MS, 0, 100, 0x20, 0, NULL);
+  g_autoptr (RspModel) m = rsp_assembler_finish (s.as);
+  g_autoptr (RspAnalysis) a = rsp_analysis_new (m, 100, 0, G_MAXUINT64, NULL);
+  check_invariants (a);
+  g_assert_cmpuint (rsp_analysis_n_paths (a), ==, 1);
+  g_assert_cmpuint (rsp_analysis_category_ns (a, RSP_CAT_OTHER_PATH), ==, 0);
+  g_assert_cmpuint (rsp_analysis_category_ns (a, RSP_CAT_CPU_SAMPLED), >=, 1500 * US);
+}
+
 /* A waker that was already running, across an exec, before the sleep
  * began heads another control path from where its activity began, before
  * the exec: the lane covers both generations and the accounting adds up. */
@@ -871,6 +900,7 @@ main (int argc, char **argv)
   g_test_add_func ("/model/deliberate-sleep", test_deliberate_sleep);
   g_test_add_func ("/model/triangle-cut", test_triangle_cut);
   g_test_add_func ("/model/other-path", test_other_path);
+  g_test_add_func ("/model/hand-off", test_hand_off);
   g_test_add_func ("/model/fork-exec-origin", test_fork_exec_origin);
   g_test_add_func ("/model/other-path-across-exec", test_other_path_across_exec);
   g_test_add_func ("/model/own-threads", test_own_threads);
