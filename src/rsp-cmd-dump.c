@@ -150,6 +150,17 @@ print_stats (Dumper *d, const char *path, const guint64 *per_event, guint64 fram
           g_autofree char *cmd = g_strjoinv (" ", m->command);
           fprintf (out, _("command:     %s (pid %d, exit status %d, %.3f s)\n"), cmd, m->target_pid, m->exit_status,
                    (m->end_ns - m->start_ns) / 1e9);
+          if (m->runs->len > 1)
+            {
+              guint64 sum = 0;
+              for (guint i = 0; i < m->runs->len; i++)
+                {
+                  const RspRecordedRun *run = &g_array_index (m->runs, RspRecordedRun, i);
+                  sum += run->end_ns - run->start_ns;
+                }
+              fprintf (out, _("runs:        %u of --repeat %u, %.3f ms each on average (rsp report --requests runs)\n"),
+                       m->runs->len, m->repeat, sum / 1e6 / m->runs->len);
+            }
         }
       else
         fprintf (out, _("command:     none (whole system, %.3f s)\n"), (m->end_ns - m->start_ns) / 1e9);

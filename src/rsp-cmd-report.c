@@ -2,6 +2,7 @@
  * where the wall time of a process went, and why. */
 #include <glib.h>
 #include <glib/gi18n.h>
+#include <math.h>
 #include <stdio.h>
 
 #include "rsp-analysis.h"
@@ -10,14 +11,44 @@
 #include "rsp-commands.h"
 #include "rsp-report.h"
 
+/* --requests: every request analysed, the distribution and the slow tail. */
+static int
+report_requests (const char *path, const RspModel *model, const char *spec, gdouble slow_above_ms, gboolean json)
+{
+  g_autoptr (GError) error = NULL;
+  guint64 slow_above_ns = slow_above_ms > 0 ? (guint64) (slow_above_ms * 1e6) : 0;
+  g_autoptr (RspRequests) requests = rsp_requests_new (model, spec, slow_above_ns, &error);
+  if (requests == NULL)
+    {
+      g_printerr ("rsp report: %s: %s\n", path, error->message);
+      return 1;
+    }
+  g_autofree char *text = json ? rsp_requests_report_json (requests, path) : rsp_requests_report_text (requests, path);
+  fputs (text, stdout);
+  if (json)
+    fputc ('\n', stdout);
+  return 0;
+}
+
 /* The command once its arguments are checked: load, pick the process,
  * analyse, print. */
 static int
-report (const char *path, const RspCliTarget *target, gboolean json)
+report (const char *path, const RspCliTarget *target, gboolean json, const char *requests, gdouble slow_above_ms)
 {
   g_autoptr (RspModel) model = rsp_cli_load (path);
   if (model == NULL)
     return 1;
+
+  /* a recording of rsp record --repeat is about its runs unless a process is named */
+  if (requests == NULL && target->pid == 0 && target->comm == NULL && rsp_requests_model_has_runs (model))
+    requests = "runs";
+  if (requests != NULL)
+    return report_requests (path, model, requests, slow_above_ms, json);
+  if (slow_above_ms > 0)
+    {
+      g_printerr ("rsp report: %s\n", _("--slow-above goes with --requests"));
+      return 2;
+    }
 
   /* the process of interest, as every analysing command picks it */
   gint32 pid = rsp_cli_pick_target (model, path, target->pid, target->comm, TRUE);
@@ -48,9 +79,19 @@ int
 rsp_cmd_report (int argc, char **argv)
 {
   gboolean json = FALSE;
+  char *requests = NULL;
+  gdouble slow_above_ms = 0;
   RspCliTarget target;
   const GOptionEntry entries[] = {
     { "json", 'j', 0, G_OPTION_ARG_NONE, &json, N_ ("Print the report as JSON (its fields: docs/REPORT-JSON.md)"), NULL },
+    { "requests", 0, 0, G_OPTION_ARG_STRING, &requests,
+      N_ ("Analyse many requests: 'runs' takes each run of rsp record --repeat as one (the default for such "
+          "a recording); prints the latency distribution and what makes the slow ones slow"),
+      N_ ("KIND") },
+    { "slow-above", 0, 0, G_OPTION_ARG_DOUBLE, &slow_above_ms,
+      N_ ("With --requests: the requests longer than MS are the slow ones (default: the slow mode of the "
+          "histogram, else above the 90th percentile)"),
+      N_ ("MS") },
     { NULL },
   };
   const RspCliParser parser = {
@@ -64,7 +105,21 @@ rsp_cmd_report (int argc, char **argv)
   g_autofree char *path = rsp_cli_parse (&parser, argc, argv, &status);
   if (path == NULL)
     return status;
-  status = report (path, &target, json);
+  if (slow_above_ms < 0 || !isfinite (slow_above_ms))
+    {
+      g_printerr ("rsp report: %s\n", _("--slow-above wants a positive number of milliseconds"));
+      status = 2;
+    }
+  else if (requests != NULL && (target.pid != 0 || target.comm != NULL || target.from_ms >= 0 || target.to_ms >= 0))
+    {
+      /* each request is its own process and stretch of time */
+      g_printerr ("rsp report: %s\n", _("--requests analyses each request over its own time: it takes no --pid, "
+                                        "--comm, --from or --to"));
+      status = 2;
+    }
+  else
+    status = report (path, &target, json, requests, slow_above_ms);
   rsp_cli_target_clear (&target);
+  g_free (requests);
   return status;
 }

@@ -81,6 +81,7 @@ gboolean
 session_fork_command (Session *s, GError **error)
 {
   const char *program = s->options->command[0];
+  g_free (s->command_path); /* a run of --repeat after the first */
   s->command_path = strchr (program, '/') != NULL ? g_strdup (program) : g_find_program_in_path (program);
   if (s->command_path == NULL)
     {

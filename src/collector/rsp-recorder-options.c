@@ -24,6 +24,10 @@ rsp_recorder_usage (void)
                                 "  --call-graph fp|dwarf    how user stacks are taken: frame pointers (default)\n"
                                 "                           or stack copies unwound with DWARF (bigger files)\n"
                                 "  --duration SEC           stop after SEC seconds (COMMAND gets SIGTERM)\n"
+                                "  --repeat N               run COMMAND N times, one after the other (each run is\n"
+                                "                           a request of 'rsp report --requests runs'); stops at\n"
+                                "                           the first run that fails\n"
+                                "  --pause MS               wait MS milliseconds between runs (default: 0)\n"
                                 "  --keep-awake             last resort where RSP's tracefs instance cannot run: keep\n"
                                 "                           every CPU busy with an idle-priority loop so that perf\n"
                                 "                           keeps interrupt-context events (slows the workload)\n"
@@ -135,6 +139,29 @@ parse_option_value (RspRecorderOptions *options, const char *long_name, const ch
         }
       options->duration = seconds;
     }
+  else if (strcmp (long_name, "--repeat") == 0)
+    {
+      guint64 n;
+      if (!g_ascii_string_to_unsigned (value, 10, 1, RSP_RECORDER_MAX_REPEAT, &n, NULL))
+        {
+          g_set_error (error, RSP_RECORDER_ERROR, RSP_RECORDER_ERROR_USAGE,
+                       _("--repeat wants a whole number of runs from 1 to %d, not '%s'"),
+                       RSP_RECORDER_MAX_REPEAT, value);
+          return FALSE;
+        }
+      options->repeat = (guint) n;
+    }
+  else if (strcmp (long_name, "--pause") == 0)
+    {
+      guint64 ms;
+      if (!g_ascii_string_to_unsigned (value, 10, 0, 3600 * 1000, &ms, NULL))
+        {
+          g_set_error (error, RSP_RECORDER_ERROR, RSP_RECORDER_ERROR_USAGE,
+                       _("--pause wants a whole number of milliseconds from 0 to 3600000, not '%s'"), value);
+          return FALSE;
+        }
+      options->pause_ms = (guint) ms;
+    }
   else
     g_assert_not_reached ();
   return TRUE;
@@ -151,6 +178,8 @@ rsp_recorder_options_parse (int argc, char **argv, RspRecorderOptions *options, 
     { "-F", "--freq" },
     { NULL, "--call-graph" },
     { NULL, "--duration" },
+    { NULL, "--repeat" },
+    { NULL, "--pause" },
   };
 
   g_return_val_if_fail (options != NULL, FALSE);
@@ -224,6 +253,12 @@ rsp_recorder_options_parse (int argc, char **argv, RspRecorderOptions *options, 
       options->command = g_new0 (char *, argc - i + 1);
       for (int j = i; j < argc; j++)
         options->command[j - i] = g_strdup (argv[j]);
+    }
+  else if (options->repeat > 1)
+    {
+      g_set_error (error, RSP_RECORDER_ERROR, RSP_RECORDER_ERROR_USAGE,
+                   _("--repeat needs a COMMAND to run: rsp record --repeat N -- COMMAND [ARG...]"));
+      return FALSE;
     }
   return TRUE;
 }

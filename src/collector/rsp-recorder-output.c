@@ -122,7 +122,7 @@ session_build_meta (const Session *s, char **events, const GArray *missing, cons
   g_free (meta->rsp_version);
   meta->rsp_version = g_strdup (RSP_VERSION);
   meta->command = g_strdupv (s->options->command);
-  meta->target_pid = s->command_pid > 0 ? s->command_pid : -1;
+  meta->target_pid = s->first_command_pid > 0 ? s->first_command_pid : s->command_pid > 0 ? s->command_pid : -1;
   meta->start_ns = s->start_ns;
   meta->end_ns = s->end_ns;
   meta->exit_status = s->command_pid > 0 && s->command_exited ? rsp_recorder_exit_status (s->command_status) : -1;
@@ -165,6 +165,9 @@ session_build_meta (const Session *s, char **events, const GArray *missing, cons
     }
   meta->idle_loss_suspected = idle_loss_suspected;
   meta->interrupted = s->interrupted;
+  meta->repeat = s->options->repeat;
+  if (s->runs != NULL)
+    g_array_append_vals (meta->runs, s->runs->data, s->runs->len);
   if (s->ftrace != NULL)
     meta->ftrace = rsp_ftrace_build_meta (s->ftrace);
   else if (s->ftrace_error != NULL)

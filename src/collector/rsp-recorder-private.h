@@ -65,6 +65,12 @@ typedef struct {
   gboolean command_exited;
   int command_status;
   int exec_errno;     /* why COMMAND could not exec, 0 if it did */
+  /* --repeat: the runs so far (RspRecordedRun), the first one's pid (the
+   * recording's target), when the current one was released */
+  GArray *runs;
+  pid_t first_command_pid;
+  guint64 run_start_ns;
+  int run_error_status; /* a later run could not start: the exit status to give, else 0 */
 
   /* perf record */
   char **perf_argv;

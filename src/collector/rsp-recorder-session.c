@@ -312,6 +312,7 @@ session_free_fields (Session *s)
   g_clear_pointer (&s->user_home, g_free);
   g_clear_pointer (&s->user_groups, g_array_unref);
   g_clear_pointer (&s->tmp_path, g_free);
+  g_clear_pointer (&s->runs, g_array_unref);
   g_clear_pointer (&s->ftrace_error, g_free);
   if (s->ack_text != NULL)
     g_string_free (s->ack_text, TRUE);

@@ -71,10 +71,11 @@ print_start (const Session *s, guint n_events)
   if (options->command != NULL)
     {
       g_autofree char *command = describe_command (options->command);
+      g_autofree char *times = options->repeat > 1 ? g_strdup_printf (_(" %u times"), options->repeat) : g_strdup ("");
       fprintf (stderr,
-               _("rsp record: recording the whole system while %s runs%s%s "
+               _("rsp record: recording the whole system while %s runs%s%s%s "
                  "(%u events, cpu-clock at %u Hz, %s call graphs%s)...\n"),
-               command, s->drop_privileges ? _(" as ") : "",
+               command, times, s->drop_privileges ? _(" as ") : "",
                s->drop_privileges ? (s->user_name != NULL ? s->user_name : _("the invoking user")) : "",
                n_events, options->freq, graph, options->keep_awake ? _(", CPUs kept awake") : "");
     }
@@ -90,7 +91,73 @@ print_start (const Session *s, guint n_events)
              n_events, options->freq, graph, options->keep_awake ? _(", CPUs kept awake") : "");
 }
 
-/* From COMMAND's release (or the start) to its end (or the deadline). */
+/* The run of COMMAND that just ended, into the list of runs. */
+static void
+session_end_run (Session *s)
+{
+  if (s->runs == NULL)
+    s->runs = g_array_new (FALSE, TRUE, sizeof (RspRecordedRun));
+  RspRecordedRun run = {
+    .pid = s->command_pid,
+    .start_ns = s->run_start_ns,
+    .end_ns = monotonic_ns (),
+    .exit_status = rsp_recorder_exit_status (s->command_status),
+  };
+  g_array_append_val (s->runs, run);
+}
+
+/* --repeat: after a run ended, the pause and the next run.  Returns FALSE
+ * when there is none (all done, a run failed, an interrupt, the deadline,
+ * perf gone, or the next run could not start: said on stderr). */
+static gboolean
+session_next_run (Session *s, gboolean deadline_passed)
+{
+  const RspRecorderOptions *options = s->options;
+  session_end_run (s);
+  guint done = s->runs->len;
+  if (done >= MAX (options->repeat, 1) || s->interrupted || deadline_passed || !perf_alive (s))
+    return FALSE;
+  int status = g_array_index (s->runs, RspRecordedRun, done - 1).exit_status;
+  if (status != 0)
+    {
+      fprintf (stderr, _("rsp record: run %u of %u exited with status %d: no more runs\n"), done, options->repeat,
+               status);
+      return FALSE;
+    }
+  guint interrupts = s->n_interrupts;
+  if (options->pause_ms > 0)
+    {
+      gint64 until = g_get_monotonic_time () + (gint64) options->pause_ms * 1000;
+      while (g_get_monotonic_time () < until && s->n_interrupts == interrupts && perf_alive (s))
+        session_poll (s, until);
+    }
+  if (s->n_interrupts != interrupts)
+    {
+      s->interrupted = TRUE;
+      return FALSE;
+    }
+  g_autoptr (GError) error = NULL;
+  s->command_released = s->command_exited = FALSE;
+  recorder_close_fd (&s->command_pidfd);
+  if (!session_fork_command (s, &error))
+    {
+      s->command_pid = 0;
+      s->run_error_status = 127;
+    }
+  else
+    {
+      s->run_start_ns = monotonic_ns ();
+      if (session_release_command (s, &error))
+        return TRUE;
+      s->run_error_status = s->exec_errno == ENOENT ? 127 : 126;
+      /* it exits at once; its pid is reaped by the cleanup */
+    }
+  fprintf (stderr, _("rsp record: run %u of %u: %s: no more runs\n"), done + 1, options->repeat, error->message);
+  return FALSE;
+}
+
+/* From COMMAND's release (or the start) to its end (or the deadline);
+ * with --repeat, to the end of its last run. */
 static void
 session_wait_for_end (Session *s)
 {
@@ -103,7 +170,13 @@ session_wait_for_end (Session *s)
 
   for (;;)
     {
-      if (s->command_pid > 0 ? s->command_exited : s->stop_requested)
+      if (s->command_pid > 0 && s->command_exited)
+        {
+          if (session_next_run (s, deadline_passed))
+            continue;
+          break;
+        }
+      if (s->command_pid <= 0 && (s->stop_requested || s->run_error_status != 0))
         break;
       if (s->command_pid <= 0 && !perf_alive (s))
         break;
@@ -176,6 +249,8 @@ session_finish (Session *s, const Probe *probe, GArray *health, GError **error)
   rsp_health_verdict_clear (&verdict);
   if (!written)
     return 1;
+  if (s->run_error_status != 0)
+    return s->run_error_status;
   return s->command_pid > 0 ? rsp_recorder_exit_status (s->command_status) : 0;
 }
 
@@ -237,6 +312,8 @@ session_record (Session *s, const Probe *probe, GArray **health, GError **error)
   if (s->counters != NULL)
     rsp_health_counters_enable (s->counters);
   s->start_ns = monotonic_ns ();
+  s->first_command_pid = s->command_pid;
+  s->run_start_ns = s->start_ns;
   if (s->command_pid > 0 && !session_release_command (s, error))
     return s->exec_errno == ENOENT ? 127 : 126;
   session_wait_for_end (s);

@@ -38,6 +38,7 @@ typedef enum {
 #define RSP_RECORDER_DEFAULT_OUTPUT "recording.rsp"
 #define RSP_RECORDER_DEFAULT_FREQ 1000
 #define RSP_RECORDER_MAX_FREQ 100000
+#define RSP_RECORDER_MAX_REPEAT 1000000
 /* Recording goes on this long after COMMAND ends, so that the wake-ups and
  * switches its exit causes are in the file. */
 #define RSP_RECORDER_TAIL_MS 20
@@ -52,6 +53,8 @@ typedef struct {
   guint freq;             /* cpu-clock sampling frequency, Hz */
   RspCallGraph call_graph;
   double duration;        /* seconds; 0 = until COMMAND ends (or Ctrl-C) */
+  guint repeat;           /* runs of COMMAND, one after the other (0 = 1) */
+  guint pause_ms;         /* between runs */
   gboolean keep_awake;    /* SCHED_IDLE loop on every CPU while recording */
   gboolean stop_on_eof;   /* standard input at its end stops the recording as an interrupt does */
   gboolean help;          /* --help was given: print usage, nothing else */

@@ -70,6 +70,7 @@ rsp_recording_meta_new (void)
   meta->health = g_array_new (FALSE, TRUE, sizeof (RspHealthEntry));
   g_array_set_clear_func (meta->health, rsp_health_entry_clear);
   meta->keep_awake_pids = g_array_new (FALSE, TRUE, sizeof (gint32));
+  meta->runs = g_array_new (FALSE, TRUE, sizeof (RspRecordedRun));
   return meta;
 }
 
@@ -88,6 +89,7 @@ rsp_recording_meta_free (RspRecordingMeta *meta)
   g_array_unref (meta->missing_events);
   g_array_unref (meta->health);
   g_array_unref (meta->keep_awake_pids);
+  g_array_unref (meta->runs);
   rsp_ftrace_meta_free (meta->ftrace);
   g_free (meta);
 }
@@ -226,6 +228,25 @@ rsp_recording_meta_to_json (const RspRecordingMeta *meta, gsize *length)
   json_builder_set_member_name (b, "interrupted");
   json_builder_add_boolean_value (b, meta->interrupted);
   add_ftrace (b, meta->ftrace);
+  json_builder_set_member_name (b, "repeat");
+  json_builder_add_int_value (b, meta->repeat);
+  json_builder_set_member_name (b, "runs");
+  json_builder_begin_array (b);
+  for (guint i = 0; i < meta->runs->len; i++)
+    {
+      const RspRecordedRun *r = &g_array_index (meta->runs, RspRecordedRun, i);
+      g_autofree char *run_start = g_strdup_printf ("%" G_GUINT64_FORMAT, r->start_ns);
+      g_autofree char *run_end = g_strdup_printf ("%" G_GUINT64_FORMAT, r->end_ns);
+      json_builder_begin_object (b);
+      json_builder_set_member_name (b, "pid");
+      json_builder_add_int_value (b, r->pid);
+      add_string (b, "start_ns", run_start);
+      add_string (b, "end_ns", run_end);
+      json_builder_set_member_name (b, "exit_status");
+      json_builder_add_int_value (b, r->exit_status);
+      json_builder_end_object (b);
+    }
+  json_builder_end_array (b);
   json_builder_end_object (b);
 
   g_autoptr (JsonGenerator) gen = json_generator_new ();
@@ -406,6 +427,24 @@ rsp_recording_meta_from_json (const char *json, gsize length, GError **error)
           gint32 pid = (gint32) json_node_get_int (n);
           g_array_append_val (meta->keep_awake_pids, pid);
         }
+    }
+  meta->repeat = (guint) CLAMP (get_int (o, "repeat", 0), 0, G_MAXINT32);
+  a = get_array (o, "runs");
+  for (guint i = 0; a != NULL && i < json_array_get_length (a); i++)
+    {
+      JsonNode *n = json_array_get_element (a, i);
+      if (!JSON_NODE_HOLDS_OBJECT (n))
+        continue;
+      JsonObject *ro = json_node_get_object (n);
+      RspRecordedRun r = {
+        .pid = (gint32) get_int (ro, "pid", -1),
+        .start_ns = (guint64) get_int (ro, "start_ns", 0),
+        .end_ns = (guint64) get_int (ro, "end_ns", 0),
+        .exit_status = (gint) get_int (ro, "exit_status", -1),
+      };
+      if (r.pid <= 0 || r.end_ns < r.start_ns)
+        continue; /* a damaged entry is no request */
+      g_array_append_val (meta->runs, r);
     }
   return meta;
 }

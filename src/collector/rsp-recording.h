@@ -67,6 +67,14 @@ RspFtraceMeta *rsp_ftrace_meta_new (void);
 void rsp_ftrace_meta_free (RspFtraceMeta *meta);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (RspFtraceMeta, rsp_ftrace_meta_free)
 
+/* One run of COMMAND under `rsp record --repeat N`: a request of
+ * `rsp report --requests runs`. */
+typedef struct {
+  gint32 pid;
+  guint64 start_ns, end_ns; /* released .. reaped, recording clock */
+  gint exit_status;         /* as the shell reports it; -1 unknown */
+} RspRecordedRun;
+
 /* The "meta" section. */
 typedef struct {
   char *rsp_version;
@@ -87,6 +95,8 @@ typedef struct {
   gboolean idle_loss_suspected;
   gboolean interrupted; /* stopped by Ctrl-C */
   RspFtraceMeta *ftrace; /* NULL: no tracefs instance was tried (older recordings) */
+  guint repeat;         /* --repeat N asked for (0 or 1: COMMAND ran once) */
+  GArray *runs;         /* RspRecordedRun, in order; empty for older recordings */
 } RspRecordingMeta;
 
 typedef struct {

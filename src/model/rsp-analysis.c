@@ -75,7 +75,10 @@ rsp_analysis_new (const RspModel *model, gint32 pid, guint64 from, guint64 to, G
   /* The command rsp record ran starts at its exec: before it, the forked
    * child is rsp record's own, waiting for perf to be enabled. */
   const RspRecordingMeta *meta = rsp_model_meta (model);
-  if (meta != NULL && meta->target_pid == pid)
+  gboolean recorded_command = meta != NULL && meta->target_pid == pid;
+  for (guint i = 0; meta != NULL && i < meta->runs->len && !recorded_command; i++)
+    recorded_command = g_array_index (meta->runs, RspRecordedRun, i).pid == pid; /* --repeat */
+  if (recorded_command)
     for (guint i = 0; i < model->tasks->len; i++)
       {
         const RspTask *t = &g_array_index (model->tasks, RspTask, i);

@@ -2,30 +2,12 @@
 #include "rsp-report.h"
 
 #include "rsp-describe.h"
+#include "rsp-report-private.h"
 
 #include <glib/gi18n-lib.h>
 #include <json-glib/json-glib.h>
 #include <string.h>
 
-static gdouble
-ms (guint64 ns)
-{
-  return ns / 1e6;
-}
-
-/* Milliseconds from the recording's start. */
-static gdouble
-rel_ms (const RspModel *m, guint64 t)
-{
-  guint64 origin = rsp_model_start_time (m);
-  return t > origin ? (t - origin) / 1e6 : 0.0;
-}
-
-static const char *
-task_comm (const RspTask *t)
-{
-  return t->comm != NULL ? t->comm : "?";
-}
 
 /* ------------------------------------------------------------------ text */
 
@@ -162,23 +144,23 @@ rsp_report_text (const RspAnalysis *a, const char *path)
 
 /* ------------------------------------------------------------------ JSON */
 
-static void
-member_double (JsonBuilder *b, const char *name, gdouble v)
+void
+rsp_json_member_double (JsonBuilder *b, const char *name, gdouble v)
 {
   json_builder_set_member_name (b, name);
   /* three decimals: stable output for scripts and tests */
   json_builder_add_double_value (b, ((gint64) (v * 1000.0 + (v >= 0 ? 0.5 : -0.5))) / 1000.0);
 }
 
-static void
-member_int (JsonBuilder *b, const char *name, gint64 v)
+void
+rsp_json_member_int (JsonBuilder *b, const char *name, gint64 v)
 {
   json_builder_set_member_name (b, name);
   json_builder_add_int_value (b, v);
 }
 
-static void
-member_string (JsonBuilder *b, const char *name, const char *v)
+void
+rsp_json_member_string (JsonBuilder *b, const char *name, const char *v)
 {
   json_builder_set_member_name (b, name);
   if (v != NULL)
@@ -187,15 +169,15 @@ member_string (JsonBuilder *b, const char *name, const char *v)
     json_builder_add_null_value (b);
 }
 
-static void
-add_task (JsonBuilder *b, const RspTask *t, const char *frame, gboolean with_frame)
+void
+rsp_json_add_task (JsonBuilder *b, const RspTask *t, const char *frame, gboolean with_frame)
 {
   json_builder_begin_object (b);
-  member_int (b, "pid", t->pid);
-  member_int (b, "tid", t->tid);
-  member_string (b, "comm", t->comm);
+  rsp_json_member_int (b, "pid", t->pid);
+  rsp_json_member_int (b, "tid", t->tid);
+  rsp_json_member_string (b, "comm", t->comm);
   if (with_frame)
-    member_string (b, "frame", frame);
+    rsp_json_member_string (b, "frame", frame);
 }
 
 static const char *
@@ -204,26 +186,21 @@ step_label (const RspFindingStep *step)
   return step->endpoint;
 }
 
-char *
-rsp_report_json (const RspAnalysis *a, const char *path)
+void
+rsp_json_add_recording (JsonBuilder *b, const RspModel *m, const char *path)
 {
-  const RspModel *m = rsp_analysis_model (a);
   const RspRecordingMeta *meta = rsp_model_meta (m);
-  guint64 total = rsp_analysis_total_ns (a);
-  g_autoptr (JsonBuilder) b = json_builder_new ();
-
-  json_builder_begin_object (b);
   json_builder_set_member_name (b, "recording");
   json_builder_begin_object (b);
-  member_string (b, "path", path);
-  member_double (b, "duration_ms", ms (rsp_model_end_time (m) - rsp_model_start_time (m)));
-  member_int (b, "events", (gint64) rsp_model_n_events (m));
-  member_int (b, "lost_events", (gint64) rsp_model_lost_events (m));
+  rsp_json_member_string (b, "path", path);
+  rsp_json_member_double (b, "duration_ms", ms (rsp_model_end_time (m) - rsp_model_start_time (m)));
+  rsp_json_member_int (b, "events", (gint64) rsp_model_n_events (m));
+  rsp_json_member_int (b, "lost_events", (gint64) rsp_model_lost_events (m));
   json_builder_set_member_name (b, "anomalies");
   json_builder_begin_object (b);
   for (guint k = 0; k < RSP_ANOMALY_N; k++)
     if (rsp_model_anomaly_count (m, k) > 0)
-      member_int (b, rsp_anomaly_id (k), (gint64) rsp_model_anomaly_count (m, k));
+      rsp_json_member_int (b, rsp_anomaly_id (k), (gint64) rsp_model_anomaly_count (m, k));
   json_builder_end_object (b);
   json_builder_set_member_name (b, "command");
   if (meta != NULL && meta->command != NULL)
@@ -236,30 +213,41 @@ rsp_report_json (const RspAnalysis *a, const char *path)
   else
     json_builder_add_null_value (b);
   json_builder_end_object (b);
+}
+
+char *
+rsp_report_json (const RspAnalysis *a, const char *path)
+{
+  const RspModel *m = rsp_analysis_model (a);
+  guint64 total = rsp_analysis_total_ns (a);
+  g_autoptr (JsonBuilder) b = json_builder_new ();
+
+  json_builder_begin_object (b);
+  rsp_json_add_recording (b, m, path);
 
   json_builder_set_member_name (b, "target");
-  add_task (b, rsp_model_task (m, rsp_analysis_target_task (a)), NULL, FALSE);
+  rsp_json_add_task (b, rsp_model_task (m, rsp_analysis_target_task (a)), NULL, FALSE);
   json_builder_end_object (b);
 
   json_builder_set_member_name (b, "accounting");
   json_builder_begin_object (b);
-  member_double (b, "wall_ms", ms (rsp_analysis_wall_ns (a)));
-  member_double (b, "total_ms", ms (total));
+  rsp_json_member_double (b, "wall_ms", ms (rsp_analysis_wall_ns (a)));
+  rsp_json_member_double (b, "total_ms", ms (total));
   json_builder_set_member_name (b, "categories");
   json_builder_begin_array (b);
   for (guint c = 0; c < RSP_CAT_N; c++)
     {
       json_builder_begin_object (b);
-      member_string (b, "id", rsp_category_id (c));
-      member_string (b, "label", rsp_category_label (c));
-      member_double (b, "ms", ms (rsp_analysis_category_ns (a, c)));
-      member_double (b, "inferred_ms", ms (rsp_analysis_inferred_ns (a, c)));
+      rsp_json_member_string (b, "id", rsp_category_id (c));
+      rsp_json_member_string (b, "label", rsp_category_label (c));
+      rsp_json_member_double (b, "ms", ms (rsp_analysis_category_ns (a, c)));
+      rsp_json_member_double (b, "inferred_ms", ms (rsp_analysis_inferred_ns (a, c)));
       json_builder_end_object (b);
     }
   json_builder_end_array (b);
-  member_double (b, "accounted_ms", ms (rsp_analysis_accounted_ns (a)));
-  member_double (b, "unaccounted_ms", ms (rsp_analysis_category_ns (a, RSP_CAT_UNACCOUNTED)));
-  member_double (b, "accounted_percent", rsp_analysis_accounted_percent (a));
+  rsp_json_member_double (b, "accounted_ms", ms (rsp_analysis_accounted_ns (a)));
+  rsp_json_member_double (b, "unaccounted_ms", ms (rsp_analysis_category_ns (a, RSP_CAT_UNACCOUNTED)));
+  rsp_json_member_double (b, "accounted_percent", rsp_analysis_accounted_percent (a));
   json_builder_end_object (b);
 
   json_builder_set_member_name (b, "control_paths");
@@ -268,16 +256,16 @@ rsp_report_json (const RspAnalysis *a, const char *path)
     {
       const RspControlPath *cp = rsp_analysis_path (a, p);
       json_builder_begin_object (b);
-      member_int (b, "id", cp->id);
-      member_double (b, "start_ms", rel_ms (m, cp->start));
-      member_double (b, "end_ms", rel_ms (m, cp->end));
+      rsp_json_member_int (b, "id", cp->id);
+      rsp_json_member_double (b, "start_ms", rel_ms (m, cp->start));
+      rsp_json_member_double (b, "end_ms", rel_ms (m, cp->end));
       json_builder_set_member_name (b, "tasks");
       json_builder_begin_array (b);
       for (guint k = 0; k < cp->task_time->len; k++)
         {
           const RspPathTask *pt = &g_array_index (cp->task_time, RspPathTask, k);
-          add_task (b, rsp_model_task (m, pt->task), NULL, FALSE);
-          member_double (b, "ms", ms (pt->ns));
+          rsp_json_add_task (b, rsp_model_task (m, pt->task), NULL, FALSE);
+          rsp_json_member_double (b, "ms", ms (pt->ns));
           json_builder_end_object (b);
         }
       json_builder_end_array (b);
@@ -293,34 +281,34 @@ rsp_report_json (const RspAnalysis *a, const char *path)
       if (i >= RSP_REPORT_MAX_FINDINGS * 5 && f->ns < total / 1000)
         break; /* the long tail below 0.1% adds nothing */
       json_builder_begin_object (b);
-      member_int (b, "rank", i + 1);
-      member_string (b, "category", rsp_category_id (f->category));
-      member_double (b, "ms", ms (f->ns));
-      member_double (b, "percent", total > 0 ? 100.0 * f->ns / total : 0.0);
+      rsp_json_member_int (b, "rank", i + 1);
+      rsp_json_member_string (b, "category", rsp_category_id (f->category));
+      rsp_json_member_double (b, "ms", ms (f->ns));
+      rsp_json_member_double (b, "percent", total > 0 ? 100.0 * f->ns / total : 0.0);
       guint instances;
       rsp_analysis_finding_stretches (a, i, &instances);
-      member_int (b, "instances", instances);
-      member_double (b, "largest_start_ms", rel_ms (m, f->best_start));
-      member_double (b, "largest_ms", ms (f->best_end - f->best_start));
+      rsp_json_member_int (b, "instances", instances);
+      rsp_json_member_double (b, "largest_start_ms", rel_ms (m, f->best_start));
+      rsp_json_member_double (b, "largest_ms", ms (f->best_end - f->best_start));
       json_builder_set_member_name (b, "task");
-      add_task (b, rsp_model_task (m, f->task), NULL, FALSE);
+      rsp_json_add_task (b, rsp_model_task (m, f->task), NULL, FALSE);
       json_builder_end_object (b);
-      member_string (b, "frame", f->frame);
-      member_string (b, "file", f->file);
-      member_string (b, "endpoint", f->endpoint);
+      rsp_json_member_string (b, "frame", f->frame);
+      rsp_json_member_string (b, "file", f->file);
+      rsp_json_member_string (b, "endpoint", f->endpoint);
       json_builder_set_member_name (b, "path");
       json_builder_begin_array (b);
       for (guint k = 0; k < f->path->len; k++)
         {
           const RspFindingStep *step = &g_array_index (f->path, RspFindingStep, k);
-          add_task (b, rsp_model_task (m, step->task), step->frame, TRUE);
+          rsp_json_add_task (b, rsp_model_task (m, step->task), step->frame, TRUE);
           if (step_label (step) != NULL)
-            member_string (b, "endpoint", step_label (step));
+            rsp_json_member_string (b, "endpoint", step_label (step));
           json_builder_end_object (b);
         }
       json_builder_end_array (b);
       g_autofree char *sentence = rsp_finding_describe (rsp_analysis_model (a), f, RSP_DESCRIBE_PLAIN);
-      member_string (b, "summary", sentence);
+      rsp_json_member_string (b, "summary", sentence);
       json_builder_end_object (b);
     }
   json_builder_end_array (b);

@@ -3,6 +3,8 @@
 #pragma once
 
 #include "rsp-analysis.h"
+#include "rsp-describe.h"
+#include "rsp-requests.h"
 
 G_BEGIN_DECLS
 
@@ -17,5 +19,14 @@ char *rsp_report_json (const RspAnalysis *analysis, const char *path);
  * category, ms, percent, instances, the longest instance, task, frame,
  * file, endpoint, the sentence in the local language). */
 char *rsp_report_csv (const RspAnalysis *analysis);
+
+/* The report of many requests (rsp report --requests): the distribution,
+ * the histogram, the slow tail against the others and its causes, each
+ * request's accounting (docs/REQUESTS.md). */
+char *rsp_requests_report_text (const RspRequests *requests, const char *path);
+char *rsp_requests_report_json (const RspRequests *requests, const char *path);
+/* A cause's sentence: the finding sentence for the slow requests' mean
+ * time, and how the others compare. */
+char *rsp_requests_cause_describe (const RspRequests *requests, const RspRequestCause *cause, RspDescribeMode mode);
 
 G_END_DECLS

@@ -76,6 +76,15 @@ test_options_all (void)
   g_assert_true (parse (&options, &error, "--output=c.rsp", "-F", "10", NULL));
   g_assert_cmpstr (options.output, ==, "c.rsp");
   g_assert_cmpuint (options.freq, ==, 10);
+  g_assert_cmpuint (options.repeat, ==, 0);
+  rsp_recorder_options_clear (&options);
+
+  /* many runs of one command */
+  g_assert_true (parse (&options, &error, "--repeat", "40", "--pause=25", "--", "./client", NULL));
+  g_assert_no_error (error);
+  g_assert_cmpuint (options.repeat, ==, 40);
+  g_assert_cmpuint (options.pause_ms, ==, 25);
+  g_assert_cmpstr (options.command[0], ==, "./client");
   rsp_recorder_options_clear (&options);
 }
 
@@ -124,6 +133,11 @@ test_options_errors (void)
     { "-x", NULL, NULL },
     { "-o", NULL, NULL },
     { "--duration", NULL, NULL },
+    { "--repeat", "0", NULL },
+    { "--repeat", "many", NULL },
+    { "--repeat", "5", NULL },    /* no COMMAND to repeat */
+    { "--pause", "-1", NULL },
+    { "--pause", "1.5", NULL },
   };
 
   for (gsize i = 0; i < G_N_ELEMENTS (bad); i++)

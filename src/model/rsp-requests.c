@@ -1,0 +1,516 @@
+/* rsp-requests.c — requests, their distribution and what makes the slow
+ * ones slow (see rsp-requests.h). */
+#include "rsp-requests.h"
+
+#include <glib/gi18n-lib.h>
+#include <math.h>
+#include <string.h>
+
+G_DEFINE_QUARK (rsp-requests-error-quark, rsp_requests_error)
+
+/* The slow mode: a split of the log durations whose between-group variance
+ * is at least this share of the whole (a unimodal normal split at its mean
+ * gives 2/pi, about 0.64) ... */
+#define MODE_SEPARATION 0.8
+/* ... with a gap: the fastest slow request this much longer than the slowest
+ * fast one ... */
+#define MODE_GAP_RATIO 1.25
+/* ... among at least this many requests. */
+#define MODE_MIN_REQUESTS 5
+
+/* One request's share of a cause. */
+typedef struct {
+  guint request;
+  guint64 ns;
+} CauseEntry;
+
+typedef struct {
+  RspRequestCause cause;
+  GArray *entries; /* CauseEntry, by request */
+  gboolean mixed_pids;
+} CauseAcc;
+
+struct _RspRequests {
+  RspModel *m;
+  RspRequestsKind kind;
+  char *spec;
+  GArray *requests;   /* RspRequest */
+  guint n_skipped;
+  guint64 *sorted;    /* durations, ascending */
+  guint *histogram;
+  guint n_bins;
+  guint64 hist_low, hist_width;
+  RspSlowSplit split;
+  guint64 threshold;
+  guint n_slow;
+  GArray *causes;     /* RspRequestCause, ranked */
+};
+
+/* ------------------------------------------------------------------ the requests */
+
+gboolean
+rsp_requests_model_has_runs (const RspModel *model)
+{
+  const RspRecordingMeta *meta = rsp_model_meta (model);
+  return meta != NULL && meta->runs->len > 1;
+}
+
+static gboolean
+parse_spec (RspRequests *r, const char *spec, GError **error)
+{
+  if (g_strcmp0 (spec, "runs") == 0)
+    {
+      r->kind = RSP_REQUESTS_RUNS;
+      r->spec = g_strdup ("runs");
+      return TRUE;
+    }
+  g_set_error (error, RSP_REQUESTS_ERROR, RSP_REQUESTS_ERROR_SPEC,
+               _("'%s' is not a kind of request this version knows: use 'runs' (each run of "
+                 "rsp record --repeat N)"),
+               spec != NULL ? spec : "");
+  return FALSE;
+}
+
+static char *
+cause_key (RspCategory cat, const char *comm, const char *frame)
+{
+  return g_strdup_printf ("%d\x1f%s\x1f%s", (int) cat, comm != NULL ? comm : "", frame != NULL ? frame : "");
+}
+
+/* Analyses one request and keeps what the distribution and the causes
+ * need: its accounting and its findings, per (category, process, frame). */
+static gboolean
+add_request (RspRequests *r, gint32 pid, guint64 from, guint64 to, gint exit_status, GHashTable *index,
+             GArray *accs)
+{
+  g_autoptr (RspAnalysis) a = rsp_analysis_new (r->m, pid, from, to, NULL);
+  if (a == NULL)
+    return FALSE;
+  RspRequest req = {
+    .start = rsp_analysis_start (a),
+    .end = rsp_analysis_end (a),
+    .pid = pid,
+    .task = rsp_analysis_target_task (a),
+    .exit_status = exit_status,
+  };
+  for (guint c = 0; c < RSP_CAT_N; c++)
+    req.category_ns[c] = rsp_analysis_category_ns (a, (RspCategory) c);
+  guint request = r->requests->len;
+  g_array_append_val (r->requests, req);
+
+  for (guint i = 0; i < rsp_analysis_n_findings (a); i++)
+    {
+      const RspFinding *f = rsp_analysis_finding (a, i);
+      const RspTask *t = rsp_model_task (r->m, f->task);
+      const char *comm = t != NULL ? t->comm : NULL;
+      g_autofree char *key = cause_key (f->category, comm, f->frame);
+      gpointer found = g_hash_table_lookup (index, key);
+      CauseAcc *acc;
+      if (found == NULL)
+        {
+          CauseAcc fresh = { 0 };
+          fresh.cause.category = f->category;
+          fresh.cause.comm = comm;
+          fresh.cause.pid = t != NULL ? t->pid : 0;
+          fresh.cause.frame = f->frame;
+          fresh.cause.task = f->task;
+          fresh.entries = g_array_new (FALSE, FALSE, sizeof (CauseEntry));
+          g_array_append_val (accs, fresh);
+          g_hash_table_insert (index, g_steal_pointer (&key), GUINT_TO_POINTER (accs->len));
+          acc = &g_array_index (accs, CauseAcc, accs->len - 1);
+        }
+      else
+        acc = &g_array_index (accs, CauseAcc, GPOINTER_TO_UINT (found) - 1);
+      if (t != NULL && t->pid != acc->cause.pid)
+        acc->mixed_pids = TRUE;
+      CauseEntry *last = acc->entries->len > 0 ? &g_array_index (acc->entries, CauseEntry, acc->entries->len - 1) : NULL;
+      if (last != NULL && last->request == request)
+        last->ns += f->ns; /* two tasks of one process with the same name */
+      else
+        {
+          CauseEntry e = { request, f->ns };
+          g_array_append_val (acc->entries, e);
+        }
+    }
+  return TRUE;
+}
+
+static void
+collect_runs (RspRequests *r, GHashTable *index, GArray *accs)
+{
+  const RspRecordingMeta *meta = rsp_model_meta (r->m);
+  for (guint i = 0; meta != NULL && i < meta->runs->len; i++)
+    {
+      const RspRecordedRun *run = &g_array_index (meta->runs, RspRecordedRun, i);
+      if (!add_request (r, run->pid, 0, G_MAXUINT64, run->exit_status, index, accs))
+        r->n_skipped++;
+    }
+}
+
+/* ------------------------------------------------------------------ the distribution */
+
+guint64
+rsp_requests_duration (const RspRequest *request)
+{
+  return request->end - request->start;
+}
+
+static int
+compare_u64 (gconstpointer a, gconstpointer b)
+{
+  guint64 x = *(const guint64 *) a, y = *(const guint64 *) b;
+  return x < y ? -1 : x > y;
+}
+
+static void
+build_histogram (RspRequests *r)
+{
+  guint n = r->requests->len;
+  guint64 lo = r->sorted[0], hi = r->sorted[n - 1];
+  r->n_bins = hi == lo ? 1 : (guint) CLAMP (ceil (2.0 * sqrt ((double) n)), 10, 40);
+  r->hist_low = lo;
+  r->hist_width = MAX ((hi - lo) / r->n_bins + 1, 1);
+  r->histogram = g_new0 (guint, r->n_bins);
+  for (guint i = 0; i < n; i++)
+    r->histogram[MIN ((r->sorted[i] - lo) / r->hist_width, r->n_bins - 1)]++;
+}
+
+/* The slow mode, if the log durations fall into two well separated groups
+ * (Otsu's split: the one with the largest between-group variance). */
+static gboolean
+find_slow_mode (const guint64 *sorted, guint n, guint64 *threshold)
+{
+  if (n < MODE_MIN_REQUESTS || sorted[0] == 0)
+    return FALSE;
+  g_autofree gdouble *logs = g_new (gdouble, n);
+  gdouble sum = 0, sum2 = 0;
+  for (guint i = 0; i < n; i++)
+    {
+      logs[i] = log ((double) sorted[i]);
+      sum += logs[i];
+      sum2 += logs[i] * logs[i];
+    }
+  gdouble total_var = sum2 / n - (sum / n) * (sum / n);
+  if (total_var <= 1e-12)
+    return FALSE;
+  gdouble best = 0, left = 0;
+  guint best_k = 0;
+  for (guint k = 1; k < n; k++)
+    {
+      left += logs[k - 1];
+      if (sorted[k] == sorted[k - 1])
+        continue; /* equal durations stay in one group */
+      gdouble w0 = (gdouble) k / n, w1 = 1.0 - w0;
+      gdouble m0 = left / k, m1 = (sum - left) / (n - k);
+      gdouble between = w0 * w1 * (m0 - m1) * (m0 - m1);
+      if (between > best)
+        {
+          best = between;
+          best_k = k;
+        }
+    }
+  if (best_k == 0 || best < MODE_SEPARATION * total_var
+      || (double) sorted[best_k] < MODE_GAP_RATIO * (double) sorted[best_k - 1])
+    return FALSE;
+  /* the threshold: the geometric middle of the gap */
+  *threshold = (guint64) sqrt ((double) sorted[best_k - 1] * (double) sorted[best_k]);
+  return TRUE;
+}
+
+static guint64
+percentile (const guint64 *sorted, guint n, gdouble p)
+{
+  if (n == 0)
+    return 0;
+  guint rank = (guint) ceil (CLAMP (p, 0.0, 100.0) / 100.0 * n);
+  return sorted[CLAMP (rank, 1, n) - 1];
+}
+
+RspSlowSplit
+rsp_requests_split_durations (const guint64 *sorted, guint n, guint64 slow_above_ns, guint64 *threshold)
+{
+  *threshold = 0;
+  if (slow_above_ns > 0)
+    {
+      *threshold = slow_above_ns;
+      return RSP_SLOW_GIVEN;
+    }
+  if (n == 0)
+    return RSP_SLOW_NONE;
+  if (find_slow_mode (sorted, n, threshold))
+    return RSP_SLOW_MODE;
+  guint64 p90 = percentile (sorted, n, 90);
+  if (sorted[n - 1] <= p90 || sorted[0] > p90)
+    return RSP_SLOW_NONE; /* all alike: nothing above it */
+  *threshold = p90;
+  return RSP_SLOW_P90;
+}
+
+static void
+split_slow (RspRequests *r, guint64 slow_above_ns)
+{
+  guint n = r->requests->len;
+  r->split = rsp_requests_split_durations (r->sorted, n, slow_above_ns, &r->threshold);
+  for (guint i = 0; i < n && r->split != RSP_SLOW_NONE; i++)
+    {
+      RspRequest *req = &g_array_index (r->requests, RspRequest, i);
+      req->slow = rsp_requests_duration (req) > r->threshold;
+      r->n_slow += req->slow;
+    }
+}
+
+static int
+compare_causes (gconstpointer a, gconstpointer b)
+{
+  const RspRequestCause *x = a, *y = b;
+  if (x->extra_ns != y->extra_ns)
+    return x->extra_ns > y->extra_ns ? -1 : 1;
+  return y->variance_share > x->variance_share ? 1 : y->variance_share < x->variance_share ? -1 : 0;
+}
+
+/* Each cause's mean in each group, the difference, and its share of the
+ * variance of the durations: cov(x, d) / var(d), which sums to 1 over
+ * causes that partition the durations (VProfiler's variance tree, one level). */
+static void
+rank_causes (RspRequests *r, GArray *accs)
+{
+  guint n = r->requests->len;
+  guint n_slow = r->n_slow, n_fast = n - r->n_slow;
+  gdouble mean_d = rsp_requests_mean (r), var_d = 0;
+  for (guint i = 0; i < n; i++)
+    {
+      gdouble d = (gdouble) rsp_requests_duration (&g_array_index (r->requests, RspRequest, i)) - mean_d;
+      var_d += d * d;
+    }
+  var_d /= n;
+  for (guint i = 0; i < accs->len; i++)
+    {
+      CauseAcc *acc = &g_array_index (accs, CauseAcc, i);
+      RspRequestCause c = acc->cause;
+      gdouble slow_sum = 0, fast_sum = 0, sum = 0, cross = 0;
+      for (guint j = 0; j < acc->entries->len; j++)
+        {
+          const CauseEntry *e = &g_array_index (acc->entries, CauseEntry, j);
+          const RspRequest *req = &g_array_index (r->requests, RspRequest, e->request);
+          if (req->slow)
+            {
+              slow_sum += (gdouble) e->ns;
+              c.n_slow++;
+            }
+          else
+            {
+              fast_sum += (gdouble) e->ns;
+              c.n_fast++;
+            }
+          sum += (gdouble) e->ns;
+          cross += (gdouble) e->ns * (gdouble) rsp_requests_duration (req);
+        }
+      c.slow_mean_ns = n_slow > 0 ? slow_sum / n_slow : 0;
+      c.fast_mean_ns = n_fast > 0 ? fast_sum / n_fast : 0;
+      c.extra_ns = n_slow > 0 ? c.slow_mean_ns - c.fast_mean_ns : 0;
+      c.variance_share = var_d > 0 ? (cross / n - (sum / n) * mean_d) / var_d : 0;
+      if (acc->mixed_pids)
+        c.pid = 0;
+      if (c.extra_ns > 0)
+        g_array_append_val (r->causes, c);
+    }
+  g_array_sort (r->causes, compare_causes);
+}
+
+static void
+cause_acc_clear (gpointer data)
+{
+  CauseAcc *acc = data;
+  g_clear_pointer (&acc->entries, g_array_unref);
+}
+
+RspRequests *
+rsp_requests_new (const RspModel *model, const char *spec, guint64 slow_above_ns, GError **error)
+{
+  g_return_val_if_fail (model != NULL, NULL);
+  g_autoptr (RspRequests) r = g_new0 (RspRequests, 1);
+  r->m = rsp_model_ref (model);
+  r->requests = g_array_new (FALSE, TRUE, sizeof (RspRequest));
+  r->causes = g_array_new (FALSE, TRUE, sizeof (RspRequestCause));
+  if (!parse_spec (r, spec, error))
+    return NULL;
+
+  g_autoptr (GHashTable) index = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  g_autoptr (GArray) accs = g_array_new (FALSE, TRUE, sizeof (CauseAcc));
+  g_array_set_clear_func (accs, cause_acc_clear);
+  collect_runs (r, index, accs);
+  if (r->requests->len == 0)
+    {
+      const RspRecordingMeta *meta = rsp_model_meta (model);
+      if (meta == NULL || meta->runs->len == 0)
+        g_set_error (error, RSP_REQUESTS_ERROR, RSP_REQUESTS_ERROR_NONE,
+                     _("the recording has no runs of a command: record with "
+                       "rsp record --repeat N -- COMMAND to take each run as a request"));
+      else
+        g_set_error (error, RSP_REQUESTS_ERROR, RSP_REQUESTS_ERROR_NONE,
+                     _("none of the %u runs of the command ran in the recording"), meta->runs->len);
+      return NULL;
+    }
+
+  guint n = r->requests->len;
+  r->sorted = g_new (guint64, n);
+  for (guint i = 0; i < n; i++)
+    r->sorted[i] = rsp_requests_duration (&g_array_index (r->requests, RspRequest, i));
+  qsort (r->sorted, n, sizeof (guint64), compare_u64);
+  build_histogram (r);
+  split_slow (r, slow_above_ns);
+  rank_causes (r, accs);
+  return g_steal_pointer (&r);
+}
+
+void
+rsp_requests_free (RspRequests *r)
+{
+  if (r == NULL)
+    return;
+  g_clear_pointer (&r->m, rsp_model_unref);
+  g_free (r->spec);
+  g_clear_pointer (&r->requests, g_array_unref);
+  g_clear_pointer (&r->causes, g_array_unref);
+  g_free (r->sorted);
+  g_free (r->histogram);
+  g_free (r);
+}
+
+/* ------------------------------------------------------------------ accessors */
+
+const RspModel *
+rsp_requests_model (const RspRequests *r)
+{
+  return r->m;
+}
+
+RspRequestsKind
+rsp_requests_kind (const RspRequests *r)
+{
+  return r->kind;
+}
+
+const char *
+rsp_requests_spec (const RspRequests *r)
+{
+  return r->spec;
+}
+
+guint
+rsp_requests_n (const RspRequests *r)
+{
+  return r->requests->len;
+}
+
+const RspRequest *
+rsp_requests_get (const RspRequests *r, guint i)
+{
+  g_return_val_if_fail (i < r->requests->len, NULL);
+  return &g_array_index (r->requests, RspRequest, i);
+}
+
+guint
+rsp_requests_n_skipped (const RspRequests *r)
+{
+  return r->n_skipped;
+}
+
+guint64
+rsp_requests_percentile (const RspRequests *r, gdouble p)
+{
+  return r->sorted != NULL ? percentile (r->sorted, r->requests->len, p) : 0;
+}
+
+guint64
+rsp_requests_min (const RspRequests *r)
+{
+  return r->requests->len > 0 ? r->sorted[0] : 0;
+}
+
+guint64
+rsp_requests_max (const RspRequests *r)
+{
+  return r->requests->len > 0 ? r->sorted[r->requests->len - 1] : 0;
+}
+
+gdouble
+rsp_requests_mean (const RspRequests *r)
+{
+  gdouble sum = 0;
+  for (guint i = 0; i < r->requests->len; i++)
+    sum += (gdouble) r->sorted[i];
+  return r->requests->len > 0 ? sum / r->requests->len : 0;
+}
+
+const guint *
+rsp_requests_histogram (const RspRequests *r, guint *n_bins, guint64 *low, guint64 *width)
+{
+  *n_bins = r->n_bins;
+  *low = r->hist_low;
+  *width = r->hist_width;
+  return r->histogram;
+}
+
+RspSlowSplit
+rsp_requests_slow_split (const RspRequests *r)
+{
+  return r->split;
+}
+
+guint64
+rsp_requests_slow_threshold (const RspRequests *r)
+{
+  return r->threshold;
+}
+
+guint
+rsp_requests_n_slow (const RspRequests *r)
+{
+  return r->n_slow;
+}
+
+gdouble
+rsp_requests_category_mean (const RspRequests *r, RspCategory cat, gboolean slow)
+{
+  gdouble sum = 0;
+  guint n = 0;
+  for (guint i = 0; i < r->requests->len; i++)
+    {
+      const RspRequest *req = &g_array_index (r->requests, RspRequest, i);
+      if (req->slow != slow)
+        continue;
+      sum += (gdouble) req->category_ns[cat];
+      n++;
+    }
+  return n > 0 ? sum / n : 0;
+}
+
+gdouble
+rsp_requests_mean_duration (const RspRequests *r, gboolean slow)
+{
+  gdouble sum = 0;
+  guint n = 0;
+  for (guint i = 0; i < r->requests->len; i++)
+    {
+      const RspRequest *req = &g_array_index (r->requests, RspRequest, i);
+      if (req->slow != slow)
+        continue;
+      sum += (gdouble) rsp_requests_duration (req);
+      n++;
+    }
+  return n > 0 ? sum / n : 0;
+}
+
+guint
+rsp_requests_n_causes (const RspRequests *r)
+{
+  return r->causes->len;
+}
+
+const RspRequestCause *
+rsp_requests_cause (const RspRequests *r, guint i)
+{
+  g_return_val_if_fail (i < r->causes->len, NULL);
+  return &g_array_index (r->causes, RspRequestCause, i);
+}

@@ -1,0 +1,127 @@
+#!/usr/bin/env python3
+"""Many requests on a real recording: `rsp record --repeat 40 -- slow_every
+COUNTER` runs the workload 40 times, every 5th run sleeping 40 ms after
+5 ms of CPU.  `rsp report` (runs are the default for such a recording)
+must find 40 requests, a bimodal histogram with 8 slow ones, and the sleep
+of slow_every as the first cause of the slow tail, its extra time within
+20% of the 40 ms planted.  Then --slow-above, the text report, and the
+messages for a recording without runs and an unknown kind of request.
+
+  requests.py SLOW_EVERY_EXE
+
+Exit codes follow meson: 0 pass, 77 skip (no root or perf; a failure when
+CI=true), anything else fail.
+"""
+
+import json
+import os
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "scripts"))
+import rsptest as t  # noqa: E402
+
+RUNS = 40
+EVERY = 5
+FAST_MS = 5
+SLOW_MS = 40
+
+
+def main():
+    workload = sys.argv[1]
+    rsp = t.rsp_path()
+    t.require_perf_and_root()
+    out_dir = os.path.join(os.environ.get("RSP_BUILD_ROOT") or os.getcwd(), "tests", "model", "recordings")
+    os.makedirs(out_dir, exist_ok=True)
+    recording = os.path.join(out_dir, "requests-runs.rsp")
+    problems = []
+
+    def expect(ok, msg):
+        if not ok:
+            problems.append(msg)
+        return ok
+
+    with tempfile.TemporaryDirectory() as tmp:
+        os.chmod(tmp, 0o777)  # the runs may be run as the invoking user
+        counter = os.path.join(tmp, "counter")
+        argv = [rsp, "record", "--repeat", str(RUNS), "-o", recording, "--",
+                workload, counter, str(EVERY), str(FAST_MS), str(SLOW_MS)]
+        t.log("$ " + " ".join(argv))
+        rec = t.run(argv, timeout=180)
+        t.log(rec.stderr.strip())
+        with open(counter) as f:
+            expect(int(f.read()) == RUNS, "the workload ran %s times, not %d" % (open(counter).read().strip(), RUNS))
+
+    text = t.run([rsp, "report", recording]).stdout
+    t.log(text)
+    report = json.loads(t.run([rsp, "report", "--json", recording]).stdout)
+    with open(recording + ".json", "w") as f:
+        json.dump(report, f, indent=1)
+
+    dist = report["distribution"]
+    expect(report["requests_kind"] == "runs", "requests_kind is %r, not 'runs'" % report["requests_kind"])
+    expect(dist["count"] == RUNS and len(report["requests"]) == RUNS,
+           "%d requests (%d listed), expected %d" % (dist["count"], len(report["requests"]), RUNS))
+    expect(dist["p50_ms"] <= dist["p90_ms"] <= dist["p99_ms"] <= dist["max_ms"] and dist["min_ms"] <= dist["p50_ms"],
+           "percentiles out of order: %s" % dist)
+    counts = dist["histogram"]["counts"]
+    expect(sum(counts) == RUNS, "the histogram holds %d requests, not %d" % (sum(counts), RUNS))
+    # bimodal: two groups of bins with empty bins between them
+    nonzero = [i for i, c in enumerate(counts) if c]
+    gaps = [b - a for a, b in zip(nonzero, nonzero[1:])]
+    expect(nonzero and max(gaps or [0]) >= 2, "the histogram is not bimodal: %s" % counts)
+
+    for req in report["requests"]:
+        cats = req["categories"]
+        expect(set(cats) == set(t.CATEGORY_IDS), "request %d has categories %s" % (req["index"], sorted(cats)))
+        expect(sum(cats.values()) >= 0.98 * req["duration_ms"],
+               "request %d: its categories add up to %.3f ms of %.3f ms"
+               % (req["index"], sum(cats.values()), req["duration_ms"]))
+        expect(req["exit_status"] == 0, "request %d exited with %d" % (req["index"], req["exit_status"]))
+
+    slow = report["slow_requests"]
+    expect(slow["split"] == "mode", "the slow tail was chosen by %r, not as the histogram's slow mode" % slow["split"])
+    expect(slow["count"] == RUNS // EVERY, "%d slow requests, expected %d" % (slow["count"], RUNS // EVERY))
+    slow_idx = sorted(r["index"] for r in report["requests"] if r["slow"])
+    expect(slow_idx == list(range(EVERY - 1, RUNS, EVERY)),
+           "the slow requests are %s, expected every %dth" % (slow_idx, EVERY))
+    causes = slow["causes"]
+    if expect(causes, "no cause of the slow tail"):
+        first = causes[0]
+        t.log("first cause: %s" % first)
+        expect(first["category"] == "sleep" and first["comm"] == "slow_every",
+               "the first cause is %s in %s, expected a deliberate sleep in slow_every"
+               % (first["category"], first["comm"]))
+        expect(abs(first["extra_ms"] - SLOW_MS) <= 0.2 * SLOW_MS,
+               "the first cause adds %.2f ms, planted %d ms (20%% allowed)" % (first["extra_ms"], SLOW_MS))
+        expect(first["other_requests"] == 0 and "never reach" in first["summary"],
+               "the fast requests reach the sleep too: %s" % first)
+        expect(first["variance_share"] > 0.8, "the sleep explains %.2f of the variance" % first["variance_share"])
+    for word in ("Latency histogram", "What makes the slow ones slow", "8 of 40"):
+        expect(word in text, "the text report lacks %r" % word)
+
+    # a threshold of the user's
+    given = json.loads(t.run([rsp, "report", "--json", "--requests", "runs", "--slow-above", "1000",
+                              recording]).stdout)["slow_requests"]
+    expect(given["split"] == "given" and given["count"] == 0 and given["causes"] == [],
+           "--slow-above 1000: %s" % {k: given[k] for k in ("split", "count")})
+
+    # bad input: an unknown kind, a recording without runs, a process named with --requests
+    bad = t.run([rsp, "report", "--requests", "bogus", recording], check=False)
+    expect(bad.returncode != 0 and "bogus" in bad.stderr and "runs" in bad.stderr,
+           "--requests bogus: exit %d, %r" % (bad.returncode, bad.stderr))
+    data = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "data", "pingpong.rsp")
+    none = t.run([rsp, "report", "--requests", "runs", data], check=False)
+    expect(none.returncode == 1 and "--repeat" in none.stderr,
+           "--requests runs on a recording without runs: exit %d, %r" % (none.returncode, none.stderr))
+    both = t.run([rsp, "report", "--requests", "runs", "--pid", "1", recording], check=False)
+    expect(both.returncode == 2 and "--pid" in both.stderr,
+           "--requests with --pid: exit %d, %r" % (both.returncode, both.stderr))
+
+    if problems:
+        t.fail("%d problem(s):\n  - %s" % (len(problems), "\n  - ".join(problems)))
+    t.log("requests-runs: OK")
+
+
+if __name__ == "__main__":
+    main()
