@@ -16,6 +16,7 @@ typedef struct {
 static const RspCommand commands[] = {
   { "record", rsp_cmd_record, N_ ("record the whole system while a command runs (perf record -a)") },
   { "report", rsp_cmd_report, N_ ("where the wall time of a process went, and why (--json)") },
+  { "diff", rsp_cmd_diff, N_ ("what changed between two recordings of one workload (--json)") },
   { "view", rsp_cmd_view, N_ ("open recordings in the desktop application (also: rsp FILE)") },
   { "render", rsp_cmd_render, N_ ("draw a view of a recording to PNG, SVG or PDF, headless") },
   { "dump", rsp_cmd_dump, N_ ("print the decoded events of a recording, or --stats") },

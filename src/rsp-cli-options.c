@@ -12,6 +12,13 @@ rsp_cli_target_clear (RspCliTarget *target)
 char *
 rsp_cli_parse (const RspCliParser *p, int argc, char **argv, int *status)
 {
+  g_auto (GStrv) files = rsp_cli_parse_files (p, argc, argv, 1, status);
+  return files != NULL ? g_strdup (files[0]) : NULL;
+}
+
+char **
+rsp_cli_parse_files (const RspCliParser *p, int argc, char **argv, guint n_files, int *status)
+{
   *status = 2;
   g_auto (GStrv) files = NULL;
   RspCliTarget *t = p->target;
@@ -47,9 +54,12 @@ rsp_cli_parse (const RspCliParser *p, int argc, char **argv, int *status)
       g_printerr ("rsp %s: %s\n", p->command, error->message);
       return NULL;
     }
-  if (files == NULL || files[0] == NULL || files[1] != NULL)
+  if (files == NULL || g_strv_length (files) != n_files)
     {
-      g_printerr (_("rsp %s: give exactly one recording (%s)\n"), p->command, _(p->usage));
+      if (n_files == 1)
+        g_printerr (_("rsp %s: give exactly one recording (%s)\n"), p->command, _(p->usage));
+      else
+        g_printerr (_("rsp %s: give exactly %u recordings (%s)\n"), p->command, n_files, _(p->usage));
       return NULL;
     }
   if (t != NULL && t->from_ms >= 0 && t->to_ms >= 0 && t->to_ms <= t->from_ms)
@@ -58,7 +68,7 @@ rsp_cli_parse (const RspCliParser *p, int argc, char **argv, int *status)
       return NULL;
     }
   *status = 0;
-  return g_strdup (files[0]);
+  return g_steal_pointer (&files);
 }
 
 void

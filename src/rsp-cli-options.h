@@ -29,6 +29,9 @@ typedef struct {
  * path (g_free it), or NULL after printing what is wrong, with *STATUS set
  * to the exit status (2, a usage error).  TARGET, if any, is initialised. */
 char *rsp_cli_parse (const RspCliParser *parser, int argc, char **argv, int *status);
+/* The same for a command that reads N_FILES recordings (rsp diff): their
+ * paths (g_strfreev them), or NULL. */
+char **rsp_cli_parse_files (const RspCliParser *parser, int argc, char **argv, guint n_files, int *status);
 void rsp_cli_target_clear (RspCliTarget *target);
 
 /* TARGET's range on MODEL's clock: [*FROM, *TO), 0 and G_MAXUINT64 where

@@ -4,6 +4,7 @@
 
 #include "rsp-analysis.h"
 #include "rsp-describe.h"
+#include "rsp-diff.h"
 #include "rsp-requests.h"
 
 G_BEGIN_DECLS
@@ -28,5 +29,13 @@ char *rsp_requests_report_json (const RspRequests *requests, const char *path);
 /* A cause's sentence: the finding sentence for the slow requests' mean
  * time, and how the others compare. */
 char *rsp_requests_cause_describe (const RspRequests *requests, const RspRequestCause *cause, RspDescribeMode mode);
+
+/* The report of two recordings compared (rsp diff A B): both accountings
+ * side by side with their deltas, the changes ranked; --json for scripts. */
+char *rsp_diff_report_text (const RspDiff *diff, const char *path_a, const char *path_b);
+char *rsp_diff_report_json (const RspDiff *diff, const char *path_a, const char *path_b);
+/* A change's sentence: the finding sentence where it is larger, and its
+ * time in the other recording. */
+char *rsp_diff_change_describe (const RspDiff *diff, const RspDiffChange *change, RspDescribeMode mode);
 
 G_END_DECLS
