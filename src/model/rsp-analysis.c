@@ -58,6 +58,12 @@ compare_path_tasks (gconstpointer pa, gconstpointer pb)
 RspAnalysis *
 rsp_analysis_new (const RspModel *model, gint32 pid, guint64 from, guint64 to, GError **error)
 {
+  return rsp_analysis_new_for_thread (model, pid, 0, from, to, error);
+}
+
+RspAnalysis *
+rsp_analysis_new_for_thread (const RspModel *model, gint32 pid, gint32 tid, guint64 from, guint64 to, GError **error)
+{
   g_return_val_if_fail (model != NULL, NULL);
   RspAnalysis *a = g_new0 (RspAnalysis, 1);
   a->m = rsp_model_ref (model);
@@ -95,13 +101,13 @@ rsp_analysis_new (const RspModel *model, gint32 pid, guint64 from, guint64 to, G
   for (guint i = 0; i < model->tasks->len; i++)
     {
       const RspTask *t = &g_array_index (model->tasks, RspTask, i);
-      if (t->pid != pid || t->is_idle || t->n_runs == 0 || t->end <= from)
+      if (t->pid != pid || t->is_idle || t->n_runs == 0 || t->end <= from || (tid > 0 && t->tid != tid))
         continue;
       RspIdx idx = i;
       g_array_append_val (targets, idx);
       t0 = MIN (t0, t->start);
       t1 = MAX (t1, t->end);
-      if (t->tid == pid)
+      if (t->tid == pid || t->tid == tid)
         a->target_task = i;
     }
   if (targets->len == 0)

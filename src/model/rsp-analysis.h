@@ -95,6 +95,10 @@ typedef struct _RspAnalysis RspAnalysis;
 /* Analyses the process PID (all its threads and exec generations) over
  * [FROM, TO] (recording-clock ns; 0 and G_MAXUINT64 for everything). */
 RspAnalysis *rsp_analysis_new (const RspModel *model, gint32 pid, guint64 from, guint64 to, GError **error);
+/* The same for one thread TID of PID only (0: all of them): a request a
+ * server's thread handled. */
+RspAnalysis *rsp_analysis_new_for_thread (const RspModel *model, gint32 pid, gint32 tid, guint64 from, guint64 to,
+                                          GError **error);
 void rsp_analysis_free (RspAnalysis *analysis);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (RspAnalysis, rsp_analysis_free)
 

@@ -70,6 +70,7 @@ struct _RspAssembler {
   GArray *cpus;     /* CpuState */
   GHashTable *inflight_disk; /* (dev<<44 ^ sector) -> op index + 1 */
   GHashTable *sock_endpoints;/* sk -> interned "addr:port" */
+  GHashTable *sock_ports;    /* sk -> its own TCP port + 1 (inet_sock_set_state) */
   GHashTable *ignored_pids;  /* keep-awake spinners */
   GHashTable *comms;         /* tid -> interned comm, from COMM records */
   GHashTable *sigs;          /* symbol pointer -> RspKernelSig + 1: names are interned */
@@ -888,9 +889,41 @@ handle_send (Assembler *a, const RspModelEvent *ev)
     }
 }
 
+#define TCP_PROTOCOL 6
+#define TCP_ESTABLISHED 1
+#define TCP_SYN_RECV 3
+#define MSG_PEEK_FLAG 2
+
+/* A TCP send or receive with data, for requests on a port (RspSockIo). */
+static void
+note_sock_io (Assembler *a, const RspModelEvent *ev, gboolean send)
+{
+  if (ev->tid <= 0 || ev->u.sock.protocol != TCP_PROTOCOL || ev->u.sock.ret <= 0
+      || (!send && (ev->u.sock.flags & MSG_PEEK_FLAG)))
+    return;
+  TidState *ts = tid_state (a, ev->tid, ev->time);
+  guint port = GPOINTER_TO_UINT (g_hash_table_lookup (a->sock_ports, &ev->u.sock.sk));
+  RspSockIo io = {
+    .time = ev->time,
+    .task = ts->task,
+    .sk = ev->u.sock.sk,
+    .bytes = (guint32) ev->u.sock.ret,
+    .local_port = (guint16) (port > 0 ? port - 1 : 0),
+    .send = send,
+  };
+  g_array_append_val (a->m->sock_io, io);
+}
+
 static void
 handle_sock_state (Assembler *a, const RspModelEvent *ev)
 {
+  if (ev->u.state.protocol == TCP_PROTOCOL
+      && (ev->u.state.newstate == TCP_ESTABLISHED || ev->u.state.newstate == TCP_SYN_RECV))
+    {
+      guint64 *key = g_new (guint64, 1);
+      *key = ev->u.state.sk;
+      g_hash_table_insert (a->sock_ports, key, GUINT_TO_POINTER ((guint) ev->u.state.sport + 1));
+    }
   guint64 sk = ev->u.state.sk;
   guint64 family = ev->u.state.family;
   guint64 dport = ev->u.state.dport;
@@ -1047,6 +1080,10 @@ rsp_assembler_feed (RspAssembler *a, const RspModelEvent *ev)
       break;
     case RSP_MEV_SEND:
       handle_send (a, ev);
+      note_sock_io (a, ev, TRUE);
+      break;
+    case RSP_MEV_RECV:
+      note_sock_io (a, ev, FALSE);
       break;
     case RSP_MEV_FIB:
       if (ev->tid > 0 && (ev->u.fib.proto == 17 || ev->u.fib.proto == 6) && ev->u.fib.dport != 0)
@@ -1154,6 +1191,7 @@ rsp_assembler_new (const GArray *ignored_pids)
   a->cpus = g_array_new (FALSE, TRUE, sizeof (CpuState));
   a->inflight_disk = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, NULL);
   a->sock_endpoints = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, NULL);
+  a->sock_ports = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, NULL);
   a->ignored_pids = g_hash_table_new (g_direct_hash, g_direct_equal);
   a->comms = g_hash_table_new (g_direct_hash, g_direct_equal);
   a->sigs = g_hash_table_new (g_direct_hash, g_direct_equal);
@@ -1172,6 +1210,7 @@ rsp_assembler_free (RspAssembler *a)
   g_array_unref (a->cpus);
   g_hash_table_unref (a->inflight_disk);
   g_hash_table_unref (a->sock_endpoints);
+  g_hash_table_unref (a->sock_ports);
   g_hash_table_unref (a->ignored_pids);
   g_hash_table_unref (a->comms);
   g_hash_table_unref (a->sigs);

@@ -22,12 +22,14 @@ enum {
   F_SK, F_SKADDR,                       /* sock */
   F_FAMILY, F_DADDR, F_DPORT,
   F_PROTOCOL, F_PROTO, F_DST,           /* sock_send_length, fib_table_lookup */
+  F_RET, F_FLAGS, F_SPORT, F_NEWSTATE,  /* sock_*_length, inet_sock_set_state */
   F_N
 };
 
 static const char *const field_names[F_N] = {
   "prev_pid", "prev_state", "next_pid", "pid", "parent_pid", "child_pid", "child_comm", "filename",
   "dev", "sector", "nr_sector", "rwbs", "name", "vec", "sk", "skaddr", "family", "daddr", "dport", "protocol", "proto", "dst",
+  "ret", "flags", "sport", "newstate",
 };
 
 static const struct {
@@ -49,6 +51,7 @@ static const struct {
   { "timer:hrtimer_expire_entry", RSP_MEV_HRTIMER_ENTRY },
   { "timer:hrtimer_expire_exit", RSP_MEV_HRTIMER_EXIT },
   { "sock:sock_send_length", RSP_MEV_SEND },
+  { "sock:sock_recv_length", RSP_MEV_RECV },
   { "sock:sk_data_ready", RSP_MEV_DATA_READY },
   { "sock:inet_sock_set_state", RSP_MEV_SOCK_STATE },
   { "fib:fib_table_lookup", RSP_MEV_FIB },
@@ -175,8 +178,11 @@ decode (Decoder *d, const RspEvent *ev, RspModelEvent *out)
       out->u.softirq.vec = (guint32) num (ev, info, F_VEC);
       break;
     case RSP_MEV_SEND:
+    case RSP_MEV_RECV:
       out->u.sock.sk = num (ev, info, F_SK);
       out->u.sock.protocol = (guint16) num (ev, info, F_PROTOCOL);
+      out->u.sock.ret = (gint32) num (ev, info, F_RET);
+      out->u.sock.flags = (gint32) num (ev, info, F_FLAGS);
       break;
     case RSP_MEV_FIB:
       out->u.fib.proto = (guint8) num (ev, info, F_PROTO);
@@ -191,6 +197,9 @@ decode (Decoder *d, const RspEvent *ev, RspModelEvent *out)
       out->u.state.family = (guint16) num (ev, info, F_FAMILY);
       out->u.state.daddr = (guint32) num (ev, info, F_DADDR);
       out->u.state.dport = (guint16) num (ev, info, F_DPORT);
+      out->u.state.sport = (guint16) num (ev, info, F_SPORT);
+      out->u.state.protocol = (guint16) num (ev, info, F_PROTOCOL);
+      out->u.state.newstate = (gint32) num (ev, info, F_NEWSTATE);
       break;
     case RSP_MEV_SAMPLE:
       resolve_stack (d, ev, out);

@@ -26,6 +26,7 @@ typedef enum {
   RSP_MEV_HRTIMER_ENTRY, /* hrtimer_expire_entry: a timer's callback runs */
   RSP_MEV_HRTIMER_EXIT,
   RSP_MEV_SEND,          /* sock_send_length */
+  RSP_MEV_RECV,          /* sock_recv_length */
   RSP_MEV_DATA_READY,    /* sk_data_ready */
   RSP_MEV_SOCK_STATE,    /* inet_sock_set_state */
   RSP_MEV_FIB,           /* fib_table_lookup: the peer of a send about to happen */
@@ -51,9 +52,9 @@ typedef struct {
     struct { guint32 dev; guint64 sector; guint32 nr_sector; const char *rwbs; } rq;
     struct { const char *name; } irq;
     struct { guint32 vec; } softirq;
-    struct { guint64 sk; guint16 protocol; } sock;
+    struct { guint64 sk; guint16 protocol; gint32 ret, flags; } sock;
     struct { guint8 proto; guint32 daddr; guint16 dport; } fib; /* daddr as in memory */
-    struct { guint64 sk; guint16 family; guint32 daddr; guint16 dport; } state; /* daddr as in memory */
+    struct { guint64 sk; guint16 family, protocol; guint32 daddr; guint16 sport, dport; gint32 newstate; } state; /* daddr as in memory */
     struct { gint32 pid, tid; const char *comm; gboolean exec; } comm;
     struct { gint32 pid, tid; } task;
     struct { guint64 lost; } lost;

@@ -14,6 +14,7 @@ struct _RspModel {
   GArray *links;    /* RspLink */
   GArray *disk_ops; /* RspDiskOp */
   GArray *net_ops;  /* RspNetOp */
+  GArray *sock_io;  /* RspSockIo */
 
   /* stacks: stack id -> [offset, n] into frames; id 0 is the empty stack */
   GArray *frames;       /* RspModelFrame */

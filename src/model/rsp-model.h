@@ -150,6 +150,17 @@ typedef struct {
   gboolean loopback_peer; /* the data came from a local task's run */
 } RspNetOp;
 
+/* A TCP send or receive of a task (sock_send_length, sock_recv_length with
+ * data): what requests on a server's port are made of. */
+typedef struct {
+  guint64 time;
+  RspIdx task;
+  guint64 sk;
+  guint32 bytes;
+  guint16 local_port;   /* the socket's own port when the event fired (0 if unknown) */
+  gboolean send;
+} RspSockIo;
+
 /* Anomalies: missing events are normal (docs/MODEL.md); each is counted. */
 typedef enum {
   RSP_ANOMALY_MISSING_SWITCH_OUT, /* a task switched in on a CPU whose previous task never switched out */
@@ -202,6 +213,8 @@ guint rsp_model_n_disk_ops (const RspModel *m);
 const RspDiskOp *rsp_model_disk_op (const RspModel *m, RspIdx i);
 guint rsp_model_n_net_ops (const RspModel *m);
 const RspNetOp *rsp_model_net_op (const RspModel *m, RspIdx i);
+guint rsp_model_n_sock_ios (const RspModel *m);              /* in time order */
+const RspSockIo *rsp_model_sock_io (const RspModel *m, RspIdx i);
 
 /* Frames of a stack, innermost first. */
 const RspModelFrame *rsp_model_stack (const RspModel *m, RspStackId stack, guint *n_frames);

@@ -36,6 +36,8 @@ kind_label (const RspRequests *r)
 {
   switch (rsp_requests_kind (r))
     {
+    case RSP_REQUESTS_TCP:
+      return _("each exchange on the TCP port");
     case RSP_REQUESTS_RUNS:
     default:
       return _("each run of the command");

@@ -34,6 +34,7 @@ struct _RspRequests {
   RspModel *m;
   RspRequestsKind kind;
   char *spec;
+  guint16 port;       /* RSP_REQUESTS_TCP */
   GArray *requests;   /* RspRequest */
   guint n_skipped;
   guint64 *sorted;    /* durations, ascending */
@@ -64,9 +65,23 @@ parse_spec (RspRequests *r, const char *spec, GError **error)
       r->spec = g_strdup ("runs");
       return TRUE;
     }
+  guint64 port;
+  if (spec != NULL && g_str_has_prefix (spec, "tcp:"))
+    {
+      if (!g_ascii_string_to_unsigned (spec + 4, 10, 1, 65535, &port, NULL))
+        {
+          g_set_error (error, RSP_REQUESTS_ERROR, RSP_REQUESTS_ERROR_SPEC,
+                       _("'%s': the port of tcp:PORT is a number from 1 to 65535"), spec);
+          return FALSE;
+        }
+      r->kind = RSP_REQUESTS_TCP;
+      r->port = (guint16) port;
+      r->spec = g_strdup_printf ("tcp:%u", (guint) port);
+      return TRUE;
+    }
   g_set_error (error, RSP_REQUESTS_ERROR, RSP_REQUESTS_ERROR_SPEC,
                _("'%s' is not a kind of request this version knows: use 'runs' (each run of "
-                 "rsp record --repeat N)"),
+                 "rsp record --repeat N) or 'tcp:PORT' (each exchange on a server's TCP port)"),
                spec != NULL ? spec : "");
   return FALSE;
 }
@@ -80,10 +95,10 @@ cause_key (RspCategory cat, const char *comm, const char *frame)
 /* Analyses one request and keeps what the distribution and the causes
  * need: its accounting and its findings, per (category, process, frame). */
 static gboolean
-add_request (RspRequests *r, gint32 pid, guint64 from, guint64 to, gint exit_status, GHashTable *index,
+add_request (RspRequests *r, gint32 pid, gint32 tid, guint64 from, guint64 to, gint exit_status, GHashTable *index,
              GArray *accs)
 {
-  g_autoptr (RspAnalysis) a = rsp_analysis_new (r->m, pid, from, to, NULL);
+  g_autoptr (RspAnalysis) a = rsp_analysis_new_for_thread (r->m, pid, tid, from, to, NULL);
   if (a == NULL)
     return FALSE;
   RspRequest req = {
@@ -142,7 +157,100 @@ collect_runs (RspRequests *r, GHashTable *index, GArray *accs)
   for (guint i = 0; meta != NULL && i < meta->runs->len; i++)
     {
       const RspRecordedRun *run = &g_array_index (meta->runs, RspRecordedRun, i);
-      if (!add_request (r, run->pid, 0, G_MAXUINT64, run->exit_status, index, accs))
+      if (!add_request (r, run->pid, 0, 0, G_MAXUINT64, run->exit_status, index, accs))
+        r->n_skipped++;
+    }
+}
+
+/* One connection's exchange in progress. */
+typedef struct {
+  RspIdx task;
+  guint64 start, last_send;
+  gboolean answered;  /* a send followed the receive */
+} Exchange;
+
+typedef struct {
+  RspIdx task;
+  guint64 start, end;
+} TcpRequest;
+
+static int
+compare_tcp_requests (gconstpointer pa, gconstpointer pb)
+{
+  const TcpRequest *x = pa, *y = pb;
+  return x->start < y->start ? -1 : x->start > y->start;
+}
+
+static void
+close_exchange (GArray *out, Exchange *x)
+{
+  if (x->answered)
+    {
+      TcpRequest req = { x->task, x->start, x->last_send };
+      g_array_append_val (out, req);
+    }
+  x->answered = FALSE;
+  x->start = 0;
+}
+
+/* tcp:PORT: on every connection whose own port is PORT (the server's side
+ * of an accepted connection), a request runs from the first data received
+ * after the previous answer to the last data sent before the next
+ * request, in the thread that received it; a request never answered in
+ * the recording is left out (counted as skipped). */
+static void
+collect_tcp (RspRequests *r, GHashTable *index, GArray *accs)
+{
+  g_autoptr (GHashTable) exchanges = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, g_free);
+  g_autoptr (GArray) found = g_array_new (FALSE, FALSE, sizeof (TcpRequest));
+  for (guint i = 0; i < rsp_model_n_sock_ios (r->m); i++)
+    {
+      const RspSockIo *io = rsp_model_sock_io (r->m, i);
+      if (io->local_port != r->port)
+        continue;
+      Exchange *x = g_hash_table_lookup (exchanges, &io->sk);
+      if (x == NULL)
+        {
+          if (io->send)
+            continue; /* a greeting before any request */
+          guint64 *key = g_new (guint64, 1);
+          *key = io->sk;
+          x = g_new0 (Exchange, 1);
+          g_hash_table_insert (exchanges, key, x);
+        }
+      if (io->send)
+        {
+          if (x->start > 0)
+            {
+              x->answered = TRUE;
+              x->last_send = io->time;
+            }
+          continue;
+        }
+      if (x->answered)
+        close_exchange (found, x); /* keep-alive: the next request on the connection */
+      if (x->start == 0)
+        {
+          x->start = io->time;
+          x->task = io->task;
+        }
+    }
+  GHashTableIter iter;
+  gpointer value;
+  g_hash_table_iter_init (&iter, exchanges);
+  while (g_hash_table_iter_next (&iter, NULL, &value))
+    {
+      Exchange *x = value;
+      if (x->start > 0 && !x->answered)
+        r->n_skipped++;
+      close_exchange (found, x);
+    }
+  g_array_sort (found, compare_tcp_requests);
+  for (guint i = 0; i < found->len; i++)
+    {
+      const TcpRequest *req = &g_array_index (found, TcpRequest, i);
+      const RspTask *t = rsp_model_task (r->m, req->task);
+      if (!add_request (r, t->pid, t->tid, req->start, req->end, -1, index, accs))
         r->n_skipped++;
     }
 }
@@ -338,7 +446,18 @@ rsp_requests_new (const RspModel *model, const char *spec, guint64 slow_above_ns
   g_autoptr (GHashTable) index = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   g_autoptr (GArray) accs = g_array_new (FALSE, TRUE, sizeof (CauseAcc));
   g_array_set_clear_func (accs, cause_acc_clear);
-  collect_runs (r, index, accs);
+  if (r->kind == RSP_REQUESTS_TCP)
+    collect_tcp (r, index, accs);
+  else
+    collect_runs (r, index, accs);
+  if (r->requests->len == 0 && r->kind == RSP_REQUESTS_TCP)
+    {
+      g_set_error (error, RSP_REQUESTS_ERROR, RSP_REQUESTS_ERROR_NONE,
+                   _("no connection to TCP port %u received a request and answered it in the recording "
+                     "(is that the server's port, and did the recording include sock:sock_recv_length?)"),
+                   (guint) r->port);
+      return NULL;
+    }
   if (r->requests->len == 0)
     {
       const RspRecordingMeta *meta = rsp_model_meta (model);

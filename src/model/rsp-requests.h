@@ -5,8 +5,12 @@
  * accounts for the difference between the two (docs/REQUESTS.md).
  *
  * What one request is comes from a specification:
- *   "runs"   each run of the command `rsp record --repeat N` ran (the
- *            recording's list of runs: pid, release and end).
+ *   "runs"     each run of the command `rsp record --repeat N` ran (the
+ *              recording's list of runs: pid, release and end);
+ *   "tcp:PORT" each exchange on a server's TCP port: on every connection
+ *              whose own port is PORT, from the first data received to the
+ *              last data sent before the next request (keep-alive
+ *              connections carry several), in the thread that received it.
  *
  * Everything is computed once, in rsp_requests_new (); the text and JSON
  * reports (rsp-report.h) and the tests read it.
@@ -27,6 +31,7 @@ typedef enum {
 
 typedef enum {
   RSP_REQUESTS_RUNS,
+  RSP_REQUESTS_TCP,
 } RspRequestsKind;
 
 /* How the slow tail was chosen. */
@@ -63,7 +68,7 @@ typedef struct {
 
 typedef struct _RspRequests RspRequests;
 
-/* Parses SPEC ("runs") and analyses every request of MODEL.  SLOW_ABOVE_NS
+/* Parses SPEC ("runs", "tcp:PORT") and analyses every request of MODEL.  SLOW_ABOVE_NS
  * (0: choose) puts the requests longer than it into the slow tail. */
 RspRequests *rsp_requests_new (const RspModel *model, const char *spec, guint64 slow_above_ns, GError **error);
 void rsp_requests_free (RspRequests *r);
@@ -75,10 +80,11 @@ gboolean rsp_requests_model_has_runs (const RspModel *model);
 
 const RspModel *rsp_requests_model (const RspRequests *r);
 RspRequestsKind rsp_requests_kind (const RspRequests *r);
-const char *rsp_requests_spec (const RspRequests *r); /* as given, normalised: "runs" */
+const char *rsp_requests_spec (const RspRequests *r); /* as given, normalised: "runs", "tcp:80" */
 guint rsp_requests_n (const RspRequests *r);
 const RspRequest *rsp_requests_get (const RspRequests *r, guint i); /* in time order */
-/* How many requests could not be analysed (a run that never ran). */
+/* How many requests could not be analysed (a run that never ran, a
+ * request never answered in the recording). */
 guint rsp_requests_n_skipped (const RspRequests *r);
 
 guint64 rsp_requests_duration (const RspRequest *request);

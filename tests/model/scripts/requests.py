@@ -1,13 +1,24 @@
 #!/usr/bin/env python3
-"""Many requests on a real recording: `rsp record --repeat 40 -- slow_every
-COUNTER` runs the workload 40 times, every 5th run sleeping 40 ms after
-5 ms of CPU.  `rsp report` (runs are the default for such a recording)
-must find 40 requests, a bimodal histogram with 8 slow ones, and the sleep
-of slow_every as the first cause of the slow tail, its extra time within
-20% of the 40 ms planted.  Then --slow-above, the text report, and the
-messages for a recording without runs and an unknown kind of request.
+"""Many requests on real recordings.
 
-  requests.py SLOW_EVERY_EXE
+  requests.py runs SLOW_EVERY_EXE
+  requests.py tcp TCP_SLOW_EXE
+
+runs: `rsp record --repeat 40 -- slow_every COUNTER` runs the workload 40
+times, every 5th run sleeping 40 ms after 5 ms of CPU.  `rsp report` (runs
+are the default for such a recording) must find 40 requests, a bimodal
+histogram with 8 slow ones, and the sleep of slow_every as the first cause
+of the slow tail, its extra time within 20% of the 40 ms planted.  Then
+--slow-above, the text report, and the messages for a recording without
+runs and an unknown kind of request.
+
+tcp: tcp_slow serves 40 requests on one keep-alive connection to port
+47311, every 5th overwriting and fdatasyncing a file before it answers.
+`rsp report --requests tcp:47311` must find the 40 exchanges, 8 slow ones
+(the 5th, 10th, ...), the disk wait under fdatasync() in the server as the
+first cause, and the causes under fdatasync() adding up to the slow path's
+time the server measured itself, within 20%; a port without traffic is
+one message.
 
 Exit codes follow meson: 0 pass, 77 skip (no root or perf; a failure when
 CI=true), anything else fail.
@@ -15,6 +26,7 @@ CI=true), anything else fail.
 
 import json
 import os
+import re
 import sys
 import tempfile
 
@@ -27,8 +39,77 @@ FAST_MS = 5
 SLOW_MS = 40
 
 
+TCP_PORT = 47311
+
+
+def check_distribution(expect, report, n, n_slow, every):
+    """What every report of many requests keeps: the counts, ordered
+    percentiles, a bimodal histogram holding every request, complete
+    accounting per request, the slow mode with every EVERY-th request."""
+    dist = report["distribution"]
+    expect(dist["count"] == n and len(report["requests"]) == n,
+           "%d requests (%d listed), expected %d" % (dist["count"], len(report["requests"]), n))
+    expect(dist["p50_ms"] <= dist["p90_ms"] <= dist["p99_ms"] <= dist["max_ms"] and dist["min_ms"] <= dist["p50_ms"],
+           "percentiles out of order: %s" % dist)
+    counts = dist["histogram"]["counts"]
+    expect(sum(counts) == n, "the histogram holds %d requests, not %d" % (sum(counts), n))
+    nonzero = [i for i, c in enumerate(counts) if c]
+    gaps = [b - a for a, b in zip(nonzero, nonzero[1:])]
+    expect(nonzero and max(gaps or [0]) >= 2, "the histogram is not bimodal: %s" % counts)
+    for req in report["requests"]:
+        cats = req["categories"]
+        expect(set(cats) == set(t.CATEGORY_IDS), "request %d has categories %s" % (req["index"], sorted(cats)))
+        expect(sum(cats.values()) >= 0.98 * req["duration_ms"],
+               "request %d: its categories add up to %.3f ms of %.3f ms"
+               % (req["index"], sum(cats.values()), req["duration_ms"]))
+    slow = report["slow_requests"]
+    expect(slow["split"] == "mode", "the slow tail was chosen by %r, not as the histogram's slow mode" % slow["split"])
+    expect(slow["count"] == n_slow, "%d slow requests, expected %d" % (slow["count"], n_slow))
+    slow_idx = sorted(r["index"] for r in report["requests"] if r["slow"])
+    expect(slow_idx == list(range(every - 1, n, every)),
+           "the slow requests are %s, expected every %dth" % (slow_idx, every))
+    return slow["causes"]
+
+
+def main_tcp(rsp, workload, out_dir, expect):
+    recording = os.path.join(out_dir, "requests-tcp.rsp")
+    argv = [rsp, "record", "-o", recording, "--", workload, "40", "5", str(TCP_PORT), "12"]
+    t.log("$ " + " ".join(argv))
+    rec = t.run(argv, timeout=180)
+    t.log(rec.stdout.strip() + "\n" + rec.stderr.strip())
+    m = re.search(r"slow path ([0-9.]+) ms on average", rec.stdout)
+    if not m:
+        t.fail("tcp_slow did not say how long its slow path took: %r" % rec.stdout)
+    planted = float(m.group(1))
+    spec = "tcp:%d" % TCP_PORT
+    text = t.run([rsp, "report", "--requests", spec, recording]).stdout
+    t.log(text)
+    report = json.loads(t.run([rsp, "report", "--json", "--requests", spec, recording]).stdout)
+    with open(recording + ".json", "w") as f:
+        json.dump(report, f, indent=1)
+    expect(report["requests_kind"] == spec, "requests_kind is %r" % report["requests_kind"])
+    causes = check_distribution(expect, report, 40, 8, 5)
+    expect(all(r["comm"] == "tcp_slow" for r in report["requests"]),
+           "requests handled by %s" % sorted({r["comm"] for r in report["requests"]}))
+    if expect(causes, "no cause of the slow tail"):
+        first = causes[0]
+        t.log("first cause: %s; the slow path took %.3f ms" % (first, planted))
+        expect(first["category"] == "disk_io" and first["comm"] == "tcp_slow" and "fdatasync" in (first["frame"] or ""),
+               "the first cause is %s in %s under %s, expected the disk under fdatasync() in tcp_slow"
+               % (first["category"], first["comm"], first["frame"]))
+        under = sum(c["extra_ms"] for c in causes if c["comm"] == "tcp_slow" and "fdatasync" in (c["frame"] or ""))
+        expect(abs(under - planted) <= 0.2 * planted,
+               "the causes under fdatasync() add %.3f ms per slow request, the slow path took %.3f ms (20%% allowed)"
+               % (under, planted))
+    none = t.run([rsp, "report", "--requests", "tcp:47399", recording], check=False)
+    expect(none.returncode == 1 and "47399" in none.stderr,
+           "a port without traffic: exit %d, %r" % (none.returncode, none.stderr))
+    bad = t.run([rsp, "report", "--requests", "tcp:http", recording], check=False)
+    expect(bad.returncode == 1 and "tcp:PORT" in bad.stderr, "tcp:http: exit %d, %r" % (bad.returncode, bad.stderr))
+
+
 def main():
-    workload = sys.argv[1]
+    mode, workload = sys.argv[1], sys.argv[2]
     rsp = t.rsp_path()
     t.require_perf_and_root()
     out_dir = os.path.join(os.environ.get("RSP_BUILD_ROOT") or os.getcwd(), "tests", "model", "recordings")
@@ -40,6 +121,13 @@ def main():
         if not ok:
             problems.append(msg)
         return ok
+
+    if mode == "tcp":
+        main_tcp(rsp, workload, out_dir, expect)
+        if problems:
+            t.fail("%d problem(s):\n  - %s" % (len(problems), "\n  - ".join(problems)))
+        t.log("requests-tcp: OK")
+        return
 
     with tempfile.TemporaryDirectory() as tmp:
         os.chmod(tmp, 0o777)  # the runs may be run as the invoking user
@@ -58,34 +146,10 @@ def main():
     with open(recording + ".json", "w") as f:
         json.dump(report, f, indent=1)
 
-    dist = report["distribution"]
     expect(report["requests_kind"] == "runs", "requests_kind is %r, not 'runs'" % report["requests_kind"])
-    expect(dist["count"] == RUNS and len(report["requests"]) == RUNS,
-           "%d requests (%d listed), expected %d" % (dist["count"], len(report["requests"]), RUNS))
-    expect(dist["p50_ms"] <= dist["p90_ms"] <= dist["p99_ms"] <= dist["max_ms"] and dist["min_ms"] <= dist["p50_ms"],
-           "percentiles out of order: %s" % dist)
-    counts = dist["histogram"]["counts"]
-    expect(sum(counts) == RUNS, "the histogram holds %d requests, not %d" % (sum(counts), RUNS))
-    # bimodal: two groups of bins with empty bins between them
-    nonzero = [i for i, c in enumerate(counts) if c]
-    gaps = [b - a for a, b in zip(nonzero, nonzero[1:])]
-    expect(nonzero and max(gaps or [0]) >= 2, "the histogram is not bimodal: %s" % counts)
-
+    causes = check_distribution(expect, report, RUNS, RUNS // EVERY, EVERY)
     for req in report["requests"]:
-        cats = req["categories"]
-        expect(set(cats) == set(t.CATEGORY_IDS), "request %d has categories %s" % (req["index"], sorted(cats)))
-        expect(sum(cats.values()) >= 0.98 * req["duration_ms"],
-               "request %d: its categories add up to %.3f ms of %.3f ms"
-               % (req["index"], sum(cats.values()), req["duration_ms"]))
         expect(req["exit_status"] == 0, "request %d exited with %d" % (req["index"], req["exit_status"]))
-
-    slow = report["slow_requests"]
-    expect(slow["split"] == "mode", "the slow tail was chosen by %r, not as the histogram's slow mode" % slow["split"])
-    expect(slow["count"] == RUNS // EVERY, "%d slow requests, expected %d" % (slow["count"], RUNS // EVERY))
-    slow_idx = sorted(r["index"] for r in report["requests"] if r["slow"])
-    expect(slow_idx == list(range(EVERY - 1, RUNS, EVERY)),
-           "the slow requests are %s, expected every %dth" % (slow_idx, EVERY))
-    causes = slow["causes"]
     if expect(causes, "no cause of the slow tail"):
         first = causes[0]
         t.log("first cause: %s" % first)
