@@ -28,13 +28,14 @@ struct _RspAnalysis {
   GArray *paths;     /* RspControlPath */
   GHashTable *path_of_run; /* run -> path id + 1, for runs that head a path */
 
-  /* per task: its runs sorted by start (indexes into the model) */
+  /* per task: its runs sorted by start (indexes into the model); these
+   * three are the model's shared index (rsp_model_get_index) */
   GArray **task_runs;
   /* per task: its disk operations (indexes) */
   GArray **task_disk_ops;
   guint64 *covered_until; /* per task: the latest end of its segments so far */
   guint32 *covered_path;  /* ... and the control path of that segment */
-  GHashTable *device_ops;  /* dev -> GArray of op indexes, in insert order */
+  GHashTable *device_ops;  /* dev -> GArray of op indexes, in insert order (the model's) */
 
   guint64 category_ns[RSP_CAT_N];
   guint64 inferred_ns[RSP_CAT_N]; /* the part of each inferred from a sleeper's stack */

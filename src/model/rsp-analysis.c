@@ -178,18 +178,9 @@ rsp_analysis_free (RspAnalysis *a)
 {
   if (a == NULL)
     return;
-  for (guint t = 0; t < a->n_tasks; t++)
-    {
-      if (a->task_runs != NULL && a->task_runs[t] != NULL)
-        g_array_unref (a->task_runs[t]);
-      if (a->task_disk_ops != NULL && a->task_disk_ops[t] != NULL)
-        g_array_unref (a->task_disk_ops[t]);
-    }
-  g_free (a->task_runs);
-  g_free (a->task_disk_ops);
+  /* task_runs, task_disk_ops and device_ops are the model's (rsp_model_get_index) */
   g_free (a->covered_until);
   g_free (a->covered_path);
-  g_clear_pointer (&a->device_ops, g_hash_table_unref);
   for (guint i = 0; i < a->paths->len; i++)
     g_array_unref (g_array_index (a->paths, RspControlPath, i).task_time);
   for (guint i = 0; i < a->findings->len; i++)

@@ -8,40 +8,13 @@
 void
 analysis_build_indexes (RspAnalysis *a)
 {
-  const RspModel *m = a->m;
-  guint n_tasks = m->tasks->len;
-  a->n_tasks = n_tasks;
-  a->task_runs = g_new0 (GArray *, MAX (n_tasks, 1));
-  a->task_disk_ops = g_new0 (GArray *, MAX (n_tasks, 1));
-  a->covered_until = g_new0 (guint64, MAX (n_tasks, 1));
-  a->covered_path = g_new0 (guint32, MAX (n_tasks, 1));
-  for (guint t = 0; t < n_tasks; t++)
-    {
-      const RspTask *task = &g_array_index (m->tasks, RspTask, t);
-      GArray *runs = g_array_sized_new (FALSE, FALSE, sizeof (RspIdx), task->n_runs);
-      for (RspIdx r = task->first_run; r != RSP_NONE; r = run_at (a, r)->next_run)
-        g_array_append_val (runs, r);
-      a->task_runs[t] = runs;
-    }
-  a->device_ops = g_hash_table_new_full (g_direct_hash, g_direct_equal, NULL, (GDestroyNotify) g_array_unref);
-  for (guint i = 0; i < m->disk_ops->len; i++)
-    {
-      const RspDiskOp *op = &g_array_index (m->disk_ops, RspDiskOp, i);
-      GArray *on_dev = g_hash_table_lookup (a->device_ops, GUINT_TO_POINTER (op->dev));
-      if (on_dev == NULL)
-        {
-          on_dev = g_array_new (FALSE, FALSE, sizeof (RspIdx));
-          g_hash_table_insert (a->device_ops, GUINT_TO_POINTER (op->dev), on_dev);
-        }
-      RspIdx op_idx = i;
-      g_array_append_val (on_dev, op_idx);
-      if (op->task == RSP_NONE)
-        continue;
-      if (a->task_disk_ops[op->task] == NULL)
-        a->task_disk_ops[op->task] = g_array_new (FALSE, FALSE, sizeof (RspIdx));
-      RspIdx idx = i;
-      g_array_append_val (a->task_disk_ops[op->task], idx);
-    }
+  const RspModelIndex *x = rsp_model_get_index (a->m);
+  a->n_tasks = x->n_tasks;
+  a->task_runs = x->task_runs;
+  a->task_disk_ops = x->task_disk_ops;
+  a->device_ops = x->device_ops;
+  a->covered_until = g_new0 (guint64, MAX (x->n_tasks, 1));
+  a->covered_path = g_new0 (guint32, MAX (x->n_tasks, 1));
 }
 
 /* First run of TASK whose end is after T (binary search). */

@@ -5,8 +5,20 @@
 
 G_BEGIN_DECLS
 
+/* What every analysis of the model looks things up in, built once, on the
+ * first analysis (rsp_model_get_index), and shared: an analysis of one
+ * request among thousands costs its own work, not a pass over the model. */
+typedef struct {
+  guint n_tasks;
+  GArray **task_runs;     /* per task: its runs in time order (RspIdx) */
+  GArray **task_disk_ops; /* per task: the disk operations it issued, or NULL */
+  GHashTable *device_ops; /* dev -> GArray of op indexes, in insert order */
+} RspModelIndex;
+
 struct _RspModel {
   gint ref_count;   /* rsp_model_ref / rsp_model_unref */
+  GMutex index_lock;
+  RspModelIndex *index; /* NULL until the first analysis */
   GArray *tasks;    /* RspTask */
   GArray *runs;     /* RspRun */
   GArray *sleeps;   /* RspSleep */
@@ -59,5 +71,8 @@ model_sleep (RspModel *m, RspIdx i)
 {
   return &g_array_index (m->sleeps, RspSleep, i);
 }
+
+/* The shared index, built on the first call (thread-safe). */
+const RspModelIndex *rsp_model_get_index (const RspModel *m);
 
 G_END_DECLS

@@ -54,6 +54,7 @@ rsp_model_new (void)
 {
   RspModel *m = g_new0 (RspModel, 1);
   m->ref_count = 1;
+  g_mutex_init (&m->index_lock);
   m->tasks = g_array_new (FALSE, TRUE, sizeof (RspTask));
   m->runs = g_array_new (FALSE, TRUE, sizeof (RspRun));
   m->sleeps = g_array_new (FALSE, TRUE, sizeof (RspSleep));
@@ -88,6 +89,20 @@ rsp_model_unref (RspModel *m)
 {
   if (m == NULL || !g_atomic_int_dec_and_test (&m->ref_count))
     return;
+  if (m->index != NULL)
+    {
+      for (guint t = 0; t < m->index->n_tasks; t++)
+        {
+          g_array_unref (m->index->task_runs[t]);
+          if (m->index->task_disk_ops[t] != NULL)
+            g_array_unref (m->index->task_disk_ops[t]);
+        }
+      g_free (m->index->task_runs);
+      g_free (m->index->task_disk_ops);
+      g_hash_table_unref (m->index->device_ops);
+      g_free (m->index);
+    }
+  g_mutex_clear (&m->index_lock);
   g_array_unref (m->tasks);
   g_array_unref (m->runs);
   g_array_unref (m->sleeps);
@@ -215,6 +230,54 @@ rsp_model_sample_frame (const RspModel *m, RspIdx sample)
     g_return_val_if_fail (i < m->array->len, NULL);                                                       \
     return &g_array_index (m->array, type, i);                                                           \
   }
+
+static RspModelIndex *
+build_index (const RspModel *m)
+{
+  RspModelIndex *x = g_new0 (RspModelIndex, 1);
+  guint n_tasks = m->tasks->len;
+  x->n_tasks = n_tasks;
+  x->task_runs = g_new0 (GArray *, MAX (n_tasks, 1));
+  x->task_disk_ops = g_new0 (GArray *, MAX (n_tasks, 1));
+  for (guint t = 0; t < n_tasks; t++)
+    {
+      const RspTask *task = &g_array_index (m->tasks, RspTask, t);
+      GArray *runs = g_array_sized_new (FALSE, FALSE, sizeof (RspIdx), task->n_runs);
+      for (RspIdx r = task->first_run; r != RSP_NONE; r = g_array_index (m->runs, RspRun, r).next_run)
+        g_array_append_val (runs, r);
+      x->task_runs[t] = runs;
+    }
+  x->device_ops = g_hash_table_new_full (g_direct_hash, g_direct_equal, NULL, (GDestroyNotify) g_array_unref);
+  for (guint i = 0; i < m->disk_ops->len; i++)
+    {
+      const RspDiskOp *op = &g_array_index (m->disk_ops, RspDiskOp, i);
+      GArray *on_dev = g_hash_table_lookup (x->device_ops, GUINT_TO_POINTER (op->dev));
+      if (on_dev == NULL)
+        {
+          on_dev = g_array_new (FALSE, FALSE, sizeof (RspIdx));
+          g_hash_table_insert (x->device_ops, GUINT_TO_POINTER (op->dev), on_dev);
+        }
+      RspIdx op_idx = i;
+      g_array_append_val (on_dev, op_idx);
+      if (op->task == RSP_NONE || op->task >= n_tasks)
+        continue;
+      if (x->task_disk_ops[op->task] == NULL)
+        x->task_disk_ops[op->task] = g_array_new (FALSE, FALSE, sizeof (RspIdx));
+      g_array_append_val (x->task_disk_ops[op->task], op_idx);
+    }
+  return x;
+}
+
+const RspModelIndex *
+rsp_model_get_index (const RspModel *cm)
+{
+  RspModel *m = (RspModel *) cm; /* the index is a cache: the model's content stays as it is */
+  g_mutex_lock (&m->index_lock);
+  if (m->index == NULL)
+    m->index = build_index (m);
+  g_mutex_unlock (&m->index_lock);
+  return m->index;
+}
 
 ACCESSOR (task, RspTask, tasks)
 ACCESSOR (run, RspRun, runs)
