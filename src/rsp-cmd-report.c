@@ -86,8 +86,9 @@ rsp_cmd_report (int argc, char **argv)
     { "json", 'j', 0, G_OPTION_ARG_NONE, &json, N_ ("Print the report as JSON (its fields: docs/REPORT-JSON.md)"), NULL },
     { "requests", 0, 0, G_OPTION_ARG_STRING, &requests,
       N_ ("Analyse many requests: 'runs' takes each run of rsp record --repeat as one (the default for such "
-          "a recording), 'tcp:PORT' each exchange on a server's TCP port; prints the latency distribution and "
-          "what makes the slow ones slow"),
+          "a recording), 'tcp:PORT' each exchange on a server's TCP port, 'probe:FUNCTION' each call of a "
+          "function rsp record --probe watched; prints the latency distribution and what makes the slow ones "
+          "slow"),
       N_ ("KIND") },
     { "slow-above", 0, 0, G_OPTION_ARG_DOUBLE, &slow_above_ms,
       N_ ("With --requests: the requests longer than MS are the slow ones (default: the slow mode of the "

@@ -28,6 +28,9 @@ rsp_recorder_usage (void)
                                 "                           a request of 'rsp report --requests runs'); stops at\n"
                                 "                           the first run that fails\n"
                                 "  --pause MS               wait MS milliseconds between runs (default: 0)\n"
+                                "  --probe BINARY:FUNCTION  a uprobe on FUNCTION's entry and return (through perf\n"
+                                "                           probe, removed afterwards): each call is a request of\n"
+                                "                           'rsp report --requests probe:FUNCTION'; may be repeated\n"
                                 "  --keep-awake             last resort where RSP's tracefs instance cannot run: keep\n"
                                 "                           every CPU busy with an idle-priority loop so that perf\n"
                                 "                           keeps interrupt-context events (slows the workload)\n"
@@ -151,6 +154,33 @@ parse_option_value (RspRecorderOptions *options, const char *long_name, const ch
         }
       options->repeat = (guint) n;
     }
+  else if (strcmp (long_name, "--probe") == 0)
+    {
+      const char *colon = strrchr (value, ':');
+      gboolean ok = colon != NULL && colon > value && colon[1] != '\0'
+                    && (g_ascii_isalpha (colon[1]) || colon[1] == '_');
+      for (const char *c = colon != NULL ? colon + 1 : ""; ok && *c != '\0'; c++)
+        ok = g_ascii_isalnum (*c) || *c == '_';
+      if (!ok)
+        {
+          g_set_error (error, RSP_RECORDER_ERROR, RSP_RECORDER_ERROR_USAGE,
+                       _("--probe wants BINARY:FUNCTION with a C function name, not '%s'"), value);
+          return FALSE;
+        }
+      g_autofree char *binary = g_strndup (value, (gsize) (colon - value));
+      g_autofree char *path = strchr (binary, '/') != NULL ? g_strdup (binary) : g_find_program_in_path (binary);
+      if (path == NULL || !g_file_test (path, G_FILE_TEST_IS_REGULAR))
+        {
+          g_set_error (error, RSP_RECORDER_ERROR, RSP_RECORDER_ERROR_USAGE,
+                       _("--probe %s: no such binary '%s'"), value, binary);
+          return FALSE;
+        }
+      g_autofree char *absolute = g_canonicalize_filename (path, NULL);
+      guint n = options->probes != NULL ? g_strv_length (options->probes) : 0;
+      options->probes = g_renew (char *, options->probes, n + 2);
+      options->probes[n] = g_strdup_printf ("%s:%s", absolute, colon + 1);
+      options->probes[n + 1] = NULL;
+    }
   else if (strcmp (long_name, "--pause") == 0)
     {
       guint64 ms;
@@ -180,6 +210,7 @@ rsp_recorder_options_parse (int argc, char **argv, RspRecorderOptions *options, 
     { NULL, "--duration" },
     { NULL, "--repeat" },
     { NULL, "--pause" },
+    { NULL, "--probe" },
   };
 
   g_return_val_if_fail (options != NULL, FALSE);
@@ -269,4 +300,5 @@ rsp_recorder_options_clear (RspRecorderOptions *options)
   g_return_if_fail (options != NULL);
   g_clear_pointer (&options->output, g_free);
   g_clear_pointer (&options->command, g_strfreev);
+  g_clear_pointer (&options->probes, g_strfreev);
 }

@@ -166,6 +166,11 @@ session_build_meta (const Session *s, char **events, const GArray *missing, cons
   meta->idle_loss_suspected = idle_loss_suspected;
   meta->interrupted = s->interrupted;
   meta->repeat = s->options->repeat;
+  if (s->probe_group != NULL)
+    {
+      meta->probes = g_strdupv (s->options->probes);
+      meta->probe_group = g_strdup (s->probe_group);
+    }
   if (s->runs != NULL)
     g_array_append_vals (meta->runs, s->runs->data, s->runs->len);
   if (s->ftrace != NULL)

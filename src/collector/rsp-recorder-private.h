@@ -72,6 +72,11 @@ typedef struct {
   guint64 run_start_ns;
   int run_error_status; /* a later run could not start: the exit status to give, else 0 */
 
+  /* --probe: the uprobe group rsp_PID placed through perf probe */
+  char *probe_group;
+  char *probe_perf;     /* the perf that placed them, to remove them */
+  gboolean probes_placed;
+
   /* perf record */
   char **perf_argv;
   pid_t perf_pid;
@@ -164,6 +169,17 @@ void session_open_ftrace (Session *s, const Probe *probe, const GArray *cpus);
 void session_channel_off (Session *s, const char *why, gboolean with_fix);
 char **recorder_covered_events (const RspFtraceMeta *ftrace);
 void recorder_report_ftrace_losses (const RspFtraceMeta *ftrace);
+
+/* rsp-recorder-uprobes.c */
+
+/* Removes the uprobe groups that recorders killed before their cleanup left
+ * (rsp_PID with PID gone), saying so: every recording starts with it. */
+void recorder_sweep_uprobes (const char *perf);
+/* Places --probe's uprobes and appends their event names to EVENTS (perf
+ * records them). */
+gboolean session_add_uprobes (Session *s, const char *perf, GPtrArray *events, GError **error);
+/* Removes them (every path out of a recording). */
+void session_remove_uprobes (Session *s, const char *perf);
 
 /* rsp-recorder-output.c */
 

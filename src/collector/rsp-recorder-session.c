@@ -295,6 +295,8 @@ session_cleanup (Session *s)
           s->perf_exited = TRUE;
         }
     }
+  /* the uprobes go once perf has let go of them */
+  session_remove_uprobes (s, s->probe_perf);
   recorder_close_fd (&s->command_pidfd);
   recorder_close_fd (&s->perf_pidfd);
   recorder_close_fd (&s->ctl_fd);
@@ -313,6 +315,8 @@ session_free_fields (Session *s)
   g_clear_pointer (&s->user_groups, g_array_unref);
   g_clear_pointer (&s->tmp_path, g_free);
   g_clear_pointer (&s->runs, g_array_unref);
+  g_clear_pointer (&s->probe_group, g_free);
+  g_clear_pointer (&s->probe_perf, g_free);
   g_clear_pointer (&s->ftrace_error, g_free);
   if (s->ack_text != NULL)
     g_string_free (s->ack_text, TRUE);

@@ -278,6 +278,20 @@ session_record (Session *s, const Probe *probe, GArray **health, GError **error)
     }
   session_open_ftrace (s, probe, cpus);
   g_auto (GStrv) perf_events = session_perf_tracepoints (s, probe);
+  recorder_sweep_uprobes (probe->perf);
+  if (options->probes != NULL)
+    {
+      g_autoptr (GPtrArray) events = g_ptr_array_new ();
+      for (guint i = 0; perf_events[i] != NULL; i++)
+        g_ptr_array_add (events, g_steal_pointer (&perf_events[i]));
+      g_clear_pointer (&perf_events, g_free);
+      s->probe_perf = g_strdup (probe->perf);
+      gboolean placed = session_add_uprobes (s, probe->perf, events, error);
+      g_ptr_array_add (events, NULL);
+      perf_events = (char **) g_ptr_array_free (g_steal_pointer (&events), FALSE);
+      if (!placed)
+        return 1;
+    }
   open_health_counters (s, probe, cpus, (const char *const *) perf_events);
   if (!session_spawn_perf (s, probe->perf, (const char *const *) perf_events, error))
     return 1;

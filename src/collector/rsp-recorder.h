@@ -55,6 +55,7 @@ typedef struct {
   double duration;        /* seconds; 0 = until COMMAND ends (or Ctrl-C) */
   guint repeat;           /* runs of COMMAND, one after the other (0 = 1) */
   guint pause_ms;         /* between runs */
+  char **probes;          /* --probe BINARY:FUNCTION, NULL if none */
   gboolean keep_awake;    /* SCHED_IDLE loop on every CPU while recording */
   gboolean stop_on_eof;   /* standard input at its end stops the recording as an interrupt does */
   gboolean help;          /* --help was given: print usage, nothing else */

@@ -90,6 +90,8 @@ rsp_recording_meta_free (RspRecordingMeta *meta)
   g_array_unref (meta->health);
   g_array_unref (meta->keep_awake_pids);
   g_array_unref (meta->runs);
+  g_strfreev (meta->probes);
+  g_free (meta->probe_group);
   rsp_ftrace_meta_free (meta->ftrace);
   g_free (meta);
 }
@@ -247,6 +249,8 @@ rsp_recording_meta_to_json (const RspRecordingMeta *meta, gsize *length)
       json_builder_end_object (b);
     }
   json_builder_end_array (b);
+  add_strv (b, "probes", meta->probes);
+  add_string (b, "probe_group", meta->probe_group);
   json_builder_end_object (b);
 
   g_autoptr (JsonGenerator) gen = json_generator_new ();
@@ -429,6 +433,8 @@ rsp_recording_meta_from_json (const char *json, gsize length, GError **error)
         }
     }
   meta->repeat = (guint) CLAMP (get_int (o, "repeat", 0), 0, G_MAXINT32);
+  meta->probes = get_strv (o, "probes");
+  meta->probe_group = get_string (o, "probe_group");
   a = get_array (o, "runs");
   for (guint i = 0; a != NULL && i < json_array_get_length (a); i++)
     {

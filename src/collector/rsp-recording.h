@@ -97,6 +97,8 @@ typedef struct {
   RspFtraceMeta *ftrace; /* NULL: no tracefs instance was tried (older recordings) */
   guint repeat;         /* --repeat N asked for (0 or 1: COMMAND ran once) */
   GArray *runs;         /* RspRecordedRun, in order; empty for older recordings */
+  char **probes;        /* --probe BINARY:FUNCTION as placed, NULL if none */
+  char *probe_group;    /* their uprobe events' system: "rsp_1234" */
 } RspRecordingMeta;
 
 typedef struct {

@@ -1085,6 +1085,18 @@ rsp_assembler_feed (RspAssembler *a, const RspModelEvent *ev)
     case RSP_MEV_RECV:
       note_sock_io (a, ev, FALSE);
       break;
+    case RSP_MEV_PROBE:
+      if (ev->tid > 0 && ev->u.probe.function != NULL)
+        {
+          RspProbeHit hit = {
+            .time = ev->time,
+            .task = tid_state (a, ev->tid, ev->time)->task,
+            .function = rsp_model_intern (a->m, ev->u.probe.function),
+            .ret = ev->u.probe.ret,
+          };
+          g_array_append_val (a->m->probe_hits, hit);
+        }
+      break;
     case RSP_MEV_FIB:
       if (ev->tid > 0 && (ev->u.fib.proto == 17 || ev->u.fib.proto == 6) && ev->u.fib.dport != 0)
         {

@@ -60,6 +60,8 @@ static const struct {
 typedef struct {
   RspModelEventKind kind;
   gboolean known;
+  char *probe_function;   /* RSP_MEV_PROBE: the function (owned) */
+  gboolean probe_return;
   struct tep_format_field *fields[F_N];
 } EvselInfo;
 
@@ -204,6 +206,10 @@ decode (Decoder *d, const RspEvent *ev, RspModelEvent *out)
     case RSP_MEV_SAMPLE:
       resolve_stack (d, ev, out);
       break;
+    case RSP_MEV_PROBE:
+      out->u.probe.function = info->probe_function;
+      out->u.probe.ret = info->probe_return;
+      break;
     default:
       break;
     }
@@ -227,6 +233,15 @@ classify_evsels (Decoder *d, RspPerfReader *reader)
                 info->kind = tracepoints[k].kind;
                 info->known = TRUE;
               }
+          /* rsp record --probe's uprobes: "rsp_PID:FUNCTION" and "rsp_PID:FUNCTION__return" */
+          const char *colon = evsel->name != NULL ? strchr (evsel->name, ':') : NULL;
+          if (!info->known && colon != NULL && g_str_has_prefix (evsel->name, "rsp_") && colon[1] != '\0')
+            {
+              info->kind = RSP_MEV_PROBE;
+              info->known = TRUE;
+              info->probe_return = g_str_has_suffix (colon + 1, "__return");
+              info->probe_function = g_strndup (colon + 1, strlen (colon + 1) - (info->probe_return ? 8 : 0));
+            }
           if (info->known)
             for (guint f = 0; f < F_N; f++)
               info->fields[f] = tep_find_field (evsel->tp, field_names[f]);
@@ -239,6 +254,14 @@ classify_evsels (Decoder *d, RspPerfReader *reader)
           info->known = TRUE;
         }
     }
+}
+
+static void
+decoder_clear (Decoder *d, RspPerfReader *reader)
+{
+  for (guint i = 0; d->info != NULL && i < rsp_perf_reader_get_n_evsels (reader); i++)
+    g_free (d->info[i].probe_function);
+  g_clear_pointer (&d->info, g_free);
 }
 
 RspModel *
@@ -278,14 +301,14 @@ rsp_model_build (RspPerfReader *reader, RspSymbolizer *symbolizer, GCancellable 
             {
               rsp_assembler_free (assembler);
               rsp_symbolizer_free (symbolizer);
-              g_free (d.info);
+              decoder_clear (&d, reader);
               return NULL;
             }
           if (progress != NULL)
             progress ((gdouble) (ev.file_offset - header->data_offset) / data_size, progress_data);
         }
     }
-  g_free (d.info);
+  decoder_clear (&d, reader);
 
   RspModel *m = rsp_assembler_finish (assembler);
   m->symbolizer = symbolizer;

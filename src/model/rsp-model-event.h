@@ -27,6 +27,7 @@ typedef enum {
   RSP_MEV_HRTIMER_EXIT,
   RSP_MEV_SEND,          /* sock_send_length */
   RSP_MEV_RECV,          /* sock_recv_length */
+  RSP_MEV_PROBE,         /* rsp record --probe: a uprobe on a function's entry or return */
   RSP_MEV_DATA_READY,    /* sk_data_ready */
   RSP_MEV_SOCK_STATE,    /* inet_sock_set_state */
   RSP_MEV_FIB,           /* fib_table_lookup: the peer of a send about to happen */
@@ -58,6 +59,7 @@ typedef struct {
     struct { gint32 pid, tid; const char *comm; gboolean exec; } comm;
     struct { gint32 pid, tid; } task;
     struct { guint64 lost; } lost;
+    struct { const char *function; gboolean ret; } probe; /* the event's name: lives as long as the reader */
   } u;
 } RspModelEvent;
 

@@ -27,6 +27,7 @@ struct _RspModel {
   GArray *disk_ops; /* RspDiskOp */
   GArray *net_ops;  /* RspNetOp */
   GArray *sock_io;  /* RspSockIo */
+  GArray *probe_hits; /* RspProbeHit */
 
   /* stacks: stack id -> [offset, n] into frames; id 0 is the empty stack */
   GArray *frames;       /* RspModelFrame */

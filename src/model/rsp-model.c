@@ -63,6 +63,7 @@ rsp_model_new (void)
   m->disk_ops = g_array_new (FALSE, TRUE, sizeof (RspDiskOp));
   m->net_ops = g_array_new (FALSE, TRUE, sizeof (RspNetOp));
   m->sock_io = g_array_new (FALSE, TRUE, sizeof (RspSockIo));
+  m->probe_hits = g_array_new (FALSE, TRUE, sizeof (RspProbeHit));
   m->frames = g_array_new (FALSE, TRUE, sizeof (RspModelFrame));
   m->stack_index = g_array_new (FALSE, TRUE, sizeof (guint32));
   m->stack_ids = g_hash_table_new_full (stack_key_hash, stack_key_equal, g_free, NULL);
@@ -111,6 +112,7 @@ rsp_model_unref (RspModel *m)
   g_array_unref (m->disk_ops);
   g_array_unref (m->net_ops);
   g_array_unref (m->sock_io);
+  g_array_unref (m->probe_hits);
   g_array_unref (m->frames);
   g_array_unref (m->stack_index);
   g_hash_table_unref (m->stack_ids);
@@ -287,6 +289,7 @@ ACCESSOR (link, RspLink, links)
 ACCESSOR (disk_op, RspDiskOp, disk_ops)
 ACCESSOR (net_op, RspNetOp, net_ops)
 ACCESSOR (sock_io, RspSockIo, sock_io)
+ACCESSOR (probe_hit, RspProbeHit, probe_hits)
 
 guint64
 rsp_model_anomaly_count (const RspModel *m, RspAnomaly anomaly)

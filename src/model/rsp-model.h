@@ -161,6 +161,14 @@ typedef struct {
   gboolean send;
 } RspSockIo;
 
+/* An entry into or a return from a function rsp record --probe watched. */
+typedef struct {
+  guint64 time;
+  RspIdx task;
+  const char *function; /* interned */
+  gboolean ret;
+} RspProbeHit;
+
 /* Anomalies: missing events are normal (docs/MODEL.md); each is counted. */
 typedef enum {
   RSP_ANOMALY_MISSING_SWITCH_OUT, /* a task switched in on a CPU whose previous task never switched out */
@@ -215,6 +223,8 @@ guint rsp_model_n_net_ops (const RspModel *m);
 const RspNetOp *rsp_model_net_op (const RspModel *m, RspIdx i);
 guint rsp_model_n_sock_ios (const RspModel *m);              /* in time order */
 const RspSockIo *rsp_model_sock_io (const RspModel *m, RspIdx i);
+guint rsp_model_n_probe_hits (const RspModel *m);            /* in time order */
+const RspProbeHit *rsp_model_probe_hit (const RspModel *m, RspIdx i);
 
 /* Frames of a stack, innermost first. */
 const RspModelFrame *rsp_model_stack (const RspModel *m, RspStackId stack, guint *n_frames);

@@ -38,6 +38,8 @@ kind_label (const RspRequests *r)
     {
     case RSP_REQUESTS_TCP:
       return _("each exchange on the TCP port");
+    case RSP_REQUESTS_PROBE:
+      return _("each call of the function");
     case RSP_REQUESTS_RUNS:
     default:
       return _("each run of the command");

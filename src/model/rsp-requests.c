@@ -35,6 +35,7 @@ struct _RspRequests {
   RspRequestsKind kind;
   char *spec;
   guint16 port;       /* RSP_REQUESTS_TCP */
+  char *function;     /* RSP_REQUESTS_PROBE */
   GArray *requests;   /* RspRequest */
   guint n_skipped;
   guint64 *sorted;    /* durations, ascending */
@@ -79,9 +80,17 @@ parse_spec (RspRequests *r, const char *spec, GError **error)
       r->spec = g_strdup_printf ("tcp:%u", (guint) port);
       return TRUE;
     }
+  if (spec != NULL && g_str_has_prefix (spec, "probe:") && spec[6] != '\0')
+    {
+      r->kind = RSP_REQUESTS_PROBE;
+      r->function = g_strdup (spec + 6);
+      r->spec = g_strdup (spec);
+      return TRUE;
+    }
   g_set_error (error, RSP_REQUESTS_ERROR, RSP_REQUESTS_ERROR_SPEC,
                _("'%s' is not a kind of request this version knows: use 'runs' (each run of "
-                 "rsp record --repeat N) or 'tcp:PORT' (each exchange on a server's TCP port)"),
+                 "rsp record --repeat N), 'tcp:PORT' (each exchange on a server's TCP port) or "
+                 "'probe:FUNCTION' (each call of a function rsp record --probe watched)"),
                spec != NULL ? spec : "");
   return FALSE;
 }
@@ -198,6 +207,55 @@ close_exchange (GArray *out, Exchange *x)
  * after the previous answer to the last data sent before the next
  * request, in the thread that received it; a request never answered in
  * the recording is left out (counted as skipped). */
+/* probe:FUNCTION: each outermost call of FUNCTION in a thread, from its
+ * entry to its return (recursive calls inside it are part of it); a call
+ * that never returned in the recording is left out (skipped). */
+static void
+collect_probe (RspRequests *r, GHashTable *index, GArray *accs)
+{
+  g_autoptr (GHashTable) depth = g_hash_table_new (g_direct_hash, g_direct_equal);   /* task -> depth */
+  g_autoptr (GHashTable) started = g_hash_table_new_full (g_direct_hash, g_direct_equal, NULL, g_free);
+  g_autoptr (GArray) found = g_array_new (FALSE, FALSE, sizeof (TcpRequest));
+  for (guint i = 0; i < rsp_model_n_probe_hits (r->m); i++)
+    {
+      const RspProbeHit *hit = rsp_model_probe_hit (r->m, i);
+      if (g_strcmp0 (hit->function, r->function) != 0)
+        continue;
+      gpointer key = GUINT_TO_POINTER (hit->task + 1);
+      guint d = GPOINTER_TO_UINT (g_hash_table_lookup (depth, key));
+      if (!hit->ret)
+        {
+          if (d == 0)
+            {
+              guint64 *t0 = g_new (guint64, 1);
+              *t0 = hit->time;
+              g_hash_table_insert (started, key, t0);
+            }
+          g_hash_table_insert (depth, key, GUINT_TO_POINTER (d + 1));
+          continue;
+        }
+      if (d == 0)
+        continue; /* a return from a call that began before the recording */
+      g_hash_table_insert (depth, key, GUINT_TO_POINTER (d - 1));
+      const guint64 *t0 = g_hash_table_lookup (started, key);
+      if (d == 1 && t0 != NULL)
+        {
+          TcpRequest req = { hit->task, *t0, hit->time };
+          g_array_append_val (found, req);
+          g_hash_table_remove (started, key);
+        }
+    }
+  r->n_skipped += g_hash_table_size (started);
+  g_array_sort (found, compare_tcp_requests);
+  for (guint i = 0; i < found->len; i++)
+    {
+      const TcpRequest *req = &g_array_index (found, TcpRequest, i);
+      const RspTask *t = rsp_model_task (r->m, req->task);
+      if (!add_request (r, t->pid, t->tid, req->start, req->end, -1, index, accs))
+        r->n_skipped++;
+    }
+}
+
 static void
 collect_tcp (RspRequests *r, GHashTable *index, GArray *accs)
 {
@@ -448,8 +506,23 @@ rsp_requests_new (const RspModel *model, const char *spec, guint64 slow_above_ns
   g_array_set_clear_func (accs, cause_acc_clear);
   if (r->kind == RSP_REQUESTS_TCP)
     collect_tcp (r, index, accs);
+  else if (r->kind == RSP_REQUESTS_PROBE)
+    collect_probe (r, index, accs);
   else
     collect_runs (r, index, accs);
+  if (r->requests->len == 0 && r->kind == RSP_REQUESTS_PROBE)
+    {
+      const RspRecordingMeta *meta = rsp_model_meta (model);
+      g_autofree char *watched = meta != NULL && meta->probes != NULL ? g_strjoinv (", ", meta->probes) : NULL;
+      if (watched == NULL)
+        g_set_error (error, RSP_REQUESTS_ERROR, RSP_REQUESTS_ERROR_NONE,
+                     _("the recording watched no function: record with rsp record --probe BINARY:%s"),
+                     r->function);
+      else
+        g_set_error (error, RSP_REQUESTS_ERROR, RSP_REQUESTS_ERROR_NONE,
+                     _("no call of %s returned in the recording (it watched %s)"), r->function, watched);
+      return NULL;
+    }
   if (r->requests->len == 0 && r->kind == RSP_REQUESTS_TCP)
     {
       g_set_error (error, RSP_REQUESTS_ERROR, RSP_REQUESTS_ERROR_NONE,
@@ -489,6 +562,7 @@ rsp_requests_free (RspRequests *r)
     return;
   g_clear_pointer (&r->m, rsp_model_unref);
   g_free (r->spec);
+  g_free (r->function);
   g_clear_pointer (&r->requests, g_array_unref);
   g_clear_pointer (&r->causes, g_array_unref);
   g_free (r->sorted);

@@ -10,7 +10,9 @@
  *   "tcp:PORT" each exchange on a server's TCP port: on every connection
  *              whose own port is PORT, from the first data received to the
  *              last data sent before the next request (keep-alive
- *              connections carry several), in the thread that received it.
+ *              connections carry several), in the thread that received it;
+ *   "probe:FUNCTION" each outermost call of FUNCTION, entry to return, in
+ *              its thread (rsp record --probe BINARY:FUNCTION).
  *
  * Everything is computed once, in rsp_requests_new (); the text and JSON
  * reports (rsp-report.h) and the tests read it.
@@ -32,6 +34,7 @@ typedef enum {
 typedef enum {
   RSP_REQUESTS_RUNS,
   RSP_REQUESTS_TCP,
+  RSP_REQUESTS_PROBE,
 } RspRequestsKind;
 
 /* How the slow tail was chosen. */

@@ -86,6 +86,15 @@ test_options_all (void)
   g_assert_cmpuint (options.pause_ms, ==, 25);
   g_assert_cmpstr (options.command[0], ==, "./client");
   rsp_recorder_options_clear (&options);
+
+  /* probes: repeatable, the binary found on PATH and made absolute */
+  g_assert_true (parse (&options, &error, "--probe", "true:main", "--probe=/bin/true:_start", "--", "true", NULL));
+  g_assert_no_error (error);
+  g_assert_cmpuint (g_strv_length (options.probes), ==, 2);
+  g_assert_true (g_str_has_prefix (options.probes[0], "/"));
+  g_assert_true (g_str_has_suffix (options.probes[0], ":main"));
+  g_assert_true (g_str_has_suffix (options.probes[1], "true:_start"));
+  rsp_recorder_options_clear (&options);
 }
 
 static void
@@ -138,6 +147,10 @@ test_options_errors (void)
     { "--repeat", "5", NULL },    /* no COMMAND to repeat */
     { "--pause", "-1", NULL },
     { "--pause", "1.5", NULL },
+    { "--probe", "/bin/true", NULL },         /* no function */
+    { "--probe", "/bin/true:1abc", NULL },    /* not a C name */
+    { "--probe", "/bin/true:a-b", NULL },
+    { "--probe", "/no/such/binary:f", NULL },
   };
 
   for (gsize i = 0; i < G_N_ELEMENTS (bad); i++)

