@@ -18,6 +18,7 @@
 #include "rsp-cli-target.h"
 #include "rsp-commands.h"
 #include "rsp-consolidated-view.h"
+#include "rsp-diff.h"
 #include "rsp-export.h"
 #include "rsp-flame-view.h"
 #include "rsp-legend.h"
@@ -212,6 +213,7 @@ typedef struct {
   RspCliTarget target;
   int width, height;
   gboolean dark, show_sleeps, all_tasks, bottom_up;
+  char *diff_path;  /* --diff A.rsp: the recording before */
 } RenderArgs;
 
 static void
@@ -219,6 +221,7 @@ render_args_clear (RenderArgs *r)
 {
   g_free (r->path);
   g_free (r->output);
+  g_free (r->diff_path);
   rsp_cli_target_clear (&r->target);
 }
 
@@ -236,6 +239,10 @@ parse_args (int argc, char **argv, RenderArgs *r)
     { "show-sleeps", 0, 0, G_OPTION_ARG_NONE, &r->show_sleeps, N_ ("Timeline: draw sleeps, labelled with their frame"), NULL },
     { "all-tasks", 0, 0, G_OPTION_ARG_NONE, &r->all_tasks, N_ ("Timeline: keep tasks with negligible CPU time"), NULL },
     { "output", 'o', 0, G_OPTION_ARG_FILENAME, &r->output, N_ ("The image to write: .png, .svg or .pdf"), N_ ("OUT") },
+    { "diff", 0, 0, G_OPTION_ARG_FILENAME, &r->diff_path,
+      N_ ("Consolidated: a differential flame graph against the recording BEFORE (widths from FILE, red for "
+          "more time, blue for less)"),
+      N_ ("BEFORE") },
     { NULL },
   };
   const RspCliParser parser = {
@@ -274,6 +281,11 @@ parse_args (int argc, char **argv, RenderArgs *r)
       g_printerr (_("rsp render: name the image to write with -o OUT.png or -o OUT.svg\n"));
       return 2;
     }
+  if (r->diff_path != NULL && r->view != VIEW_CONSOLIDATED)
+    {
+      g_printerr (_("rsp render: --diff draws the consolidated view: add --view consolidated\n"));
+      return 2;
+    }
   if (rsp_image_format_for (r->output) == RSP_IMAGE_UNKNOWN)
     {
       g_printerr (_("rsp render: %s: the output must end in .png, .svg or .pdf\n"), r->output);
@@ -301,8 +313,8 @@ output_writable (const char *output)
 
 /* Draws the chosen view into CR, WIDTH x HEIGHT, under its title. */
 static void
-draw_view (const RenderArgs *r, RspModel *model, const RspAnalysis *analysis, gint pid, guint64 from, guint64 to,
-           const RspTheme *theme, cairo_t *cr)
+draw_view (const RenderArgs *r, RspModel *model, const RspAnalysis *analysis, const RspAnalysis *before, gint pid,
+           guint64 from, guint64 to, const RspTheme *theme, cairo_t *cr)
 {
   g_autoptr (RspTimelineLayout) timeline = NULL;
   if (r->view == VIEW_TIMELINE)
@@ -319,9 +331,18 @@ draw_view (const RenderArgs *r, RspModel *model, const RspAnalysis *analysis, gi
     }
 
   g_autofree char *title = title_text (r->path, model, analysis, r->view, from, to, timeline);
+  if (before != NULL)
+    {
+      /* a differential flame says against what */
+      g_autofree char *base = g_markup_escape_text (basename_of (r->diff_path), -1);
+      g_autofree char *plain = g_steal_pointer (&title);
+      title = g_strdup_printf (_("%s  ·  against %s"), plain, base);
+    }
   double top = draw_title (cr, theme, r->width, title, timeline);
   cairo_translate (cr, 0, top);
-  RspLegendKind legend = r->view == VIEW_TIMELINE ? RSP_LEGEND_TIMELINE : RSP_LEGEND_FLAME;
+  RspLegendKind legend = r->view == VIEW_TIMELINE ? RSP_LEGEND_TIMELINE
+                         : before != NULL        ? RSP_LEGEND_DIFF
+                                                 : RSP_LEGEND_FLAME;
   double legend_height = rsp_legend_height (legend, theme, cr, r->width);
   double view_height = MAX (r->height - top - legend_height, 1);
   switch (r->view)
@@ -352,7 +373,10 @@ draw_view (const RenderArgs *r, RspModel *model, const RspAnalysis *analysis, gi
         RspConsolidatedOptions options;
         rsp_consolidated_options_init (&options);
         options.inverted = r->bottom_up;
-        rsp_consolidated_view_draw (analysis, &options, theme, cr, r->width, view_height);
+        if (before != NULL)
+          rsp_consolidated_view_draw_diff (before, analysis, &options, theme, cr, r->width, view_height);
+        else
+          rsp_consolidated_view_draw (analysis, &options, theme, cr, r->width, view_height);
         break;
       }
     }
@@ -368,6 +392,7 @@ typedef struct {
   const RenderArgs *r;
   RspModel *model;
   const RspAnalysis *analysis;
+  const RspAnalysis *before; /* --diff */
   gint pid;
   guint64 from, to;
   RspTheme theme;
@@ -379,7 +404,7 @@ draw_picture (cairo_t *cr, double width, double height, gpointer data)
   (void) width;
   (void) height;
   Picture *p = data;
-  draw_view (p->r, p->model, p->analysis, p->pid, p->from, p->to, &p->theme, cr);
+  draw_view (p->r, p->model, p->analysis, p->before, p->pid, p->from, p->to, &p->theme, cr);
 }
 
 /* The command once its arguments are checked: load, pick the process,
@@ -415,7 +440,34 @@ render (const RenderArgs *r)
         }
     }
 
-  Picture picture = { r, model, analysis, pid, from, to };
+  /* --diff: the same process in the recording before, as rsp diff matches it */
+  g_autoptr (RspModel) before_model = NULL;
+  g_autoptr (RspAnalysis) before = NULL;
+  if (r->diff_path != NULL)
+    {
+      before_model = rsp_cli_load (r->diff_path);
+      if (before_model == NULL)
+        return 1;
+      gint32 before_pid = r->target.pid > 0 ? rsp_diff_match_process (model, pid, before_model)
+                                            : rsp_cli_pick_target (before_model, r->diff_path, 0, r->target.comm, TRUE);
+      if (before_pid == 0)
+        g_printerr (_("rsp render: %s has no process that matches process %d (the same command, started by the "
+                      "same commands, in the same order): name it with --comm\n"),
+                    r->diff_path, pid);
+      if (before_pid <= 0)
+        return 1;
+      g_autoptr (GError) error = NULL;
+      guint64 before_from, before_to;
+      rsp_cli_target_range (&r->target, before_model, &before_from, &before_to);
+      before = rsp_analysis_new (before_model, before_pid, before_from, before_to, &error);
+      if (before == NULL)
+        {
+          g_printerr ("rsp: %s: %s\n", r->diff_path, error->message);
+          return 1;
+        }
+    }
+
+  Picture picture = { r, model, analysis, before, pid, from, to };
   rsp_theme_init (&picture.theme, r->dark, 1.0);
   g_autoptr (GError) error = NULL;
   if (!rsp_export_image (r->output, r->width, r->height, draw_picture, &picture, &error))

@@ -823,6 +823,79 @@ rsp_consolidated_view_draw (const RspAnalysis *analysis, const RspConsolidatedOp
   rsp_consolidated_view_draw_layout (l, options, theme, cr, width, height);
 }
 
+/* A node's path from the root as one key ("" for the root). */
+static char *
+node_key (const RspFlameLayout *l, guint32 node)
+{
+  g_auto (GStrv) path = rsp_consolidated_view_node_path (l, node);
+  return path != NULL ? g_strjoinv ("\x1f", path) : g_strdup ("");
+}
+
+float *
+rsp_consolidated_view_diff (const RspFlameLayout *la, const RspFlameLayout *lb)
+{
+  g_autoptr (GHashTable) a_ns = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
+  for (guint32 node = 0; node < rsp_consolidated_view_n_nodes (la); node++)
+    {
+      guint64 *ns = g_new (guint64, 1);
+      *ns = rsp_consolidated_view_node_ns (la, node);
+      g_hash_table_insert (a_ns, node_key (la, node), ns);
+    }
+  guint n_boxes = 0;
+  for (guint row = 0; row < rsp_flame_layout_n_rows (lb); row++)
+    {
+      guint n;
+      rsp_flame_layout_row (lb, row, &n);
+      n_boxes += n;
+    }
+  float *delta = g_new0 (float, MAX (n_boxes, 1));
+  g_autofree gint64 *raw = g_new0 (gint64, MAX (n_boxes, 1));
+  g_autoptr (GHashTable) per_node = g_hash_table_new_full (g_direct_hash, g_direct_equal, NULL, g_free);
+  gint64 largest = 0;
+  for (guint32 i = 0; i < n_boxes; i++)
+    {
+      const RspFlameBox *box = rsp_flame_layout_box (lb, i);
+      gint64 *known = g_hash_table_lookup (per_node, GUINT_TO_POINTER (box->ref));
+      if (known == NULL)
+        {
+          g_autofree char *key = node_key (lb, box->ref);
+          const guint64 *before = g_hash_table_lookup (a_ns, key);
+          known = g_new (gint64, 1);
+          *known = (gint64) rsp_consolidated_view_node_ns (lb, box->ref) - (gint64) (before != NULL ? *before : 0);
+          g_hash_table_insert (per_node, GUINT_TO_POINTER (box->ref), known);
+        }
+      raw[i] = *known;
+      largest = MAX (largest, ABS (*known));
+    }
+  for (guint32 i = 0; i < n_boxes; i++)
+    delta[i] = largest > 0 ? (float) ((double) raw[i] / (double) largest) : 0.0f;
+  return delta;
+}
+
+void
+rsp_consolidated_view_draw_diff (const RspAnalysis *a, const RspAnalysis *b, const RspConsolidatedOptions *options,
+                                 const RspTheme *theme, cairo_t *cr, double width, double height)
+{
+  g_return_if_fail (a != NULL && b != NULL && options != NULL && theme != NULL && cr != NULL);
+  g_autoptr (RspFlameLayout) la = rsp_consolidated_view_layout (a, options, theme);
+  g_autoptr (RspFlameLayout) lb = rsp_consolidated_view_layout (b, options, theme);
+  g_autofree float *delta = rsp_consolidated_view_diff (la, lb);
+  RspFlameViewport vp;
+  rsp_consolidated_view_viewport (lb, options, width, height, &vp);
+  if (rsp_flame_layout_n_rows (lb) > 0)
+    {
+      vp.box_delta = delta;
+      vp.box_base = rsp_flame_layout_box (lb, 0);
+    }
+  cairo_save (cr);
+  rsp_flame_set_color (cr, theme->background, 1.0);
+  cairo_rectangle (cr, 0, 0, width, height);
+  cairo_fill (cr);
+  rsp_flame_layout_draw (lb, &vp, theme, cr);
+  draw_breadcrumb (lb, theme, cr, rsp_consolidated_view_find (lb, options->zoom_path), width);
+  cairo_restore (cr);
+}
+
 gboolean
 rsp_consolidated_view_hit_test (const RspFlameLayout *l, const RspConsolidatedOptions *options, double width,
                                 double height, double x, double y, RspFlameHit *hit)

@@ -38,6 +38,16 @@ gboolean rsp_consolidated_view_layout_fits (const RspFlameLayout *layout, const 
 void rsp_consolidated_view_draw_layout (RspFlameLayout *layout, const RspConsolidatedOptions *options,
                                         const RspTheme *theme, cairo_t *cr, double width, double height);
 
+/* The differential consolidated flame graph of A (before) and B (after):
+ * B's tree, its widths B's times, each box coloured by how much its node's
+ * time changed against the node with the same path in A — red for more,
+ * blue for less, grey for unchanged (rsp render --diff). */
+void rsp_consolidated_view_draw_diff (const RspAnalysis *a, const RspAnalysis *b, const RspConsolidatedOptions *options,
+                                      const RspTheme *theme, cairo_t *cr, double width, double height);
+/* Per box of LB (in rsp_flame_layout_box order): (B - A) of its node, over
+ * the largest change, in [-1, 1]; g_free it.  For the drawing and tests. */
+float *rsp_consolidated_view_diff (const RspFlameLayout *la, const RspFlameLayout *lb);
+
 /* What is under (X, Y): a node (name, total ns, percent of the total time,
  * node id) or an element of the breadcrumb row (the node it names; the
  * root for "All").  FALSE if nothing. */

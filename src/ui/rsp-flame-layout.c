@@ -381,6 +381,12 @@ paint_box (cairo_t *cr, const RspTheme *theme, const RspFlameViewport *vp, const
 {
   *faded = active && !box_matches (vp, b);
   RspColor c = rsp_flame_box_color (theme, b);
+  if (vp->box_delta != NULL)
+    {
+      /* gain red, loss blue, the square root so that small changes show */
+      double d = vp->box_delta[b - vp->box_base];
+      c = mix (theme->diff_same, d > 0 ? theme->diff_more : theme->diff_less, sqrt (fabs (CLAMP (d, -1.0, 1.0))));
+    }
   if (*faded)
     c = mix (c, theme->background, FADE);
   double seam = (d1 - d0 >= SEAM_MIN_DEVICE_PX) ? 1.0 : 0.0;

@@ -98,6 +98,11 @@ typedef struct {
   double scroll_y;       /* content scrolled up by this much (logical px) */
   const char *search;    /* highlight names containing this (case-insensitive), or NULL */
   gint highlight_category; /* an RspCategory, or -1 */
+  /* a differential flame: per box (index from BOX_BASE), the change of its
+   * time against the other recording, from -1 (all of the largest loss) to
+   * 1 (the largest gain); boxes are then coloured by it, not by kind */
+  const float *box_delta;
+  const RspFlameBox *box_base;
 } RspFlameViewport;
 
 typedef struct _RspFlameLayout RspFlameLayout;

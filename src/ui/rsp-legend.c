@@ -35,9 +35,20 @@ static const Entry flame_entries[] = {
   { offsetof (RspTheme, network), FALSE, N_ ("Network"), N_ ("teal") },
 };
 
+static const Entry diff_entries[] = {
+  { offsetof (RspTheme, diff_more), FALSE, N_ ("More time than before"), N_ ("red") },
+  { offsetof (RspTheme, diff_less), FALSE, N_ ("Less time than before"), N_ ("blue") },
+  { offsetof (RspTheme, diff_same), FALSE, N_ ("Unchanged (widths: after)"), N_ ("grey") },
+};
+
 static const Entry *
 entries (RspLegendKind kind, guint *n)
 {
+  if (kind == RSP_LEGEND_DIFF)
+    {
+      *n = G_N_ELEMENTS (diff_entries);
+      return diff_entries;
+    }
   if (kind == RSP_LEGEND_TIMELINE)
     {
       *n = G_N_ELEMENTS (timeline_entries);

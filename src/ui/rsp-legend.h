@@ -12,6 +12,7 @@ G_BEGIN_DECLS
 typedef enum {
   RSP_LEGEND_TIMELINE, /* task rows: runs, sleeps, waits for a CPU, disk, network, wake-ups */
   RSP_LEGEND_FLAME,    /* both flame views: runs, sleeps, both, tasks, disk, network */
+  RSP_LEGEND_DIFF,     /* the differential flame: more time, less time, unchanged */
 } RspLegendKind;
 
 /* The entries of KIND, for an accessible description: their labels (translated)

@@ -59,4 +59,7 @@ rsp_theme_init (RspTheme *theme, gboolean dark, double scale)
    * weight, in either theme */
   theme->waiting = mix (theme->sleep, theme->background, 0.55);
   theme->disk_queue = mix (theme->disk, theme->background, 0.6);
+  theme->diff_more = theme->run;
+  theme->diff_less = theme->sleep;
+  theme->diff_same = mix (theme->task, theme->background, 0.5);
 }

@@ -33,6 +33,9 @@ typedef struct {
   RspColor selection;  /* range selection fill (drawn translucent) */
   RspColor waiting;    /* light blue: woken, waiting for a CPU (timeline) */
   RspColor disk_queue; /* light green: a disk request queued, not yet issued */
+  RspColor diff_more;  /* differential flame: more time in B (red) */
+  RspColor diff_less;  /* ... less time in B (blue) */
+  RspColor diff_same;  /* ... unchanged (light grey) */
 } RspTheme;
 
 void rsp_theme_init (RspTheme *theme, gboolean dark, double scale);

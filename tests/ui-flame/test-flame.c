@@ -512,6 +512,66 @@ test_flame_layout_reuse (Fixture *fx, gconstpointer data)
  * wide enough to point at gives its node's total, its percent of the
  * whole, and a width proportional to it; children are sorted widest
  * first and fit in their parent. */
+/* The differential flame: A is the first half of the analysis' time, B all
+ * of it.  Every node has at least as much time in B, so every change is
+ * a gain, none beyond the largest, the root's (its change is the sum of
+ * its children's and more); the same analysis on both sides changes
+ * nothing; and drawing it paints the root in the gain colour. */
+static void
+test_consolidated_diff (Fixture *fx, gconstpointer data)
+{
+  RspConsolidatedOptions o;
+  rsp_consolidated_options_init (&o);
+  guint64 t0 = rsp_analysis_start (fx->analysis), t1 = rsp_analysis_end (fx->analysis);
+  const RspRecordingMeta *meta = rsp_model_meta (fx->model);
+  g_autoptr (GError) error = NULL;
+  g_autoptr (RspAnalysis) half
+      = rsp_analysis_new (fx->model, meta->target_pid, t0, t0 + (t1 - t0) / 2, &error);
+  g_assert_no_error (error);
+  g_autoptr (RspFlameLayout) la = rsp_consolidated_view_layout (half, &o, &fx->theme);
+  g_autoptr (RspFlameLayout) lb = rsp_consolidated_view_layout (fx->analysis, &o, &fx->theme);
+  g_autofree float *delta = rsp_consolidated_view_diff (la, lb);
+  guint n_boxes = 0;
+  for (guint r = 0; r < rsp_flame_layout_n_rows (lb); r++)
+    {
+      guint n;
+      rsp_flame_layout_row (lb, r, &n);
+      n_boxes += n;
+    }
+  g_assert_cmpuint (n_boxes, >, 0);
+  float largest = 0;
+  guint root_box = G_MAXUINT;
+  for (guint i = 0; i < n_boxes; i++)
+    {
+      g_assert_cmpfloat (delta[i], >=, 0.0f);
+      g_assert_cmpfloat (delta[i], <=, 1.0f);
+      largest = MAX (largest, delta[i]);
+      if (rsp_flame_layout_box (lb, i)->ref == 0)
+        root_box = i;
+    }
+  g_assert_cmpfloat (largest, ==, 1.0f);
+  if (root_box != G_MAXUINT)
+    g_assert_cmpfloat (delta[root_box], ==, 1.0f);
+
+  g_autofree float *none = rsp_consolidated_view_diff (lb, lb);
+  for (guint i = 0; i < n_boxes; i++)
+    g_assert_cmpfloat (none[i], ==, 0.0f);
+
+  /* the bottom row (the process, the whole time) is drawn in the gain colour */
+  cairo_surface_t *surface = cairo_image_surface_create (CAIRO_FORMAT_RGB24, WIDTH, HEIGHT);
+  cairo_t *cr = cairo_create (surface);
+  rsp_consolidated_view_draw_diff (half, fx->analysis, &o, &fx->theme, cr, WIDTH, HEIGHT);
+  cairo_destroy (cr);
+  cairo_surface_flush (surface);
+  const guint8 *px = cairo_image_surface_get_data (surface) + (HEIGHT - 4) * cairo_image_surface_get_stride (surface)
+                     + 4 * 4;
+  RspColor want = fx->theme.diff_more;
+  g_assert_cmpint (ABS (px[2] - (int) (want.r * 255 + 0.5)), <=, 2);
+  g_assert_cmpint (ABS (px[1] - (int) (want.g * 255 + 0.5)), <=, 2);
+  g_assert_cmpint (ABS (px[0] - (int) (want.b * 255 + 0.5)), <=, 2);
+  cairo_surface_destroy (surface);
+}
+
 static void
 test_consolidated_widths (Fixture *fx, gconstpointer data)
 {
@@ -735,6 +795,7 @@ main (int argc, char **argv)
       ADD ("consolidated/colours", test_consolidated_colours);
       ADD ("consolidated/widths", test_consolidated_widths);
       ADD ("consolidated/zoom", test_consolidated_zoom);
+      ADD ("consolidated/diff", test_consolidated_diff);
       ADD ("dark-hidpi", test_dark_hidpi);
 #undef ADD
     }

@@ -81,6 +81,17 @@ def main():
     by_comm = json.loads(t.run([rsp, "diff", "--json", "--comm", "slow_every", a, b]).stdout)
     expect(by_comm["changes"][:1] == changes[:1], "--comm slow_every gives other changes")
 
+    # the differential flame: B's widths, coloured by gain and loss
+    png = b + ".diff.png"
+    if os.path.exists(png):
+        os.unlink(png)
+    drawn = t.run([rsp, "render", b, "--diff", a, "--view", "consolidated", "-s", "800x400", "-o", png], check=False)
+    expect(drawn.returncode == 0 and os.path.exists(png) and os.path.getsize(png) > 2000,
+           "rsp render --diff: exit %d, %r" % (drawn.returncode, drawn.stderr))
+    wrong = t.run([rsp, "render", b, "--diff", a, "-o", png], check=False)
+    expect(wrong.returncode == 2 and "--view consolidated" in wrong.stderr,
+           "rsp render --diff of the timeline: exit %d, %r" % (wrong.returncode, wrong.stderr))
+
     # bad input: one file; nothing in common; a process B lacks
     one = t.run([rsp, "diff", a], check=False)
     expect(one.returncode == 2 and "2 recordings" in one.stderr, "one file: exit %d, %r" % (one.returncode, one.stderr))
