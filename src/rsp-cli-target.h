@@ -8,6 +8,8 @@
 /* Loads PATH, printing the reader's warnings; prints the error and returns
  * NULL when it cannot be read. */
 RspModel *rsp_cli_load (const char *path);
+/* ... with only the symbols the recording stores when OFFLINE (--offline). */
+RspModel *rsp_cli_load_offline (const char *path, gboolean offline);
 /* Lists the busiest processes, for "did you mean" messages. */
 void rsp_cli_print_candidates (const RspModel *model);
 /* The process of interest: PID if given, else the busiest process named

@@ -49,12 +49,12 @@ analyse (const RspModel *model, const char *path, gint32 pid, const RspCliTarget
 }
 
 static int
-diff (const char *path_a, const char *path_b, const RspCliTarget *target, gboolean json)
+diff (const char *path_a, const char *path_b, const RspCliTarget *target, gboolean json, gboolean offline)
 {
-  g_autoptr (RspModel) a = rsp_cli_load (path_a);
+  g_autoptr (RspModel) a = rsp_cli_load_offline (path_a, offline);
   if (a == NULL)
     return 1;
-  g_autoptr (RspModel) b = rsp_cli_load (path_b);
+  g_autoptr (RspModel) b = rsp_cli_load_offline (path_b, offline);
   if (b == NULL)
     return 1;
   gint32 pid_a = rsp_cli_pick_target (a, path_a, target->pid, target->comm, TRUE);
@@ -91,10 +91,13 @@ int
 rsp_cmd_diff (int argc, char **argv)
 {
   gboolean json = FALSE;
+  gboolean offline = FALSE;
   RspCliTarget target;
   const GOptionEntry entries[] = {
     { "json", 'j', 0, G_OPTION_ARG_NONE, &json, N_ ("Print the comparison as JSON (its fields: docs/REPORT-JSON.md)"),
       NULL },
+    { "offline", 0, 0, G_OPTION_ARG_NONE, &offline,
+      N_ ("Use only the symbols stored in the recordings, nothing from this machine"), NULL },
     { NULL },
   };
   const RspCliParser parser = {
@@ -111,7 +114,7 @@ rsp_cmd_diff (int argc, char **argv)
   g_auto (GStrv) files = rsp_cli_parse_files (&parser, argc, argv, 2, &status);
   if (files == NULL)
     return status;
-  status = diff (files[0], files[1], &target, json);
+  status = diff (files[0], files[1], &target, json, offline);
   rsp_cli_target_clear (&target);
   return status;
 }

@@ -33,9 +33,10 @@ report_requests (const char *path, const RspModel *model, const char *spec, gdou
 /* The command once its arguments are checked: load, pick the process,
  * analyse, print. */
 static int
-report (const char *path, const RspCliTarget *target, gboolean json, const char *requests, gdouble slow_above_ms)
+report (const char *path, const RspCliTarget *target, gboolean json, const char *requests, gdouble slow_above_ms,
+        gboolean offline)
 {
-  g_autoptr (RspModel) model = rsp_cli_load (path);
+  g_autoptr (RspModel) model = rsp_cli_load_offline (path, offline);
   if (model == NULL)
     return 1;
 
@@ -81,6 +82,7 @@ rsp_cmd_report (int argc, char **argv)
   gboolean json = FALSE;
   char *requests = NULL;
   gdouble slow_above_ms = 0;
+  gboolean offline = FALSE;
   RspCliTarget target;
   const GOptionEntry entries[] = {
     { "json", 'j', 0, G_OPTION_ARG_NONE, &json, N_ ("Print the report as JSON (its fields: docs/REPORT-JSON.md)"), NULL },
@@ -94,6 +96,8 @@ rsp_cmd_report (int argc, char **argv)
       N_ ("With --requests: the requests longer than MS are the slow ones (default: the slow mode of the "
           "histogram, else above the 90th percentile)"),
       N_ ("MS") },
+    { "offline", 0, 0, G_OPTION_ARG_NONE, &offline,
+      N_ ("Use only the symbols stored in the recording, nothing from this machine"), NULL },
     { NULL },
   };
   const RspCliParser parser = {
@@ -120,7 +124,7 @@ rsp_cmd_report (int argc, char **argv)
       status = 2;
     }
   else
-    status = report (path, &target, json, requests, slow_above_ms);
+    status = report (path, &target, json, requests, slow_above_ms, offline);
   rsp_cli_target_clear (&target);
   g_free (requests);
   return status;

@@ -326,11 +326,18 @@ RspModel *
 rsp_model_load (const char *path, GCancellable *cancellable, RspProgressFunc progress, gpointer progress_data,
                 GPtrArray *warnings, GError **error)
 {
+  return rsp_model_load_offline (path, FALSE, cancellable, progress, progress_data, warnings, error);
+}
+
+RspModel *
+rsp_model_load_offline (const char *path, gboolean offline, GCancellable *cancellable, RspProgressFunc progress,
+                        gpointer progress_data, GPtrArray *warnings, GError **error)
+{
   g_autoptr (RspPerfReader) reader = rsp_perf_reader_open (path, error);
   if (reader == NULL)
     return NULL;
   RspSymbolizer *symbolizer = rsp_symbolizer_new ();
-  g_autoptr (GPtrArray) symbol_warnings = rsp_symbolizer_setup_for_reader (symbolizer, reader, FALSE);
+  g_autoptr (GPtrArray) symbol_warnings = rsp_symbolizer_setup_for_reader (symbolizer, reader, offline);
   RspModel *m = rsp_model_build (reader, symbolizer, cancellable, progress, progress_data, error);
   if (warnings != NULL)
     {

@@ -206,6 +206,11 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC (RspModel, rsp_model_unref)
  * warnings are appended to WARNINGS when it is not NULL. */
 RspModel *rsp_model_load (const char *path, GCancellable *cancellable, RspProgressFunc progress,
                           gpointer progress_data, GPtrArray *warnings, GError **error);
+/* The same; with OFFLINE, only the symbols the recording stores, never this
+ * machine's binaries or /proc/kallsyms (rsp dump/report/diff --offline). */
+RspModel *rsp_model_load_offline (const char *path, gboolean offline, GCancellable *cancellable,
+                                  RspProgressFunc progress, gpointer progress_data, GPtrArray *warnings,
+                                  GError **error);
 
 guint rsp_model_n_tasks (const RspModel *m);
 const RspTask *rsp_model_task (const RspModel *m, RspIdx i);

@@ -1,6 +1,9 @@
 #!/usr/bin/env python3
 """Golden test: `rsp dump --offline NAME.rsp` must print exactly
-tests/data/NAME.dump.expected.
+tests/data/NAME.dump.expected.  With --report, the JSON formats: `rsp
+report --offline --json requests.rsp` (many requests) must print exactly
+tests/data/requests.report.expected, and `rsp diff --offline --json
+diff-before.rsp diff-after.rsp` diff.report.expected.
 
 --offline makes the dump use only what the recording stores (the RSP
 trailer's symbols), never this machine's /proc/kallsyms or binaries, so the
@@ -20,9 +23,38 @@ import rsptest as t  # noqa: E402
 DUMP_ARGS = ["dump", "--offline"]
 
 
+REPORTS = {
+    "requests": ["report", "--offline", "--json", "requests.rsp"],
+    "diff": ["diff", "--offline", "--json", "diff-before.rsp", "diff-after.rsp"],
+}
+
+
+def check_report(rsp, data_dir, name):
+    argv = REPORTS[name]
+    expected_path = os.path.join(data_dir, name + ".report.expected")
+    for path in [os.path.join(data_dir, a) for a in argv if a.endswith(".rsp")] + [expected_path]:
+        if not os.path.exists(path):
+            t.fail("%s is missing: run sudo tests/scripts/regen-golden.sh" % path)
+    proc = t.run([rsp] + argv, timeout=120, check=False, cwd=data_dir)
+    if proc.returncode != 0:
+        t.fail("rsp %s exited %d:\n%s" % (" ".join(argv), proc.returncode, proc.stderr[-3000:]))
+    expected = open(expected_path, encoding="utf-8").read()
+    if proc.stdout != expected:
+        diff = list(difflib.unified_diff(expected.splitlines(), proc.stdout.splitlines(),
+                                         name + ".report.expected", "rsp " + argv[0], lineterm="", n=2))
+        t.fail("output differs from %s (%d diff lines, first 80):\n%s"
+               % (expected_path, len(diff), "\n".join(diff[:80])))
+    json.loads(proc.stdout)
+    t.log("PASS: rsp %s: %d lines as expected" % (" ".join(argv), expected.count("\n")))
+
+
 def main():
+    if len(sys.argv) == 3 and sys.argv[1] == "--report":
+        check_report(t.rsp_path(), os.path.join(os.environ.get("RSP_SOURCE_ROOT", "."), "tests", "data"),
+                     sys.argv[2])
+        return
     if len(sys.argv) != 2:
-        t.fail("usage: golden.py NAME")
+        t.fail("usage: golden.py NAME | golden.py --report requests|diff")
     name = sys.argv[1]
     rsp = t.rsp_path()
     data_dir = os.path.join(os.environ.get("RSP_SOURCE_ROOT", "."), "tests", "data")

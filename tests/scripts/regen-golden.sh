@@ -66,9 +66,35 @@ rm -f pingpong-plain.perf.data
 size=$(stat -c %s pingpong-plain.perf.data)
 [ "$size" -lt "$max_bytes" ] || die "pingpong-plain.perf.data is $size bytes (limit $max_bytes)"
 
-chmod 0644 ./*.rsp ./*.perf.data ./*.dump.expected
+# The reports of many requests and of two recordings compared, as JSON:
+# requests.rsp holds 8 runs of slow_every (every 4th sleeping 40 ms),
+# diff-before.rsp and diff-after.rsp one run each, without and with it.
+report_golden() {
+  local expected=$1
+  shift
+  "$rsp" "$@" >"$expected"
+  "$rsp" "$@" | cmp -s - "$expected" || die "two runs of rsp $* differ"
+  echo "   $expected: $(wc -l <"$expected") lines"
+}
+slow_every=$build_dir/tests/model/slow_every
+counter=$(mktemp)
+chmod 0666 "$counter"
+echo "== requests.rsp: rsp record --freq 100 --repeat 8 -- slow_every"
+rm -f requests.rsp diff-before.rsp diff-after.rsp
+"$rsp" record --freq 100 --repeat 8 -o requests.rsp -- "$slow_every" "$counter" 4 5 40
+"$rsp" record --freq 100 -o diff-before.rsp -- "$slow_every" "$counter" 0 5 40
+"$rsp" record --freq 100 -o diff-after.rsp -- "$slow_every" "$counter" 1 5 40
+rm -f "$counter"
+for f in requests.rsp diff-before.rsp diff-after.rsp; do
+  size=$(stat -c %s "$f")
+  [ "$size" -lt "$max_bytes" ] || die "$f is $size bytes (limit $max_bytes)"
+done
+report_golden requests.report.expected report --offline --json requests.rsp
+report_golden diff.report.expected diff --offline --json diff-before.rsp diff-after.rsp
+
+chmod 0644 ./*.rsp ./*.perf.data ./*.expected
 if [ -n "${SUDO_USER:-}" ]; then
-  chown "$SUDO_USER:" ./*.rsp ./*.perf.data ./*.dump.expected
+  chown "$SUDO_USER:" ./*.rsp ./*.perf.data ./*.expected
 fi
 ls -l "$data_dir"
 echo "regen-golden: done; review 'git diff --stat tests/data' before committing"
