@@ -2,6 +2,10 @@
  * interest for rsp report and rsp render. */
 #include "rsp-cli-target.h"
 
+#include "rsp-diff.h"
+
+#include <stdio.h>
+
 #include <glib/gi18n.h>
 
 RspModel *
@@ -21,6 +25,30 @@ rsp_cli_load_offline (const char *path, gboolean offline)
   if (model == NULL)
     g_printerr ("rsp: %s: %s\n", path, error->message);
   return model;
+}
+
+gint32
+rsp_cli_pick_matching (const RspModel *a, gint32 pid_a, const RspModel *b, const char *path_b,
+                       const RspCliTarget *target, const char *command)
+{
+  if (target->pid <= 0)
+    return rsp_cli_pick_target (b, path_b, 0, target->comm, TRUE);
+  gint32 pid = rsp_diff_match_process (a, pid_a, b);
+  if (pid > 0)
+    return pid;
+  g_printerr (_("rsp %s: %s has no process that matches process %d of the first recording (the same command, "
+                "started by the same commands, in the same order): name it with --comm\n"),
+              command, path_b, pid_a);
+  rsp_cli_print_candidates (b);
+  return -1;
+}
+
+void
+rsp_cli_print_report (const char *text, gboolean json)
+{
+  fputs (text, stdout);
+  if (json)
+    fputc ('\n', stdout);
 }
 
 void

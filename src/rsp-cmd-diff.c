@@ -11,28 +11,6 @@
 #include "rsp-diff.h"
 #include "rsp-report.h"
 
-/* The process of interest in B: the one that matches A's (by command and
- * place in the process tree when A's was named by pid; by name; else B's
- * own recorded command).  Returns -1 after a message. */
-static gint32
-pick_b (const RspModel *a, gint32 pid_a, const RspModel *b, const char *path_b, const RspCliTarget *target)
-{
-  if (target->pid > 0)
-    {
-      gint32 pid = rsp_diff_match_process (a, pid_a, b);
-      if (pid <= 0)
-        {
-          g_printerr (_("rsp diff: %s has no process that matches process %d of the first recording (the same "
-                        "command, started by the same commands, in the same order): name it with --comm\n"),
-                      path_b, pid_a);
-          rsp_cli_print_candidates (b);
-          return -1;
-        }
-      return pid;
-    }
-  return rsp_cli_pick_target (b, path_b, 0, target->comm, TRUE);
-}
-
 static RspAnalysis *
 analyse (const RspModel *model, const char *path, gint32 pid, const RspCliTarget *target)
 {
@@ -60,7 +38,7 @@ diff (const char *path_a, const char *path_b, const RspCliTarget *target, gboole
   gint32 pid_a = rsp_cli_pick_target (a, path_a, target->pid, target->comm, TRUE);
   if (pid_a < 0)
     return 1;
-  gint32 pid_b = pick_b (a, pid_a, b, path_b, target);
+  gint32 pid_b = rsp_cli_pick_matching (a, pid_a, b, path_b, target, "diff");
   if (pid_b < 0)
     return 1;
   const RspTask *ta = rsp_model_task (a, rsp_model_find_process (a, pid_a, NULL));
@@ -81,9 +59,7 @@ diff (const char *path_a, const char *path_b, const RspCliTarget *target, gboole
     return 1;
   g_autoptr (RspDiff) d = rsp_diff_new (analysis_a, analysis_b);
   g_autofree char *text = json ? rsp_diff_report_json (d, path_a, path_b) : rsp_diff_report_text (d, path_a, path_b);
-  fputs (text, stdout);
-  if (json)
-    fputc ('\n', stdout);
+  rsp_cli_print_report (text, json);
   return 0;
 }
 

@@ -18,7 +18,6 @@
 #include "rsp-cli-target.h"
 #include "rsp-commands.h"
 #include "rsp-consolidated-view.h"
-#include "rsp-diff.h"
 #include "rsp-export.h"
 #include "rsp-flame-view.h"
 #include "rsp-legend.h"
@@ -448,12 +447,7 @@ render (const RenderArgs *r)
       before_model = rsp_cli_load (r->diff_path);
       if (before_model == NULL)
         return 1;
-      gint32 before_pid = r->target.pid > 0 ? rsp_diff_match_process (model, pid, before_model)
-                                            : rsp_cli_pick_target (before_model, r->diff_path, 0, r->target.comm, TRUE);
-      if (before_pid == 0)
-        g_printerr (_("rsp render: %s has no process that matches process %d (the same command, started by the "
-                      "same commands, in the same order): name it with --comm\n"),
-                    r->diff_path, pid);
+      gint32 before_pid = rsp_cli_pick_matching (model, pid, before_model, r->diff_path, &r->target, "render");
       if (before_pid <= 0)
         return 1;
       g_autoptr (GError) error = NULL;

@@ -24,9 +24,7 @@ report_requests (const char *path, const RspModel *model, const char *spec, gdou
       return 1;
     }
   g_autofree char *text = json ? rsp_requests_report_json (requests, path) : rsp_requests_report_text (requests, path);
-  fputs (text, stdout);
-  if (json)
-    fputc ('\n', stdout);
+  rsp_cli_print_report (text, json);
   return 0;
 }
 
@@ -70,9 +68,7 @@ report (const char *path, const RspCliTarget *target, gboolean json, const char 
       return 1;
     }
   g_autofree char *text = json ? rsp_report_json (analysis, path) : rsp_report_text (analysis, path);
-  fputs (text, stdout);
-  if (json)
-    fputc ('\n', stdout);
+  rsp_cli_print_report (text, json);
   return 0;
 }
 

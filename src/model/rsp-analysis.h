@@ -128,6 +128,16 @@ gdouble rsp_analysis_accounted_percent (const RspAnalysis *a);
 guint rsp_analysis_n_findings (const RspAnalysis *a);
 const RspFinding *rsp_analysis_finding (const RspAnalysis *a, guint i);
 
+/* What makes findings of different analyses (other requests, another
+ * recording) the same cause: category, process name and frame, never the
+ * pid.  A string key; g_free it. */
+char *rsp_finding_cause_key (const RspModel *model, const RspFinding *finding);
+/* The slot of FINDING's cause in SLOTS (a GArray of any element; a new
+ * cause gets a zeroed element appended, and *IS_NEW is set), looked up in
+ * INDEX (g_str_hash keys owned by it: cause key -> slot + 1). */
+guint rsp_finding_cause_slot (GHashTable *index, GArray *slots, const RspModel *model, const RspFinding *finding,
+                              gboolean *is_new);
+
 /* What explains a stretch (RspStretch.link_kind; link is an index into the
  * model's array of that kind). */
 typedef enum {

@@ -136,9 +136,5 @@ rsp_diff_report_json (const RspDiff *d, const char *path_a, const char *path_b)
   json_builder_end_array (jb);
   json_builder_end_object (jb);
 
-  g_autoptr (JsonGenerator) gen = json_generator_new ();
-  g_autoptr (JsonNode) root = json_builder_get_root (jb);
-  json_generator_set_root (gen, root);
-  json_generator_set_pretty (gen, TRUE);
-  return json_generator_to_data (gen, NULL);
+  return rsp_json_to_text (jb);
 }

@@ -8,12 +8,6 @@ struct _RspDiff {
   GArray *changes; /* RspDiffChange */
 };
 
-static char *
-change_key (RspCategory cat, const char *comm, const char *frame)
-{
-  return g_strdup_printf ("%d\x1f%s\x1f%s", (int) cat, comm != NULL ? comm : "", frame != NULL ? frame : "");
-}
-
 /* Sums the findings of ANALYSIS into the changes, per (category, process
  * name, frame): into a_ns for A, b_ns for B. */
 static void
@@ -24,21 +18,14 @@ add_findings (RspDiff *d, GHashTable *index, const RspAnalysis *analysis, gboole
     {
       const RspFinding *f = rsp_analysis_finding (analysis, i);
       const RspTask *t = rsp_model_task (m, f->task);
-      const char *comm = t != NULL ? t->comm : NULL;
-      g_autofree char *key = change_key (f->category, comm, f->frame);
-      gpointer found = g_hash_table_lookup (index, key);
-      RspDiffChange *c;
-      if (found == NULL)
-        {
-          RspDiffChange fresh = {
-            .category = f->category, .comm = comm, .frame = f->frame, .a_task = RSP_NONE, .b_task = RSP_NONE,
-          };
-          g_array_append_val (d->changes, fresh);
-          g_hash_table_insert (index, g_steal_pointer (&key), GUINT_TO_POINTER (d->changes->len));
-          c = &g_array_index (d->changes, RspDiffChange, d->changes->len - 1);
-        }
-      else
-        c = &g_array_index (d->changes, RspDiffChange, GPOINTER_TO_UINT (found) - 1);
+      gboolean is_new;
+      guint slot = rsp_finding_cause_slot (index, d->changes, m, f, &is_new); /* may move the array */
+      RspDiffChange *c = &g_array_index (d->changes, RspDiffChange, slot);
+      if (is_new)
+        *c = (RspDiffChange) {
+          .category = f->category, .comm = t != NULL ? t->comm : NULL, .frame = f->frame,
+          .a_task = RSP_NONE, .b_task = RSP_NONE,
+        };
       if (is_b)
         {
           c->b_ns += f->ns;
@@ -147,20 +134,30 @@ tree_key (const RspModel *m, RspIdx task)
 static GArray *
 processes_with_key (const RspModel *m, const char *key)
 {
-  GArray *pids = g_array_new (FALSE, FALSE, sizeof (gint32));
-  g_autoptr (GHashTable) seen = g_hash_table_new (g_direct_hash, g_direct_equal);
+  /* each process once, at its first main-thread task that ran (order of
+   * appearance), named by its latest generation: one pass, not one search
+   * of the whole model per process */
+  g_autoptr (GArray) order = g_array_new (FALSE, FALSE, sizeof (gint32));
+  g_autoptr (GHashTable) listed = g_hash_table_new (g_direct_hash, g_direct_equal);
+  g_autoptr (GHashTable) latest = g_hash_table_new (g_direct_hash, g_direct_equal); /* pid -> task + 1 */
   for (guint i = 0; i < rsp_model_n_tasks (m); i++)
     {
       const RspTask *t = rsp_model_task (m, i);
-      if (t->is_idle || t->ignored || t->tid != t->pid || t->n_runs == 0
-          || g_hash_table_contains (seen, GINT_TO_POINTER (t->pid)))
+      if (t->is_idle || t->ignored || t->tid != t->pid)
         continue;
-      RspIdx main = rsp_model_find_process (m, t->pid, NULL);
-      g_autofree char *k = tree_key (m, main);
-      if (strcmp (k, key) != 0)
-        continue;
-      g_hash_table_add (seen, GINT_TO_POINTER (t->pid));
-      g_array_append_val (pids, t->pid);
+      if (t->n_runs > 0 && g_hash_table_add (listed, GINT_TO_POINTER (t->pid)))
+        g_array_append_val (order, t->pid);
+      gpointer known = g_hash_table_lookup (latest, GINT_TO_POINTER (t->pid));
+      if (known == NULL || t->generation >= rsp_model_task (m, GPOINTER_TO_UINT (known) - 1)->generation)
+        g_hash_table_insert (latest, GINT_TO_POINTER (t->pid), GUINT_TO_POINTER (i + 1));
+    }
+  GArray *pids = g_array_new (FALSE, FALSE, sizeof (gint32));
+  for (guint i = 0; i < order->len; i++)
+    {
+      gint32 pid = g_array_index (order, gint32, i);
+      g_autofree char *k = tree_key (m, GPOINTER_TO_UINT (g_hash_table_lookup (latest, GINT_TO_POINTER (pid))) - 1);
+      if (strcmp (k, key) == 0)
+        g_array_append_val (pids, pid);
     }
   return pids;
 }

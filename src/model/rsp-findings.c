@@ -4,6 +4,27 @@
  * (rsp-describe.c). */
 #include "rsp-analysis-private.h"
 
+char *
+rsp_finding_cause_key (const RspModel *m, const RspFinding *f)
+{
+  const RspTask *t = rsp_model_task (m, f->task);
+  return g_strdup_printf ("%d\x1f%s\x1f%s", (int) f->category, t != NULL && t->comm != NULL ? t->comm : "",
+                          f->frame != NULL ? f->frame : "");
+}
+
+guint
+rsp_finding_cause_slot (GHashTable *index, GArray *slots, const RspModel *m, const RspFinding *f, gboolean *is_new)
+{
+  g_autofree char *key = rsp_finding_cause_key (m, f);
+  gpointer found = g_hash_table_lookup (index, key);
+  *is_new = found == NULL;
+  if (found != NULL)
+    return GPOINTER_TO_UINT (found) - 1;
+  g_array_set_size (slots, slots->len + 1); /* zeroed: the arrays are made with clear = TRUE */
+  g_hash_table_insert (index, g_steal_pointer (&key), GUINT_TO_POINTER (slots->len));
+  return slots->len - 1;
+}
+
 /* ------------------------------------------------------------------ findings */
 
 guint

@@ -35,5 +35,7 @@ void rsp_json_member_string (JsonBuilder *b, const char *name, const char *v);
 /* Opens an object with the task's pid, tid and comm (and FRAME when
  * WITH_FRAME); the caller adds members and closes it. */
 void rsp_json_add_task (JsonBuilder *b, const RspTask *t, const char *frame, gboolean with_frame);
+/* The finished object as pretty-printed text (g_free it). */
+char *rsp_json_to_text (JsonBuilder *b);
 /* The "recording" member: path, duration, events, losses, anomalies, command. */
 void rsp_json_add_recording (JsonBuilder *b, const RspModel *m, const char *path);

@@ -186,6 +186,16 @@ step_label (const RspFindingStep *step)
   return step->endpoint;
 }
 
+char *
+rsp_json_to_text (JsonBuilder *b)
+{
+  g_autoptr (JsonGenerator) gen = json_generator_new ();
+  g_autoptr (JsonNode) root = json_builder_get_root (b);
+  json_generator_set_root (gen, root);
+  json_generator_set_pretty (gen, TRUE);
+  return json_generator_to_data (gen, NULL);
+}
+
 void
 rsp_json_add_recording (JsonBuilder *b, const RspModel *m, const char *path)
 {
@@ -314,11 +324,7 @@ rsp_report_json (const RspAnalysis *a, const char *path)
   json_builder_end_array (b);
   json_builder_end_object (b);
 
-  g_autoptr (JsonGenerator) gen = json_generator_new ();
-  g_autoptr (JsonNode) root = json_builder_get_root (b);
-  json_generator_set_root (gen, root);
-  json_generator_set_pretty (gen, TRUE);
-  return json_generator_to_data (gen, NULL);
+  return rsp_json_to_text (b);
 }
 
 /* ------------------------------------------------------------------- csv */

@@ -329,9 +329,5 @@ rsp_requests_report_json (const RspRequests *r, const char *path)
   json_builder_end_object (b);
   json_builder_end_object (b);
 
-  g_autoptr (JsonGenerator) gen = json_generator_new ();
-  g_autoptr (JsonNode) root = json_builder_get_root (b);
-  json_generator_set_root (gen, root);
-  json_generator_set_pretty (gen, TRUE);
-  return json_generator_to_data (gen, NULL);
+  return rsp_json_to_text (b);
 }

@@ -95,12 +95,6 @@ parse_spec (RspRequests *r, const char *spec, GError **error)
   return FALSE;
 }
 
-static char *
-cause_key (RspCategory cat, const char *comm, const char *frame)
-{
-  return g_strdup_printf ("%d\x1f%s\x1f%s", (int) cat, comm != NULL ? comm : "", frame != NULL ? frame : "");
-}
-
 /* Analyses one request and keeps what the distribution and the causes
  * need: its accounting and its findings, per (category, process, frame). */
 static gboolean
@@ -126,25 +120,18 @@ add_request (RspRequests *r, gint32 pid, gint32 tid, guint64 from, guint64 to, g
     {
       const RspFinding *f = rsp_analysis_finding (a, i);
       const RspTask *t = rsp_model_task (r->m, f->task);
-      const char *comm = t != NULL ? t->comm : NULL;
-      g_autofree char *key = cause_key (f->category, comm, f->frame);
-      gpointer found = g_hash_table_lookup (index, key);
-      CauseAcc *acc;
-      if (found == NULL)
+      gboolean is_new;
+      guint slot = rsp_finding_cause_slot (index, accs, r->m, f, &is_new); /* may move the array */
+      CauseAcc *acc = &g_array_index (accs, CauseAcc, slot);
+      if (is_new)
         {
-          CauseAcc fresh = { 0 };
-          fresh.cause.category = f->category;
-          fresh.cause.comm = comm;
-          fresh.cause.pid = t != NULL ? t->pid : 0;
-          fresh.cause.frame = f->frame;
-          fresh.cause.task = f->task;
-          fresh.entries = g_array_new (FALSE, FALSE, sizeof (CauseEntry));
-          g_array_append_val (accs, fresh);
-          g_hash_table_insert (index, g_steal_pointer (&key), GUINT_TO_POINTER (accs->len));
-          acc = &g_array_index (accs, CauseAcc, accs->len - 1);
+          acc->cause.category = f->category;
+          acc->cause.comm = t != NULL ? t->comm : NULL;
+          acc->cause.pid = t != NULL ? t->pid : 0;
+          acc->cause.frame = f->frame;
+          acc->cause.task = f->task;
+          acc->entries = g_array_new (FALSE, FALSE, sizeof (CauseEntry));
         }
-      else
-        acc = &g_array_index (accs, CauseAcc, GPOINTER_TO_UINT (found) - 1);
       if (t != NULL && t->pid != acc->cause.pid)
         acc->mixed_pids = TRUE;
       CauseEntry *last = acc->entries->len > 0 ? &g_array_index (acc->entries, CauseEntry, acc->entries->len - 1) : NULL;
@@ -178,16 +165,32 @@ typedef struct {
   gboolean answered;  /* a send followed the receive */
 } Exchange;
 
+/* A request found as a stretch of one thread (tcp:PORT, probe:FUNCTION). */
 typedef struct {
   RspIdx task;
   guint64 start, end;
-} TcpRequest;
+} Span;
 
 static int
-compare_tcp_requests (gconstpointer pa, gconstpointer pb)
+compare_spans (gconstpointer pa, gconstpointer pb)
 {
-  const TcpRequest *x = pa, *y = pb;
+  const Span *x = pa, *y = pb;
   return x->start < y->start ? -1 : x->start > y->start;
+}
+
+/* The requests found as stretches of a thread (tcp, probe), analysed in
+ * time order. */
+static void
+add_spans (RspRequests *r, GArray *spans, GHashTable *index, GArray *accs)
+{
+  g_array_sort (spans, compare_spans);
+  for (guint i = 0; i < spans->len; i++)
+    {
+      const Span *span = &g_array_index (spans, Span, i);
+      const RspTask *t = rsp_model_task (r->m, span->task);
+      if (!add_request (r, t->pid, t->tid, span->start, span->end, -1, index, accs))
+        r->n_skipped++;
+    }
 }
 
 static void
@@ -195,7 +198,7 @@ close_exchange (GArray *out, Exchange *x)
 {
   if (x->answered)
     {
-      TcpRequest req = { x->task, x->start, x->last_send };
+      Span req = { x->task, x->start, x->last_send };
       g_array_append_val (out, req);
     }
   x->answered = FALSE;
@@ -215,7 +218,7 @@ collect_probe (RspRequests *r, GHashTable *index, GArray *accs)
 {
   g_autoptr (GHashTable) depth = g_hash_table_new (g_direct_hash, g_direct_equal);   /* task -> depth */
   g_autoptr (GHashTable) started = g_hash_table_new_full (g_direct_hash, g_direct_equal, NULL, g_free);
-  g_autoptr (GArray) found = g_array_new (FALSE, FALSE, sizeof (TcpRequest));
+  g_autoptr (GArray) found = g_array_new (FALSE, FALSE, sizeof (Span));
   for (guint i = 0; i < rsp_model_n_probe_hits (r->m); i++)
     {
       const RspProbeHit *hit = rsp_model_probe_hit (r->m, i);
@@ -240,27 +243,20 @@ collect_probe (RspRequests *r, GHashTable *index, GArray *accs)
       const guint64 *t0 = g_hash_table_lookup (started, key);
       if (d == 1 && t0 != NULL)
         {
-          TcpRequest req = { hit->task, *t0, hit->time };
+          Span req = { hit->task, *t0, hit->time };
           g_array_append_val (found, req);
           g_hash_table_remove (started, key);
         }
     }
   r->n_skipped += g_hash_table_size (started);
-  g_array_sort (found, compare_tcp_requests);
-  for (guint i = 0; i < found->len; i++)
-    {
-      const TcpRequest *req = &g_array_index (found, TcpRequest, i);
-      const RspTask *t = rsp_model_task (r->m, req->task);
-      if (!add_request (r, t->pid, t->tid, req->start, req->end, -1, index, accs))
-        r->n_skipped++;
-    }
+  add_spans (r, found, index, accs);
 }
 
 static void
 collect_tcp (RspRequests *r, GHashTable *index, GArray *accs)
 {
   g_autoptr (GHashTable) exchanges = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, g_free);
-  g_autoptr (GArray) found = g_array_new (FALSE, FALSE, sizeof (TcpRequest));
+  g_autoptr (GArray) found = g_array_new (FALSE, FALSE, sizeof (Span));
   for (guint i = 0; i < rsp_model_n_sock_ios (r->m); i++)
     {
       const RspSockIo *io = rsp_model_sock_io (r->m, i);
@@ -303,14 +299,7 @@ collect_tcp (RspRequests *r, GHashTable *index, GArray *accs)
         r->n_skipped++;
       close_exchange (found, x);
     }
-  g_array_sort (found, compare_tcp_requests);
-  for (guint i = 0; i < found->len; i++)
-    {
-      const TcpRequest *req = &g_array_index (found, TcpRequest, i);
-      const RspTask *t = rsp_model_task (r->m, req->task);
-      if (!add_request (r, t->pid, t->tid, req->start, req->end, -1, index, accs))
-        r->n_skipped++;
-    }
+  add_spans (r, found, index, accs);
 }
 
 /* ------------------------------------------------------------------ the distribution */
@@ -663,8 +652,9 @@ rsp_requests_n_slow (const RspRequests *r)
   return r->n_slow;
 }
 
-gdouble
-rsp_requests_category_mean (const RspRequests *r, RspCategory cat, gboolean slow)
+/* The mean over one group of a category's time (CAT < 0: of the duration). */
+static gdouble
+group_mean (const RspRequests *r, gint cat, gboolean slow)
 {
   gdouble sum = 0;
   guint n = 0;
@@ -673,26 +663,22 @@ rsp_requests_category_mean (const RspRequests *r, RspCategory cat, gboolean slow
       const RspRequest *req = &g_array_index (r->requests, RspRequest, i);
       if (req->slow != slow)
         continue;
-      sum += (gdouble) req->category_ns[cat];
+      sum += (gdouble) (cat < 0 ? rsp_requests_duration (req) : req->category_ns[cat]);
       n++;
     }
   return n > 0 ? sum / n : 0;
 }
 
 gdouble
+rsp_requests_category_mean (const RspRequests *r, RspCategory cat, gboolean slow)
+{
+  return group_mean (r, (gint) cat, slow);
+}
+
+gdouble
 rsp_requests_mean_duration (const RspRequests *r, gboolean slow)
 {
-  gdouble sum = 0;
-  guint n = 0;
-  for (guint i = 0; i < r->requests->len; i++)
-    {
-      const RspRequest *req = &g_array_index (r->requests, RspRequest, i);
-      if (req->slow != slow)
-        continue;
-      sum += (gdouble) rsp_requests_duration (req);
-      n++;
-    }
-  return n > 0 ? sum / n : 0;
+  return group_mean (r, -1, slow);
 }
 
 guint

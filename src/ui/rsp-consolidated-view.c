@@ -798,13 +798,19 @@ draw_breadcrumb (RspFlameLayout *l, const RspTheme *theme, cairo_t *cr, guint32 
   rsp_flame_layout_text (l, cr, summary, summary_x, y, -1, PANGO_ELLIPSIZE_NONE);
 }
 
-void
-rsp_consolidated_view_draw_layout (RspFlameLayout *l, const RspConsolidatedOptions *options, const RspTheme *theme,
-                                   cairo_t *cr, double width, double height)
+/* The view from its layout; DELTA (per box, or NULL) makes it a
+ * differential flame (rsp_consolidated_view_diff). */
+static void
+draw_layout (RspFlameLayout *l, const RspConsolidatedOptions *options, const RspTheme *theme, cairo_t *cr,
+             double width, double height, const float *delta)
 {
-  g_return_if_fail (l != NULL && options != NULL && theme != NULL && cr != NULL);
   RspFlameViewport vp;
   rsp_consolidated_view_viewport (l, options, width, height, &vp);
+  if (delta != NULL && rsp_flame_layout_n_rows (l) > 0)
+    {
+      vp.box_delta = delta;
+      vp.box_base = rsp_flame_layout_box (l, 0);
+    }
   cairo_save (cr);
   rsp_flame_set_color (cr, theme->background, 1.0);
   cairo_rectangle (cr, 0, 0, width, height);
@@ -812,6 +818,14 @@ rsp_consolidated_view_draw_layout (RspFlameLayout *l, const RspConsolidatedOptio
   rsp_flame_layout_draw (l, &vp, theme, cr);
   draw_breadcrumb (l, theme, cr, rsp_consolidated_view_find (l, options->zoom_path), width);
   cairo_restore (cr);
+}
+
+void
+rsp_consolidated_view_draw_layout (RspFlameLayout *l, const RspConsolidatedOptions *options, const RspTheme *theme,
+                                   cairo_t *cr, double width, double height)
+{
+  g_return_if_fail (l != NULL && options != NULL && theme != NULL && cr != NULL);
+  draw_layout (l, options, theme, cr, width, height, NULL);
 }
 
 void
@@ -880,20 +894,7 @@ rsp_consolidated_view_draw_diff (const RspAnalysis *a, const RspAnalysis *b, con
   g_autoptr (RspFlameLayout) la = rsp_consolidated_view_layout (a, options, theme);
   g_autoptr (RspFlameLayout) lb = rsp_consolidated_view_layout (b, options, theme);
   g_autofree float *delta = rsp_consolidated_view_diff (la, lb);
-  RspFlameViewport vp;
-  rsp_consolidated_view_viewport (lb, options, width, height, &vp);
-  if (rsp_flame_layout_n_rows (lb) > 0)
-    {
-      vp.box_delta = delta;
-      vp.box_base = rsp_flame_layout_box (lb, 0);
-    }
-  cairo_save (cr);
-  rsp_flame_set_color (cr, theme->background, 1.0);
-  cairo_rectangle (cr, 0, 0, width, height);
-  cairo_fill (cr);
-  rsp_flame_layout_draw (lb, &vp, theme, cr);
-  draw_breadcrumb (lb, theme, cr, rsp_consolidated_view_find (lb, options->zoom_path), width);
-  cairo_restore (cr);
+  draw_layout (lb, options, theme, cr, width, height, delta);
 }
 
 gboolean
