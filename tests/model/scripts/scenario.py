@@ -219,7 +219,12 @@ def check_cold_read(c, report, record_output):
              "the file was not dropped from the page cache: %s pages still cached" % (m and m.group(1)))
     cats = categories(report)
     c.expect(cats.get("disk_io", 0) > 0, "disk_io is %s ms, expected the cold read's disk time" % cats.get("disk_io"))
-    c.expect(cats.get("io_queue", 0) > 0, "io_queue is %s ms, expected some queue time" % cats.get("io_queue"))
+    # Queue time is there only when the reader slept while its request sat
+    # in the queue; a virtio disk often issues at once, or while the reader
+    # still runs (readahead), and CI met io_queue 0 on such a run.  Whether
+    # the model counts queue time exactly is /model/disk's job (unit
+    # tests); here it is reported.
+    t.log("io_queue: %s ms" % cats.get("io_queue"))
     top3 = report["findings"][:3]
     c.expect(any(f["category"] == "disk_io" for f in top3),
              "no disk_io finding among the top three: %s" % [(f["category"], f["frame"]) for f in top3])
