@@ -94,6 +94,13 @@ session_perf_tracepoints (const Session *s, const Probe *probe)
   return (char **) g_ptr_array_free (out, FALSE);
 }
 
+/* The tracepoints whose stacks the model reads: the sleeper's at
+ * sched_switch, the waker's at sched_waking (cpu-clock samples carry theirs
+ * too).  Every other tracepoint is recorded without a callchain: a stack
+ * nobody reads costs an unwind per event, and for DWARF 8 kB of copied
+ * stack. */
+static const char *const stack_events[] = { "sched:sched_switch", "sched:sched_waking", NULL };
+
 char **
 rsp_recorder_perf_argv (const char *perf, const RspRecorderOptions *options,
                         const char *const *tracepoints, const char *output, int ctl_fd, int ack_fd,
@@ -120,7 +127,9 @@ rsp_recorder_perf_argv (const char *perf, const RspRecorderOptions *options,
   for (guint i = 0; tracepoints != NULL && tracepoints[i] != NULL; i++)
     {
       g_ptr_array_add (args, g_strdup ("-e"));
-      g_ptr_array_add (args, g_strdup (tracepoints[i]));
+      g_ptr_array_add (args, g_strv_contains (stack_events, tracepoints[i])
+                                 ? g_strdup (tracepoints[i])
+                                 : g_strdup_printf ("%s/call-graph=no/", tracepoints[i]));
     }
   g_ptr_array_add (args, g_strdup ("-e"));
   g_ptr_array_add (args, g_strdup_printf (SAMPLING_EVENT_FORMAT, options->freq));

@@ -87,8 +87,8 @@ recorder_post_pass (const char *path, guint64 window_start, guint64 window_end, 
       if (event.evsel != NULL && event.evsel->index < n_evsels && event.has_time
           && event.time >= window_start && event.time <= window_end)
         samples_per_evsel[event.evsel->index]++;
-      if (event.sample.n_callchain > 0 || event.sample.user_stack_size > 0)
-        rsp_symbolizer_resolve_callchain (symbolizer, &event, frames, MAX_CALLCHAIN_FRAMES);
+      /* a sample without a callchain still names its address */
+      rsp_symbolizer_resolve_callchain (symbolizer, &event, frames, MAX_CALLCHAIN_FRAMES);
     }
 
   for (guint i = 0; i < health->len; i++)

@@ -178,6 +178,10 @@ PERF_HEADER = re.compile(
 # A frame: "\t<ip> <symbol> (<dso>)"; a dso may hold parentheses itself
 # ("/memfd:x (deleted)"), so the symbol ends at the first " (".
 FRAME_LINE = re.compile(r"^\t\s*(?P<ip>[0-9a-fA-F]+) (?P<sym>.+?) \((?P<dso>.*)\)$")
+# A sample without a callchain: perf script prints its address on the
+# header line, after the fields: "... [rsp] ffffffff81b340e9 __traceiter_x ([kernel.kallsyms])";
+# rsp dump prints it as the sample's one frame line.
+INLINE_IP = re.compile(r"^(?P<trace>.*?)\s*(?<!\S)(?P<ip>[0-9a-f]{1,16}) (?P<sym>\S+) \((?P<dso>[^()]*)\)$")
 
 
 def parse_perf_script(text):
@@ -200,10 +204,16 @@ def parse_perf_script(text):
             bad.append(line)
             current = None
             continue
+        trace = (m.group("trace") or "").rstrip()
+        inline = INLINE_IP.match(trace)
+        if inline:
+            trace = inline.group("trace").rstrip()
         current = Event(to_ns(m.group("sec"), m.group("nsec")), int(m.group("cpu")),
                         int(m.group("pid")), int(m.group("tid")), m.group("comm"),
-                        event_base_name(m.group("event")), (m.group("trace") or "").rstrip(),
+                        event_base_name(m.group("event")), trace,
                         int(m.group("period")) if m.group("period") else None, line)
+        if inline:
+            current.frames.append(Frame(int(inline.group("ip"), 16), inline.group("sym"), inline.group("dso")))
         events.append(current)
     return events, bad
 
