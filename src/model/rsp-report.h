@@ -28,6 +28,12 @@ char *rsp_requests_report_text (const RspRequests *requests, const char *path);
 char *rsp_requests_report_json (const RspRequests *requests, const char *path);
 /* A cause's sentence: the finding sentence for the slow requests' mean
  * time, and how the others compare. */
+/* What one request is, in words ("each run of the command"), how the slow
+ * tail was chosen ("the slow mode of the histogram"; "" for none), and the
+ * category that took most of a request: the text report's, for the viewer. */
+const char *rsp_requests_kind_label (const RspRequests *requests);
+const char *rsp_requests_split_label (RspSlowSplit split);
+RspCategory rsp_request_top_category (const RspRequest *request);
 char *rsp_requests_cause_describe (const RspRequests *requests, const RspRequestCause *cause, RspDescribeMode mode);
 
 /* The report of two recordings compared (rsp diff A B): both accountings

@@ -31,8 +31,8 @@ split_id (RspSlowSplit split)
     }
 }
 
-static const char *
-kind_label (const RspRequests *r)
+const char *
+rsp_requests_kind_label (const RspRequests *r)
 {
   switch (rsp_requests_kind (r))
     {
@@ -101,8 +101,8 @@ append_histogram (GString *out, const RspRequests *r)
     }
 }
 
-static const char *
-split_text (RspSlowSplit split)
+const char *
+rsp_requests_split_label (RspSlowSplit split)
 {
   switch (split)
     {
@@ -118,9 +118,8 @@ split_text (RspSlowSplit split)
     }
 }
 
-/* The category that took most of a request. */
-static RspCategory
-top_category (const RspRequest *req)
+RspCategory
+rsp_request_top_category (const RspRequest *req)
 {
   RspCategory best = RSP_CAT_CPU_SAMPLED;
   for (guint c = 0; c < RSP_CAT_N; c++)
@@ -134,7 +133,7 @@ append_request_row (GString *out, const RspRequests *r, guint i)
 {
   const RspModel *m = rsp_requests_model (r);
   const RspRequest *req = rsp_requests_get (r, i);
-  RspCategory top = top_category (req);
+  RspCategory top = rsp_request_top_category (req);
   g_string_append_printf (out, "  %5u %10.2f %12.2f %8d %-15s %4s  %s %.2f ms\n", i + 1, rel_ms (m, req->start),
                           ms (rsp_requests_duration (req)), req->pid, task_comm (rsp_model_task (m, req->task)),
                           req->slow ? _("slow") : "", _(rsp_category_label (top)), ms (req->category_ns[top]));
@@ -148,7 +147,7 @@ rsp_requests_report_text (const RspRequests *r, const char *path)
   guint n_slow = rsp_requests_n_slow (r);
 
   g_string_append_printf (out, ngettext ("%s: %u request (%s)\n", "%s: %u requests (%s)\n", n), path, n,
-                          kind_label (r));
+                          rsp_requests_kind_label (r));
   if (rsp_requests_n_skipped (r) > 0)
     g_string_append_printf (out, _("  (%u more never ran in the recording and are left out)\n"),
                             rsp_requests_n_skipped (r));
@@ -168,7 +167,7 @@ rsp_requests_report_text (const RspRequests *r, const char *path)
     {
       g_string_append_printf (out, _("Slow requests: %u of %u took over %.2f ms (%s); %.2f ms on average against "
                                      "%.2f ms for the others\n"),
-                              n_slow, n, ms (rsp_requests_slow_threshold (r)), split_text (rsp_requests_slow_split (r)),
+                              n_slow, n, ms (rsp_requests_slow_threshold (r)), rsp_requests_split_label (rsp_requests_slow_split (r)),
                               rsp_requests_mean_duration (r, TRUE) / 1e6, rsp_requests_mean_duration (r, FALSE) / 1e6);
       if (n_slow > 0 && n_slow < n)
         {

@@ -46,6 +46,7 @@ struct _RspRequests {
   guint64 threshold;
   guint n_slow;
   GArray *causes;     /* RspRequestCause, ranked */
+  GPtrArray *analyses; /* RspAnalysis per request, when kept (the viewer's flames) */
 };
 
 /* ------------------------------------------------------------------ the requests */
@@ -104,6 +105,7 @@ add_request (RspRequests *r, gint32 pid, gint32 tid, guint64 from, guint64 to, g
   g_autoptr (RspAnalysis) a = rsp_analysis_new_for_thread (r->m, pid, tid, from, to, NULL);
   if (a == NULL)
     return FALSE;
+  RspAnalysis *kept = r->analyses != NULL ? a : NULL;
   RspRequest req = {
     .start = rsp_analysis_start (a),
     .end = rsp_analysis_end (a),
@@ -143,6 +145,8 @@ add_request (RspRequests *r, gint32 pid, gint32 tid, guint64 from, guint64 to, g
           g_array_append_val (acc->entries, e);
         }
     }
+  if (kept != NULL)
+    g_ptr_array_add (r->analyses, g_steal_pointer (&a));
   return TRUE;
 }
 
@@ -482,8 +486,17 @@ cause_acc_clear (gpointer data)
 RspRequests *
 rsp_requests_new (const RspModel *model, const char *spec, guint64 slow_above_ns, GError **error)
 {
+  return rsp_requests_new_full (model, spec, slow_above_ns, FALSE, error);
+}
+
+RspRequests *
+rsp_requests_new_full (const RspModel *model, const char *spec, guint64 slow_above_ns, gboolean keep_analyses,
+                       GError **error)
+{
   g_return_val_if_fail (model != NULL, NULL);
   g_autoptr (RspRequests) r = g_new0 (RspRequests, 1);
+  if (keep_analyses)
+    r->analyses = g_ptr_array_new_with_free_func ((GDestroyNotify) rsp_analysis_free);
   r->m = rsp_model_ref (model);
   r->requests = g_array_new (FALSE, TRUE, sizeof (RspRequest));
   r->causes = g_array_new (FALSE, TRUE, sizeof (RspRequestCause));
@@ -549,6 +562,7 @@ rsp_requests_free (RspRequests *r)
 {
   if (r == NULL)
     return;
+  g_clear_pointer (&r->analyses, g_ptr_array_unref);
   g_clear_pointer (&r->m, rsp_model_unref);
   g_free (r->spec);
   g_free (r->function);
@@ -560,6 +574,13 @@ rsp_requests_free (RspRequests *r)
 }
 
 /* ------------------------------------------------------------------ accessors */
+
+const RspAnalysis *
+rsp_requests_analysis (const RspRequests *r, guint i)
+{
+  g_return_val_if_fail (r != NULL, NULL);
+  return r->analyses != NULL && i < r->analyses->len ? g_ptr_array_index (r->analyses, i) : NULL;
+}
 
 const RspModel *
 rsp_requests_model (const RspRequests *r)

@@ -74,6 +74,10 @@ typedef struct _RspRequests RspRequests;
 /* Parses SPEC ("runs", "tcp:PORT") and analyses every request of MODEL.  SLOW_ABOVE_NS
  * (0: choose) puts the requests longer than it into the slow tail. */
 RspRequests *rsp_requests_new (const RspModel *model, const char *spec, guint64 slow_above_ns, GError **error);
+/* The same, and with KEEP_ANALYSES each request's analysis is kept for
+ * rsp_requests_analysis (the viewer draws their flames). */
+RspRequests *rsp_requests_new_full (const RspModel *model, const char *spec, guint64 slow_above_ns,
+                                    gboolean keep_analyses, GError **error);
 void rsp_requests_free (RspRequests *r);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (RspRequests, rsp_requests_free)
 
@@ -89,6 +93,10 @@ const RspRequest *rsp_requests_get (const RspRequests *r, guint i); /* in time o
 /* How many requests could not be analysed (a run that never ran, a
  * request never answered in the recording). */
 guint rsp_requests_n_skipped (const RspRequests *r);
+
+/* The analysis of request I, when the requests were made keeping them;
+ * else NULL.  Owned by R. */
+const RspAnalysis *rsp_requests_analysis (const RspRequests *r, guint i);
 
 guint64 rsp_requests_duration (const RspRequest *request);
 /* Nearest-rank percentile P (0 < P <= 100) of the durations; 0 when empty. */

@@ -336,15 +336,16 @@ lay_out (Tree *t, RspFlameLayout *l)
   g_free (rows);
 }
 
-/* The merged tree, top-down, without a layout: children unsorted. */
+/* The merged tree, top-down, without a layout: children unsorted; the
+ * control paths of N analyses of one model merged into one tree. */
 static Tree *
-tree_build (const RspAnalysis *analysis, gboolean full_stacks)
+tree_build (const RspAnalysis *const *analyses, guint n_analyses, gboolean full_stacks)
 {
   Tree *t = g_new0 (Tree, 1);
   t->names = g_string_chunk_new (256);
-  t->a = analysis;
+  t->a = analyses[0];
   t->full_stacks = full_stacks;
-  t->stacks = rsp_flame_stacks_new (rsp_analysis_model (analysis), full_stacks);
+  t->stacks = rsp_flame_stacks_new (rsp_analysis_model (analyses[0]), full_stacks);
   t->nodes = g_array_new (FALSE, TRUE, sizeof (Node));
   t->index = g_hash_table_new_full (node_key_hash, node_key_equal, g_free, NULL);
   t->crumb_widths = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
@@ -352,16 +353,22 @@ tree_build (const RspAnalysis *analysis, gboolean full_stacks)
   root.name = _("All");
   root.box = RSP_FLAME_NO_BOX;
   g_array_append_val (t->nodes, root);
-  for (guint p = 0; p < rsp_analysis_n_paths (analysis); p++)
+  for (guint j = 0; j < n_analyses; j++)
     {
-      const RspControlPath *path = rsp_analysis_path (analysis, p);
-      for (guint k = 0; k < path->n_roots; k++)
+      const RspAnalysis *analysis = analyses[j];
+      t->a = analysis; /* add_segment reads the analysis it adds */
+      for (guint p = 0; p < rsp_analysis_n_paths (analysis); p++)
         {
-          add_segment (t, path->first_root + k, ROOT);
-          const RspSegment *s = rsp_analysis_segment (analysis, path->first_root + k);
-          node_at (t, ROOT)->total += s->end - s->start;
+          const RspControlPath *path = rsp_analysis_path (analysis, p);
+          for (guint k = 0; k < path->n_roots; k++)
+            {
+              add_segment (t, path->first_root + k, ROOT);
+              const RspSegment *s = rsp_analysis_segment (analysis, path->first_root + k);
+              node_at (t, ROOT)->total += s->end - s->start;
+            }
         }
     }
+  t->a = analyses[0];
   return t;
 }
 
@@ -426,13 +433,11 @@ invert (Tree *t)
   g_array_unref (old);
 }
 
-RspFlameLayout *
-rsp_consolidated_view_layout (const RspAnalysis *analysis, const RspConsolidatedOptions *options,
-                              const RspTheme *theme)
+static RspFlameLayout *
+layout_of (const RspAnalysis *const *analyses, guint n, const RspConsolidatedOptions *options, const RspTheme *theme)
 {
-  g_return_val_if_fail (analysis != NULL && options != NULL && theme != NULL, NULL);
   RspFlameLayout *l = rsp_flame_layout_new (theme);
-  Tree *t = tree_build (analysis, options->full_stacks);
+  Tree *t = tree_build (analyses, n, options->full_stacks);
   t->inverted = !!options->inverted;
   t->row_height = l->row_height;
   l->view_data = t;
@@ -443,6 +448,22 @@ rsp_consolidated_view_layout (const RspAnalysis *analysis, const RspConsolidated
   sort_tree (t);
   lay_out (t, l);
   return l;
+}
+
+RspFlameLayout *
+rsp_consolidated_view_layout (const RspAnalysis *analysis, const RspConsolidatedOptions *options,
+                              const RspTheme *theme)
+{
+  g_return_val_if_fail (analysis != NULL && options != NULL && theme != NULL, NULL);
+  return layout_of (&analysis, 1, options, theme);
+}
+
+RspFlameLayout *
+rsp_consolidated_view_layout_group (const RspAnalysis *const *analyses, guint n,
+                                    const RspConsolidatedOptions *options, const RspTheme *theme)
+{
+  g_return_val_if_fail (analyses != NULL && n > 0 && options != NULL && theme != NULL, NULL);
+  return layout_of (analyses, n, options, theme);
 }
 
 /* ------------------------------------------------------------------ callers and callees */
@@ -500,7 +521,7 @@ rsp_call_graph_new (const RspAnalysis *analysis, gboolean full_stacks)
 {
   g_return_val_if_fail (analysis != NULL, NULL);
   RspCallGraph *g = g_new0 (RspCallGraph, 1);
-  g->tree = tree_build (analysis, full_stacks);
+  g->tree = tree_build (&analysis, 1, full_stacks);
   g->self = g_new (guint64, MAX (g->tree->nodes->len, 1));
   self_times (g->tree, g->self, NULL, NULL);
   return g;
@@ -848,6 +869,13 @@ node_key (const RspFlameLayout *l, guint32 node)
 float *
 rsp_consolidated_view_diff (const RspFlameLayout *la, const RspFlameLayout *lb)
 {
+  return rsp_consolidated_view_diff_scaled (la, 1.0, lb, 1.0);
+}
+
+float *
+rsp_consolidated_view_diff_scaled (const RspFlameLayout *la, double scale_a, const RspFlameLayout *lb,
+                                   double scale_b)
+{
   g_autoptr (GHashTable) a_ns = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
   for (guint32 node = 0; node < rsp_consolidated_view_n_nodes (la); node++)
     {
@@ -863,26 +891,27 @@ rsp_consolidated_view_diff (const RspFlameLayout *la, const RspFlameLayout *lb)
       n_boxes += n;
     }
   float *delta = g_new0 (float, MAX (n_boxes, 1));
-  g_autofree gint64 *raw = g_new0 (gint64, MAX (n_boxes, 1));
+  g_autofree double *raw = g_new0 (double, MAX (n_boxes, 1));
   g_autoptr (GHashTable) per_node = g_hash_table_new_full (g_direct_hash, g_direct_equal, NULL, g_free);
-  gint64 largest = 0;
+  double largest = 0;
   for (guint32 i = 0; i < n_boxes; i++)
     {
       const RspFlameBox *box = rsp_flame_layout_box (lb, i);
-      gint64 *known = g_hash_table_lookup (per_node, GUINT_TO_POINTER (box->ref));
+      double *known = g_hash_table_lookup (per_node, GUINT_TO_POINTER (box->ref));
       if (known == NULL)
         {
           g_autofree char *key = node_key (lb, box->ref);
           const guint64 *before = g_hash_table_lookup (a_ns, key);
-          known = g_new (gint64, 1);
-          *known = (gint64) rsp_consolidated_view_node_ns (lb, box->ref) - (gint64) (before != NULL ? *before : 0);
+          known = g_new (double, 1);
+          *known = scale_b * (double) rsp_consolidated_view_node_ns (lb, box->ref)
+                   - scale_a * (double) (before != NULL ? *before : 0);
           g_hash_table_insert (per_node, GUINT_TO_POINTER (box->ref), known);
         }
       raw[i] = *known;
-      largest = MAX (largest, ABS (*known));
+      largest = MAX (largest, fabs (*known));
     }
   for (guint32 i = 0; i < n_boxes; i++)
-    delta[i] = largest > 0 ? (float) ((double) raw[i] / (double) largest) : 0.0f;
+    delta[i] = largest > 0 ? (float) (raw[i] / largest) : 0.0f;
   return delta;
 }
 
@@ -895,6 +924,15 @@ rsp_consolidated_view_draw_diff (const RspAnalysis *a, const RspAnalysis *b, con
   g_autoptr (RspFlameLayout) lb = rsp_consolidated_view_layout (b, options, theme);
   g_autofree float *delta = rsp_consolidated_view_diff (la, lb);
   draw_layout (lb, options, theme, cr, width, height, delta);
+}
+
+void
+rsp_consolidated_view_draw_layout_delta (RspFlameLayout *layout, const float *delta,
+                                         const RspConsolidatedOptions *options, const RspTheme *theme, cairo_t *cr,
+                                         double width, double height)
+{
+  g_return_if_fail (layout != NULL && options != NULL && theme != NULL && cr != NULL);
+  draw_layout (layout, options, theme, cr, width, height, delta);
 }
 
 gboolean

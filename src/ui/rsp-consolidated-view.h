@@ -33,6 +33,10 @@ void rsp_consolidated_view_draw (const RspAnalysis *analysis, const RspConsolida
 /* The merged tree, laid out once (only OPTIONS->full_stacks and ->inverted matter). */
 RspFlameLayout *rsp_consolidated_view_layout (const RspAnalysis *analysis, const RspConsolidatedOptions *options,
                                               const RspTheme *theme);
+/* One tree of the control paths of N analyses of one model (a group of
+ * requests): each node's time is the sum over them. */
+RspFlameLayout *rsp_consolidated_view_layout_group (const RspAnalysis *const *analyses, guint n,
+                                                    const RspConsolidatedOptions *options, const RspTheme *theme);
 gboolean rsp_consolidated_view_layout_fits (const RspFlameLayout *layout, const RspAnalysis *analysis,
                                             const RspConsolidatedOptions *options, const RspTheme *theme);
 void rsp_consolidated_view_draw_layout (RspFlameLayout *layout, const RspConsolidatedOptions *options,
@@ -47,6 +51,15 @@ void rsp_consolidated_view_draw_diff (const RspAnalysis *a, const RspAnalysis *b
 /* Per box of LB (in rsp_flame_layout_box order): (B - A) of its node, over
  * the largest change, in [-1, 1]; g_free it.  For the drawing and tests. */
 float *rsp_consolidated_view_diff (const RspFlameLayout *la, const RspFlameLayout *lb);
+/* The same with each side's times scaled first (1/n of a group of n
+ * requests: the change of the mean request). */
+float *rsp_consolidated_view_diff_scaled (const RspFlameLayout *la, double scale_a, const RspFlameLayout *lb,
+                                          double scale_b);
+/* LAYOUT drawn coloured by DELTA (from rsp_consolidated_view_diff*), or as
+ * usual when DELTA is NULL. */
+void rsp_consolidated_view_draw_layout_delta (RspFlameLayout *layout, const float *delta,
+                                              const RspConsolidatedOptions *options, const RspTheme *theme,
+                                              cairo_t *cr, double width, double height);
 
 /* What is under (X, Y): a node (name, total ns, percent of the total time,
  * node id) or an element of the breadcrumb row (the node it names; the

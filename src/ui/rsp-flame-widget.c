@@ -32,6 +32,11 @@ struct _RspFlameWidget {
   GtkWidget *scrollbar;   /* deep stacks: shown when the content is taller than the widget */
   GtkAdjustment *vadjustment; /* its value is from the top; scroll_y is from the bottom */
   gboolean syncing;
+  /* a group of analyses (requests) in one consolidated tree, and the
+   * group it is compared with (a differential flame), or NULL */
+  GPtrArray *group, *base;
+  float *delta;           /* per box of the layout, when BASE */
+  gboolean group_inverted; /* what the group's layout was made for */
 };
 
 G_DEFINE_FINAL_TYPE (RspFlameWidget, rsp_flame_widget, GTK_TYPE_WIDGET)
@@ -97,6 +102,34 @@ relayout (gpointer data)
   return G_SOURCE_REMOVE;
 }
 
+/* The group's tree (and its colours against the base) for options O. */
+static void
+group_layout (RspFlameWidget *self, const RspConsolidatedOptions *o, const RspTheme *theme)
+{
+  g_clear_pointer (&self->layout, rsp_flame_layout_free);
+  g_clear_pointer (&self->delta, g_free);
+  self->layout = rsp_consolidated_view_layout_group ((const RspAnalysis *const *) self->group->pdata,
+                                                     self->group->len, o, theme);
+  self->group_inverted = self->inverted;
+  if (self->base != NULL && self->base->len > 0)
+    {
+      g_autoptr (RspFlameLayout) base = rsp_consolidated_view_layout_group (
+          (const RspAnalysis *const *) self->base->pdata, self->base->len, o, theme);
+      /* the mean request of each group */
+      self->delta = rsp_consolidated_view_diff_scaled (base, 1.0 / self->base->len, self->layout,
+                                                       1.0 / self->group->len);
+    }
+  /* for the GUI tests: the box that gained most */
+  guint32 reddest = RSP_FLAME_NO_BOX;
+  for (guint32 i = 0; self->delta != NULL && i < self->layout->boxes->len; i++)
+    if (reddest == RSP_FLAME_NO_BOX || self->delta[i] > self->delta[reddest])
+      reddest = i;
+  g_log ("rsp-ui", G_LOG_LEVEL_DEBUG, "group flame: %u requests%s%s, %.3f ms in all; gained most: %s", self->group->len,
+         self->base != NULL ? " against " : "", self->base != NULL ? "the others" : "",
+         rsp_consolidated_view_total_ns (self->layout) / 1e6,
+         reddest != RSP_FLAME_NO_BOX ? rsp_flame_layout_box (self->layout, reddest)->name : "-");
+}
+
 /* The layout for the current zoom and size (a new zoom is laid out once
  * zooming pauses, see relayout). */
 static RspFlameLayout *
@@ -119,7 +152,14 @@ current_layout (RspFlameWidget *self, const RspTheme *theme, double width)
     {
       RspConsolidatedOptions o;
       consolidated_options (self, &o);
-      if (self->layout == NULL || !rsp_consolidated_view_layout_fits (self->layout, self->analysis, &o, theme))
+      if (self->group != NULL)
+        {
+          if (self->layout == NULL || self->layout->scale != theme->scale
+              || self->group_inverted != self->inverted)
+            group_layout (self, &o, theme);
+        }
+      else if (self->layout == NULL
+               || !rsp_consolidated_view_layout_fits (self->layout, self->analysis, &o, theme))
         {
           g_clear_pointer (&self->layout, rsp_flame_layout_free);
           self->layout = rsp_consolidated_view_layout (self->analysis, &o, theme);
@@ -149,7 +189,7 @@ draw (RspFlameWidget *self, cairo_t *cr, const RspTheme *theme, double w, double
     {
       RspConsolidatedOptions o;
       consolidated_options (self, &o);
-      rsp_consolidated_view_draw_layout (layout, &o, theme, cr, w, h);
+      rsp_consolidated_view_draw_layout_delta (layout, self->delta, &o, theme, cr, w, h);
     }
 }
 
@@ -577,6 +617,9 @@ rsp_flame_widget_finalize (GObject *object)
 {
   RspFlameWidget *self = RSP_FLAME_WIDGET (object);
   g_clear_pointer (&self->layout, rsp_flame_layout_free);
+  g_clear_pointer (&self->delta, g_free);
+  g_clear_pointer (&self->group, g_ptr_array_unref);
+  g_clear_pointer (&self->base, g_ptr_array_unref);
   g_clear_pointer (&self->zoom_path, g_strfreev);
   g_clear_pointer (&self->matches, g_array_unref);
   g_free (self->search);
@@ -635,5 +678,29 @@ rsp_flame_widget_new (const RspAnalysis *analysis, RspFlameWidgetMode mode)
                                                                          : _("Consolidated flame view"),
                                   -1);
   rsp_time_nav_init (&self->nav, rsp_analysis_start (analysis), rsp_analysis_end (analysis));
+  return GTK_WIDGET (self);
+}
+
+static GPtrArray *
+pointers (const RspAnalysis *const *analyses, guint n)
+{
+  GPtrArray *a = g_ptr_array_sized_new (n);
+  for (guint i = 0; i < n; i++)
+    g_ptr_array_add (a, (gpointer) analyses[i]);
+  return a;
+}
+
+GtkWidget *
+rsp_flame_widget_new_group (const RspAnalysis *const *group, guint n, const RspAnalysis *const *base, guint n_base)
+{
+  g_return_val_if_fail (group != NULL && n > 0, NULL);
+  RspFlameWidget *self = RSP_FLAME_WIDGET (rsp_flame_widget_new (group[0], RSP_FLAME_WIDGET_CONSOLIDATED));
+  self->group = pointers (group, n);
+  if (base != NULL && n_base > 0)
+    self->base = pointers (base, n_base);
+  gtk_accessible_update_property (GTK_ACCESSIBLE (self), GTK_ACCESSIBLE_PROPERTY_LABEL,
+                                  self->base != NULL ? _("Differential consolidated flame view")
+                                                     : _("Consolidated flame view of the selected requests"),
+                                  -1);
   return GTK_WIDGET (self);
 }

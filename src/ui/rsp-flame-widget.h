@@ -26,6 +26,12 @@ G_DECLARE_FINAL_TYPE (RspFlameWidget, rsp_flame_widget, RSP, FLAME_WIDGET, GtkWi
 
 /* ANALYSIS must outlive the widget. */
 GtkWidget *rsp_flame_widget_new (const RspAnalysis *analysis, RspFlameWidgetMode mode);
+/* The consolidated view of a group of analyses of one model (requests)
+ * merged into one tree; with BASE (N_BASE > 0) a differential flame: the
+ * group's tree coloured by how its mean request differs from BASE's mean
+ * (red: more time, blue: less).  The analyses must outlive the widget. */
+GtkWidget *rsp_flame_widget_new_group (const RspAnalysis *const *group, guint n, const RspAnalysis *const *base,
+                                       guint n_base);
 void rsp_flame_widget_set_search (RspFlameWidget *self, const char *text);
 /* The search's matches (*CURRENT: the one shown, from 0) and a step to the
  * next (DELTA 1) or previous (-1) one, shown: its time range

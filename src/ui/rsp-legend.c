@@ -41,9 +41,20 @@ static const Entry diff_entries[] = {
   { offsetof (RspTheme, diff_same), FALSE, N_ ("Unchanged (widths: after)"), N_ ("grey") },
 };
 
+static const Entry diff_requests_entries[] = {
+  { offsetof (RspTheme, diff_more), FALSE, N_ ("More time than in the other requests"), N_ ("red") },
+  { offsetof (RspTheme, diff_less), FALSE, N_ ("Less time than in the other requests"), N_ ("blue") },
+  { offsetof (RspTheme, diff_same), FALSE, N_ ("Unchanged (widths: the selected requests)"), N_ ("grey") },
+};
+
 static const Entry *
 entries (RspLegendKind kind, guint *n)
 {
+  if (kind == RSP_LEGEND_DIFF_REQUESTS)
+    {
+      *n = G_N_ELEMENTS (diff_requests_entries);
+      return diff_requests_entries;
+    }
   if (kind == RSP_LEGEND_DIFF)
     {
       *n = G_N_ELEMENTS (diff_entries);

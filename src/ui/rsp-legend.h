@@ -13,6 +13,7 @@ typedef enum {
   RSP_LEGEND_TIMELINE, /* task rows: runs, sleeps, waits for a CPU, disk, network, wake-ups */
   RSP_LEGEND_FLAME,    /* both flame views: runs, sleeps, both, tasks, disk, network */
   RSP_LEGEND_DIFF,     /* the differential flame: more time, less time, unchanged */
+  RSP_LEGEND_DIFF_REQUESTS, /* the same for the selected requests against the others */
 } RspLegendKind;
 
 /* The entries of KIND, for an accessible description: their labels (translated)

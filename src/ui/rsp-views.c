@@ -9,6 +9,7 @@
 #include "rsp-details.h"
 #include "rsp-flame-widget.h"
 #include "rsp-report.h"
+#include "rsp-requests-page.h"
 #include "rsp-timeline-widget.h"
 #include "rsp-widget-util.h"
 
@@ -24,6 +25,8 @@ struct _RspViews {
   RspAnalysis *range_analysis;  /* what range_pane shows */
   GHashTable *process_pages; /* pid -> page widget */
   GHashTable *pending;       /* pids whose analysis is being computed */
+  GtkWidget *requests_page;  /* the requests view, once made */
+  gboolean requests_pending;
 };
 
 G_DEFINE_FINAL_TYPE (RspViews, rsp_views, GTK_TYPE_BOX)
@@ -363,8 +366,10 @@ tab_label (const char *text, GtkWidget *page_widget)
   return box;
 }
 
+/* A tab of ANALYSIS's flame views, under KEY (a pid; a request's tab has
+ * a negative key) and TITLE (NULL: the process's name and pid). */
 static void
-add_process_page (RspViews *self, gint32 pid, RspAnalysis *analysis)
+add_process_page (RspViews *self, gint32 pid, RspAnalysis *analysis, const char *title_or_null)
 {
   ProcessPage *page = g_new0 (ProcessPage, 1);
   page->analysis = analysis;
@@ -440,7 +445,8 @@ add_process_page (RspViews *self, gint32 pid, RspAnalysis *analysis)
   g_object_set_data (G_OBJECT (paned), "pid", GINT_TO_POINTER (pid));
 
   const RspTask *target = rsp_model_task (self->model, rsp_analysis_target_task (analysis));
-  g_autofree char *title = g_strdup_printf ("%s (%d)", target->comm != NULL ? target->comm : "?", pid);
+  g_autofree char *title = title_or_null != NULL ? g_strdup (title_or_null)
+                                                 : g_strdup_printf ("%s (%d)", target->comm != NULL ? target->comm : "?", pid);
   gint n = gtk_notebook_append_page (GTK_NOTEBOOK (self->notebook), paned, tab_label (title, paned));
   gtk_notebook_set_tab_reorderable (GTK_NOTEBOOK (self->notebook), paned, TRUE);
   g_hash_table_insert (self->process_pages, GINT_TO_POINTER (pid), paned);
@@ -492,7 +498,7 @@ analysis_done (GObject *source, GAsyncResult *result, gpointer data)
       rsp_analysis_free (analysis); /* another recording was opened meanwhile */
       return;
     }
-  add_process_page (self, job->pid, analysis);
+  add_process_page (self, job->pid, analysis, NULL);
 }
 
 void
@@ -609,11 +615,131 @@ on_fit (GtkButton *button, RspViews *self)
   rsp_timeline_widget_zoom_fit (RSP_TIMELINE_WIDGET (self->timeline));
 }
 
+/* ------------------------------------------------------------------ the requests view */
+
+static void
+show_message (RspViews *self, const char *primary, const char *secondary)
+{
+  GtkRoot *root = gtk_widget_get_root (GTK_WIDGET (self));
+  GtkWidget *dialog = gtk_message_dialog_new (GTK_IS_WINDOW (root) ? GTK_WINDOW (root) : NULL,
+                                              GTK_DIALOG_MODAL | GTK_DIALOG_DESTROY_WITH_PARENT, GTK_MESSAGE_ERROR,
+                                              GTK_BUTTONS_CLOSE, "%s", primary);
+  gtk_message_dialog_format_secondary_text (GTK_MESSAGE_DIALOG (dialog), "%s", secondary);
+  gtk_window_set_title (GTK_WINDOW (dialog), primary);
+  g_signal_connect (dialog, "response", G_CALLBACK (gtk_window_destroy), NULL);
+  gtk_window_present (GTK_WINDOW (dialog));
+}
+
+/* A request of the list: its own flame views, in a tab of its own. */
+static void
+on_request_activated (RspRequestsPage *page, guint index, RspViews *self)
+{
+  const RspRequests *r = rsp_requests_page_get_requests (page);
+  gint32 key = -(gint32) index - 1;
+  GtkWidget *existing = g_hash_table_lookup (self->process_pages, GINT_TO_POINTER (key));
+  if (existing != NULL)
+    {
+      gtk_notebook_set_current_page (GTK_NOTEBOOK (self->notebook),
+                                     gtk_notebook_page_num (GTK_NOTEBOOK (self->notebook), existing));
+      return;
+    }
+  const RspRequest *req = rsp_requests_get (r, index);
+  const RspTask *task = rsp_model_task (self->model, req->task);
+  gint32 tid = rsp_requests_kind (r) == RSP_REQUESTS_RUNS || task == NULL ? 0 : task->tid;
+  g_autoptr (GError) error = NULL;
+  RspAnalysis *a = rsp_analysis_new_for_thread (self->model, req->pid, tid, req->start, req->end, &error);
+  if (a == NULL)
+    {
+      show_message (self, _("Could not analyse the request"), error->message);
+      return;
+    }
+  g_autofree char *dur = g_strdup_printf ("%.1f ms", rsp_requests_duration (req) / 1e6);
+  /* TRANSLATORS: the tab of one request: "Request 3 (50.3 ms)" */
+  g_autofree char *title = g_strdup_printf (_("Request %u (%s)"), index + 1, dur);
+  add_process_page (self, key, a, title);
+  g_log ("rsp-ui", G_LOG_LEVEL_DEBUG, "opened request %u: pid %d, %.3f ms, %u control paths", index + 1, req->pid,
+         rsp_requests_duration (req) / 1e6, rsp_analysis_n_paths (a));
+}
+
+typedef struct {
+  RspModel *model; /* a reference */
+  char *spec;
+} RequestsJob;
+
+static void
+requests_job_free (gpointer data)
+{
+  RequestsJob *job = data;
+  rsp_model_unref (job->model);
+  g_free (job->spec);
+  g_free (job);
+}
+
+static void
+requests_thread (GTask *task, gpointer source, gpointer data, GCancellable *cancellable)
+{
+  RequestsJob *job = data;
+  GError *error = NULL;
+  RspRequests *r = rsp_requests_new_full (job->model, job->spec, 0, TRUE, &error);
+  if (r == NULL)
+    g_task_return_error (task, error);
+  else
+    g_task_return_pointer (task, r, (GDestroyNotify) rsp_requests_free);
+}
+
+static void
+requests_done (GObject *source, GAsyncResult *result, gpointer data)
+{
+  RspViews *self = RSP_VIEWS (source);
+  RequestsJob *job = g_task_get_task_data (G_TASK (result));
+  g_autoptr (GError) error = NULL;
+  RspRequests *r = g_task_propagate_pointer (G_TASK (result), &error);
+  self->requests_pending = FALSE;
+  if (job->model != self->model)
+    {
+      g_clear_pointer (&r, rsp_requests_free); /* another recording was opened meanwhile */
+      return;
+    }
+  if (r == NULL)
+    {
+      g_autofree char *primary = g_strdup_printf (_("No requests of the kind “%s”"), job->spec);
+      show_message (self, primary, error->message);
+      return;
+    }
+  if (self->requests_page != NULL)
+    gtk_notebook_remove_page (GTK_NOTEBOOK (self->notebook),
+                              gtk_notebook_page_num (GTK_NOTEBOOK (self->notebook), self->requests_page));
+  GtkWidget *page = rsp_requests_page_new (r);
+  self->requests_page = page;
+  g_object_add_weak_pointer (G_OBJECT (page), (gpointer *) &self->requests_page);
+  g_signal_connect (page, "request-activated", G_CALLBACK (on_request_activated), self);
+  g_autofree char *label = g_strdup_printf (_("Requests: %s"), rsp_requests_spec (r));
+  gint n = gtk_notebook_insert_page (GTK_NOTEBOOK (self->notebook), page, tab_label (label, NULL), 1);
+  gtk_notebook_set_current_page (GTK_NOTEBOOK (self->notebook), n);
+}
+
+void
+rsp_views_open_requests (RspViews *self, const char *spec)
+{
+  g_return_if_fail (RSP_IS_VIEWS (self) && spec != NULL);
+  if (self->model == NULL || self->requests_pending)
+    return;
+  self->requests_pending = TRUE;
+  RequestsJob *job = g_new0 (RequestsJob, 1);
+  job->model = rsp_model_ref (self->model);
+  job->spec = g_strdup (spec);
+  GTask *task = g_task_new (self, NULL, requests_done, NULL);
+  g_task_set_task_data (task, job, requests_job_free);
+  g_task_run_in_thread (task, requests_thread);
+  g_object_unref (task);
+}
+
 void
 rsp_views_set_model (RspViews *self, const RspModel *model, const char *title)
 {
   while (gtk_notebook_get_n_pages (GTK_NOTEBOOK (self->notebook)) > 0)
     gtk_notebook_remove_page (GTK_NOTEBOOK (self->notebook), -1);
+  self->requests_page = NULL;
   g_hash_table_remove_all (self->process_pages);
   /* the range pane went with the timeline's page: its analysis goes now */
   g_clear_pointer (&self->range_analysis, rsp_analysis_free);
@@ -679,6 +805,9 @@ rsp_views_set_model (RspViews *self, const RspModel *model, const char *title)
   page = split;
   gtk_notebook_append_page (GTK_NOTEBOOK (self->notebook), page, tab_label (_("Timeline"), NULL));
   (void) title;
+  /* a recording of rsp record --repeat opens on its runs' distribution */
+  if (rsp_requests_model_has_runs (model))
+    rsp_views_open_requests (self, "runs");
 }
 
 void
@@ -698,10 +827,45 @@ rsp_views_step_finding (RspViews *self, gint delta)
     rsp_accounting_panel_step (RSP_ACCOUNTING_PANEL (pp->panel), delta);
 }
 
+/* The requests as a table: one row per request, its accounting in ms. */
+static char *
+requests_csv (const RspRequests *r)
+{
+  GString *s = g_string_new ("request,start_ms,duration_ms,slow");
+  for (guint c = 0; c < RSP_CAT_N; c++)
+    g_string_append_printf (s, ",%s_ms", rsp_category_id ((RspCategory) c));
+  g_string_append_c (s, '\n');
+  guint64 origin = rsp_model_start_time (rsp_requests_model (r));
+  char buf[G_ASCII_DTOSTR_BUF_SIZE];
+  for (guint i = 0; i < rsp_requests_n (r); i++)
+    {
+      const RspRequest *req = rsp_requests_get (r, i);
+      g_string_append_printf (s, "%u,%s", i + 1, g_ascii_formatd (buf, sizeof buf, "%.3f", (req->start - origin) / 1e6));
+      g_string_append_printf (s, ",%s,%d", g_ascii_formatd (buf, sizeof buf, "%.3f", rsp_requests_duration (req) / 1e6),
+                              req->slow ? 1 : 0);
+      for (guint c = 0; c < RSP_CAT_N; c++)
+        g_string_append_printf (s, ",%s", g_ascii_formatd (buf, sizeof buf, "%.3f", req->category_ns[c] / 1e6));
+      g_string_append_c (s, '\n');
+    }
+  return g_string_free (s, FALSE);
+}
+
 gboolean
 rsp_views_export (RspViews *self, const char *path, GError **error)
 {
   ProcessPage *pp = current_process_page (self);
+  GtkWidget *shown = gtk_notebook_get_nth_page (GTK_NOTEBOOK (self->notebook),
+                                                gtk_notebook_get_current_page (GTK_NOTEBOOK (self->notebook)));
+  if (shown != NULL && shown == self->requests_page)
+    {
+      RspRequestsPage *rp = RSP_REQUESTS_PAGE (shown);
+      if (g_str_has_suffix (path, ".csv") || g_str_has_suffix (path, ".CSV"))
+        {
+          g_autofree char *csv = requests_csv (rsp_requests_page_get_requests (rp));
+          return g_file_set_contents (path, csv, -1, error);
+        }
+      return rsp_requests_page_export (rp, path, error);
+    }
   if (g_str_has_suffix (path, ".csv") || g_str_has_suffix (path, ".CSV"))
     {
       if (pp == NULL)
@@ -745,6 +909,10 @@ on_views_key (GtkEventControllerKey *controller, guint keyval, guint keycode, Gd
   if (focus != NULL && (GTK_IS_EDITABLE (focus) || gtk_widget_get_ancestor (focus, GTK_TYPE_TEXT) != NULL))
     return FALSE;
   ProcessPage *pp = current_process_page (self);
+  GtkWidget *shown = gtk_notebook_get_nth_page (GTK_NOTEBOOK (self->notebook),
+                                                gtk_notebook_get_current_page (GTK_NOTEBOOK (self->notebook)));
+  if (shown != NULL && shown == self->requests_page)
+    return rsp_requests_page_handle_key (RSP_REQUESTS_PAGE (shown), keyval, state);
   if (pp != NULL && (keyval == GDK_KEY_i || keyval == GDK_KEY_I)
       && !(state & (GDK_CONTROL_MASK | GDK_ALT_MASK | GDK_SUPER_MASK)))
     {

@@ -19,6 +19,11 @@ void rsp_views_set_model (RspViews *self, const RspModel *model, const char *tit
 /* Opens (or focuses) the flame views of process PID; the analysis runs in a
  * worker thread and the tab appears when it is ready. */
 void rsp_views_open_process (RspViews *self, gint32 pid);
+/* Opens the requests view of SPEC ("runs", "tcp:PORT", "probe:FUNCTION",
+ * rsp-requests.h): computed in a worker thread, shown in the second tab
+ * when ready, or an error dialog naming why there are none.  A recording
+ * of rsp record --repeat opens on it ("runs"). */
+void rsp_views_open_requests (RspViews *self, const char *spec);
 /* Exports the visible view to PATH (.png, .svg or .pdf), or, in a process
  * tab, its accounting table and findings (.csv, rsp_report_csv). */
 /* In a process tab: steps through the instances of the selected finding

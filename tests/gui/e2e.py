@@ -1084,6 +1084,106 @@ def reopen_test(display, workdir):
         t.fail("the sanitizers reported an error: %s" % log[-3000:])
 
 
+BAR_LINE = re.compile(r"histogram bar (\d+) of (\d+): (\d+) requests, at (-?\d+),(-?\d+) in the window")
+SELECTION_LINE = re.compile(r"requests selection: bins (-?\d+)-(-?\d+), (\d+) requests \((\d+) slow\), "
+                            r"([\d.]+)-([\d.]+) ms, (\d+) others")
+GROUP_LINE = re.compile(r"group flame: (\d+) requests( against the others)?, ([\d.]+) ms in all; gained most: (.*)")
+
+
+def requests_test(display, workdir):
+    """A recording of rsp record --repeat opens on its requests view: the
+    histogram (8 runs of slow_every, 2 slow through a 40 ms sleep), the
+    slow tail selected and drawn against the others as a differential
+    flame whose reddest box is that sleep; a click on a bar selects its
+    requests, a drag across the bars selects all of them, Escape goes back
+    to the slow tail; a click on a request of the list opens its own flame
+    views; Ctrl+E exports the histogram."""
+    proc, wins = start_loaded(display, workdir, "requests.rsp")
+    try:
+        first = wait_log(workdir, re.compile(r"requests view: (\d+) requests, (\d+) slow, first cause: (.*)"), 1, 30)
+        if not first:
+            screenshot(display, os.path.join(workdir, "requests.png"))
+            t.fail("the --repeat recording did not open on its requests view: %s" % viewer_log(workdir))
+        n, n_slow, cause = first[-1]
+        if (n, n_slow) != ("8", "2") or "clock_nanosleep" not in cause:
+            t.fail("requests view: %s requests, %s slow, first cause %r (want 8, 2, the sleep)" % first[-1])
+        t.log("opened on its requests view: %s requests, %s slow; first cause: %s" % (n, n_slow, cause))
+        sel = wait_log(workdir, SELECTION_LINE, 1, 10)
+        if not sel or sel[-1][2:4] != ("2", "2"):
+            t.fail("the slow tail was not selected at first: %s" % sel)
+        groups = wait_log(workdir, GROUP_LINE, 1, 20)
+        diff = [g for g in groups if g[1]]
+        if not diff or diff[-1][0] != "2" or diff[-1][3] != "clock_nanosleep":
+            t.fail("the slow tail against the others: %s (want 2 requests whose sleep gained most)" % groups)
+        t.log("differential flame: the 2 slow requests against the others, %s ms, reddest box %s"
+              % (diff[-1][2], diff[-1][3]))
+        time.sleep(1)
+        screenshot(display, os.path.join(os.environ["RSP_BUILD_ROOT"], "tests", "gui-requests.png"))
+        bars = wait_log(workdir, BAR_LINE, 2, 10)
+        if len(bars) < 2:
+            t.fail("no histogram bars were drawn: %s" % viewer_log(workdir))
+        x, y, w, h = window_geometry(display, wins[0])
+        # the fast bar: the one with the most requests
+        fast = max(bars, key=lambda b: int(b[2]))
+        before = len(SELECTION_LINE.findall(viewer_log(workdir, 1 << 20)))
+        xdotool(display, "mousemove", str(x + int(fast[3])), str(y + int(fast[4])), "click", "1")
+        sel = wait_log(workdir, SELECTION_LINE, before + 1, 10)
+        if len(sel) <= before or sel[-1][0] != fast[0] or sel[-1][2] != fast[2] or sel[-1][3] != "0":
+            t.fail("a click on bar %s (%s requests) selected %s" % (fast[0], fast[2], sel[-1] if sel else None))
+        t.log("a click on bar %s selected its %s requests (%s others)" % (fast[0], sel[-1][2], sel[-1][6]))
+        # a drag from the first bar to the last selects them all
+        lo, hi = min(bars, key=lambda b: int(b[0])), max(bars, key=lambda b: int(b[0]))
+        before = len(sel)
+        xdotool(display, "mousemove", str(x + int(lo[3])), str(y + int(lo[4])), "mousedown", "1")
+        for k in range(1, 11):
+            px = int(lo[3]) + (int(hi[3]) - int(lo[3])) * k // 10
+            xdotool(display, "mousemove", str(x + px), str(y + int(lo[4])))
+            time.sleep(0.05)
+        xdotool(display, "mouseup", "1")
+        sel = wait_log(workdir, SELECTION_LINE, before + 1, 10)
+        if sel[-1][2] != "8" or sel[-1][6] != "0":
+            t.fail("a drag across the histogram selected %s" % (sel[-1],))
+        t.log("a drag from bar %s to bar %s selected all %s requests" % (lo[0], hi[0], sel[-1][2]))
+        before = len(sel)
+        xdotool(display, "key", "Escape")
+        sel = wait_log(workdir, SELECTION_LINE, before + 1, 10)
+        if len(sel) <= before or sel[-1][2:4] != ("2", "2"):
+            t.fail("Escape did not go back to the slow tail: %s" % (sel[-1],))
+        before = len(sel)
+        xdotool(display, "key", "Left")
+        sel = wait_log(workdir, SELECTION_LINE, before + 1, 10)
+        if len(sel) <= before or sel[-1][0] == "0":
+            t.fail("Left did not select the bar before the slow tail: %s" % (sel[-1],))
+        left_bar = sel[-1][0]
+        before = len(sel)
+        xdotool(display, "key", "Escape")
+        sel = wait_log(workdir, SELECTION_LINE, before + 1, 10)
+        if len(sel) <= before or sel[-1][2:4] != ("2", "2"):
+            t.fail("Escape did not go back to the slow tail: %s" % (sel[-1],))
+        t.log("Escape went back to the slow tail; Left moved the selection to bar %s" % left_bar)
+        # the list of the selected (slow) requests, under the histogram (the
+        # bars' logged y is 40 px above its bottom edge): a click opens one
+        opened = None
+        for dy in range(int(fast[4]) + 48, h - 20, 8):
+            xdotool(display, "mousemove", str(x + 120), str(y + dy), "click", "1")
+            got = wait_log(workdir, re.compile(r"opened request (\d+): pid (\d+), ([\d.]+) ms, (\d+) control paths"),
+                           1, 0.4)
+            if got:
+                opened = got[-1]
+                break
+        if opened is None:
+            screenshot(display, os.path.join(workdir, "list.png"))
+            t.fail("no click on the request list opened a request (screenshot in %s)" % workdir)
+        if float(opened[2]) < 40:
+            t.fail("the first request of the slow tail's list took %s ms: the list is not the slow ones" % opened[2])
+        t.log("a click on the list opened request %s (%s ms, %s control paths) in a tab of its own"
+              % (opened[0], opened[2], opened[3]))
+        time.sleep(1)
+        screenshot(display, os.path.join(os.environ["RSP_BUILD_ROOT"], "tests", "gui-request.png"))
+    finally:
+        stop_viewer(proc)
+
+
 def main():
     what = sys.argv[1] if len(sys.argv) > 1 else "flame"
     for tool in ("Xvfb", "xdotool", "import", "convert"):
@@ -1108,6 +1208,8 @@ def main():
             callers_test(display, workdir)
         elif what == "details":
             details_test(display, workdir)
+        elif what == "requests":
+            requests_test(display, workdir)
         else:
             error_test(display, workdir)
     finally:
