@@ -115,6 +115,8 @@ rsp_application_startup (GApplication *app)
     { "win.find", { "<Control>f", NULL } },
     { "win.close-tab", { "<Control>w", NULL } },
     { "win.previous-instance", { "bracketleft", NULL } },
+    { "win.compare", { "<Control>d", NULL } },
+    { "win.requests", { "<Control>u", NULL } },
   };
   for (gsize i = 0; i < G_N_ELEMENTS (accels); i++)
     gtk_application_set_accels_for_action (GTK_APPLICATION (app), accels[i].action, accels[i].accels);

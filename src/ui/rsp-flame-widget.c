@@ -119,15 +119,26 @@ group_layout (RspFlameWidget *self, const RspConsolidatedOptions *o, const RspTh
       self->delta = rsp_consolidated_view_diff_scaled (base, 1.0 / self->base->len, self->layout,
                                                        1.0 / self->group->len);
     }
-  /* for the GUI tests: the box that gained most */
-  guint32 reddest = RSP_FLAME_NO_BOX;
-  for (guint32 i = 0; self->delta != NULL && i < self->layout->boxes->len; i++)
-    if (reddest == RSP_FLAME_NO_BOX || self->delta[i] > self->delta[reddest])
+  /* for the GUI tests: the box whose own time (less what stands on it)
+   * gained most */
+  guint32 n_boxes = self->layout->boxes->len, reddest = RSP_FLAME_NO_BOX;
+  g_autofree float *own = self->delta != NULL ? g_memdup2 (self->delta, MAX (n_boxes, 1) * sizeof (float)) : NULL;
+  for (guint32 i = 0; own != NULL && i < n_boxes; i++)
+    {
+      guint32 parent = rsp_flame_layout_box (self->layout, i)->parent;
+      if (parent != RSP_FLAME_NO_BOX && parent < n_boxes)
+        own[parent] -= self->delta[i];
+    }
+  for (guint32 i = 0; own != NULL && i < n_boxes; i++)
+    if (reddest == RSP_FLAME_NO_BOX || own[i] > own[reddest])
       reddest = i;
-  g_log ("rsp-ui", G_LOG_LEVEL_DEBUG, "group flame: %u requests%s%s, %.3f ms in all; gained most: %s", self->group->len,
-         self->base != NULL ? " against " : "", self->base != NULL ? "the others" : "",
-         rsp_consolidated_view_total_ns (self->layout) / 1e6,
-         reddest != RSP_FLAME_NO_BOX ? rsp_flame_layout_box (self->layout, reddest)->name : "-");
+  /* ... and the frames it stands on */
+  g_autoptr (GString) path = g_string_new (reddest == RSP_FLAME_NO_BOX ? "-" : NULL);
+  for (guint32 i = reddest; i != RSP_FLAME_NO_BOX && i < n_boxes; i = rsp_flame_layout_box (self->layout, i)->parent)
+    g_string_append_printf (path, "%s%s", path->len > 0 ? " < " : "", rsp_flame_layout_box (self->layout, i)->name);
+  g_log ("rsp-ui", G_LOG_LEVEL_DEBUG, "group flame: %u analyses against %u, %.3f ms in all; gained most: %s",
+         self->group->len, self->base != NULL ? self->base->len : 0,
+         rsp_consolidated_view_total_ns (self->layout) / 1e6, path->str);
 }
 
 /* The layout for the current zoom and size (a new zoom is laid out once

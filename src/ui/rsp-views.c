@@ -7,6 +7,7 @@
 #include "rsp-analysis.h"
 #include "rsp-callers-pane.h"
 #include "rsp-details.h"
+#include "rsp-diff.h"
 #include "rsp-flame-widget.h"
 #include "rsp-report.h"
 #include "rsp-requests-page.h"
@@ -344,7 +345,8 @@ rsp_views_close_current (RspViews *self)
 {
   GtkWidget *page = gtk_notebook_get_nth_page (GTK_NOTEBOOK (self->notebook),
                                                gtk_notebook_get_current_page (GTK_NOTEBOOK (self->notebook)));
-  if (page == NULL || g_object_get_data (G_OBJECT (page), "page") == NULL)
+  if (page == NULL
+      || (g_object_get_data (G_OBJECT (page), "page") == NULL && g_object_get_data (G_OBJECT (page), "comparison") == NULL))
     return FALSE;
   close_page (self, page);
   return TRUE;
@@ -731,6 +733,203 @@ rsp_views_open_requests (RspViews *self, const char *spec)
   GTask *task = g_task_new (self, NULL, requests_done, NULL);
   g_task_set_task_data (task, job, requests_job_free);
   g_task_run_in_thread (task, requests_thread);
+  g_object_unref (task);
+}
+
+/* ------------------------------------------------------------------ two recordings compared */
+
+/* What a comparison tab holds: the other recording and both analyses. */
+typedef struct {
+  RspModel *other;     /* B, a reference */
+  RspAnalysis *a, *b;  /* A's process and B's matching one */
+  RspDiff *diff;
+} Comparison;
+
+static void
+comparison_free (gpointer data)
+{
+  Comparison *c = data;
+  g_clear_pointer (&c->diff, rsp_diff_free); /* reads both analyses */
+  g_clear_pointer (&c->a, rsp_analysis_free);
+  g_clear_pointer (&c->b, rsp_analysis_free);
+  g_clear_pointer (&c->other, rsp_model_unref);
+  g_free (c);
+}
+
+typedef struct {
+  RspModel *model, *other; /* references */
+  gint32 pid;              /* A's process */
+  char *name, *other_name;
+} CompareJob;
+
+static void
+compare_job_free (gpointer data)
+{
+  CompareJob *job = data;
+  rsp_model_unref (job->model);
+  rsp_model_unref (job->other);
+  g_free (job->name);
+  g_free (job->other_name);
+  g_free (job);
+}
+
+static void
+compare_thread (GTask *task, gpointer source, gpointer data, GCancellable *cancellable)
+{
+  CompareJob *job = data;
+  GError *error = NULL;
+  const RspTask *main_a = NULL;
+  for (RspIdx i = 0; i < rsp_model_n_tasks (job->model) && main_a == NULL; i++)
+    if (rsp_model_task (job->model, i)->pid == job->pid)
+      main_a = rsp_model_task (job->model, i);
+  gint32 pid_b = rsp_diff_match_process (job->model, job->pid, job->other);
+  if (pid_b == 0)
+    {
+      g_task_return_new_error (task, G_IO_ERROR, G_IO_ERROR_NOT_FOUND,
+                               _("%s has no process that matches %s (pid %d) of %s: the same command, started "
+                                 "by the same chain of commands.  Compare two recordings of the same workload."),
+                               job->other_name, main_a != NULL && main_a->comm != NULL ? main_a->comm : "?",
+                               job->pid, job->name);
+      return;
+    }
+  Comparison *c = g_new0 (Comparison, 1);
+  c->other = rsp_model_ref (job->other);
+  c->a = rsp_analysis_new (job->model, job->pid, 0, G_MAXUINT64, &error);
+  if (c->a != NULL)
+    c->b = rsp_analysis_new (job->other, pid_b, 0, G_MAXUINT64, &error);
+  if (c->b == NULL)
+    {
+      comparison_free (c);
+      g_task_return_error (task, error);
+      return;
+    }
+  c->diff = rsp_diff_new (c->a, c->b);
+  g_task_return_pointer (task, c, comparison_free);
+}
+
+/* One side: which recording and process, and its accounting table. */
+static GtkWidget *
+comparison_side (const char *role, const char *name, const RspAnalysis *a)
+{
+  const RspTask *t = rsp_model_task (rsp_analysis_model (a), rsp_analysis_target_task (a));
+  g_autofree char *head = g_markup_printf_escaped ("<b>%s</b> %s · %s (pid %d)", role, name,
+                                                   t->comm != NULL ? t->comm : "?", t->pid);
+  GtkWidget *label = gtk_label_new (NULL);
+  gtk_label_set_markup (GTK_LABEL (label), head);
+  gtk_label_set_xalign (GTK_LABEL (label), 0);
+  gtk_label_set_ellipsize (GTK_LABEL (label), PANGO_ELLIPSIZE_MIDDLE);
+  GtkWidget *box = gtk_box_new (GTK_ORIENTATION_VERTICAL, 4);
+  gtk_widget_set_margin_start (box, 6);
+  gtk_widget_set_margin_end (box, 6);
+  gtk_box_append (GTK_BOX (box), label);
+  gtk_box_append (GTK_BOX (box), rsp_accounting_panel_new (a));
+  gtk_widget_set_hexpand (box, TRUE);
+  return box;
+}
+
+static void
+compare_done (GObject *source, GAsyncResult *result, gpointer data)
+{
+  RspViews *self = RSP_VIEWS (source);
+  CompareJob *job = g_task_get_task_data (G_TASK (result));
+  g_autoptr (GError) error = NULL;
+  Comparison *c = g_task_propagate_pointer (G_TASK (result), &error);
+  if (job->model != self->model)
+    {
+      g_clear_pointer (&c, comparison_free); /* another recording was opened meanwhile */
+      return;
+    }
+  if (c == NULL)
+    {
+      show_message (self, _("Could not compare the recordings"), error->message);
+      return;
+    }
+  /* the differential flame on top: B's tree, coloured by the change from A */
+  const RspAnalysis *before = c->a, *after = c->b;
+  GtkWidget *flame = rsp_flame_widget_new_group (&after, 1, &before, 1);
+  GtkWidget *top = gtk_box_new (GTK_ORIENTATION_VERTICAL, 0);
+  gtk_box_append (GTK_BOX (top), flame);
+  gtk_box_append (GTK_BOX (top), rsp_legend_widget_new (RSP_LEGEND_DIFF));
+  gtk_widget_set_size_request (top, -1, 200);
+
+  /* under it, the two accountings side by side and what changed most */
+  g_autoptr (GString) changes = g_string_new (NULL);
+  guint n = MIN (rsp_diff_n_changes (c->diff), 8);
+  for (guint i = 0; i < n; i++)
+    {
+      g_autofree char *line = rsp_diff_change_describe (c->diff, rsp_diff_change (c->diff, i), RSP_DESCRIBE_LOCAL);
+      g_string_append_printf (changes, "%s• %s", i > 0 ? "\n\n" : "", line);
+    }
+  GtkWidget *changes_title = gtk_label_new (NULL);
+  gtk_label_set_markup (GTK_LABEL (changes_title), _("<b>What changed most</b>"));
+  gtk_label_set_xalign (GTK_LABEL (changes_title), 0);
+  GtkWidget *changes_label = gtk_label_new (n > 0 ? changes->str : _("Nothing changed."));
+  gtk_label_set_xalign (GTK_LABEL (changes_label), 0);
+  gtk_label_set_wrap (GTK_LABEL (changes_label), TRUE);
+  gtk_label_set_selectable (GTK_LABEL (changes_label), TRUE);
+  GtkWidget *changes_box = gtk_box_new (GTK_ORIENTATION_VERTICAL, 4);
+  gtk_widget_set_margin_start (changes_box, 6);
+  gtk_widget_set_margin_end (changes_box, 6);
+  gtk_box_append (GTK_BOX (changes_box), changes_title);
+  gtk_box_append (GTK_BOX (changes_box), changes_label);
+  gtk_widget_set_hexpand (changes_box, TRUE);
+  gtk_widget_set_size_request (changes_box, 320, -1);
+  GtkWidget *sides = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 6);
+  gtk_widget_set_margin_top (sides, 6);
+  gtk_box_append (GTK_BOX (sides), comparison_side (_("Before:"), job->name, c->a));
+  gtk_box_append (GTK_BOX (sides), comparison_side (_("After:"), job->other_name, c->b));
+  gtk_box_append (GTK_BOX (sides), changes_box);
+  GtkWidget *scroll = gtk_scrolled_window_new ();
+  gtk_scrolled_window_set_policy (GTK_SCROLLED_WINDOW (scroll), GTK_POLICY_NEVER, GTK_POLICY_AUTOMATIC);
+  gtk_scrolled_window_set_child (GTK_SCROLLED_WINDOW (scroll), sides);
+  gtk_widget_set_size_request (scroll, -1, 200);
+  GtkWidget *split = gtk_paned_new (GTK_ORIENTATION_VERTICAL);
+  gtk_paned_set_start_child (GTK_PANED (split), top);
+  gtk_paned_set_end_child (GTK_PANED (split), scroll);
+  gtk_widget_set_vexpand (split, TRUE);
+  /* the widgets read the analyses: the comparison goes with the tab */
+  g_object_set_data_full (G_OBJECT (split), "comparison", c, comparison_free);
+
+  g_autofree char *title = g_strdup_printf (_("%s ↔ %s"), job->name, job->other_name);
+  gint page = gtk_notebook_append_page (GTK_NOTEBOOK (self->notebook), split, tab_label (title, split));
+  gtk_notebook_set_current_page (GTK_NOTEBOOK (self->notebook), page);
+  const RspDiffChange *first = rsp_diff_n_changes (c->diff) > 0 ? rsp_diff_change (c->diff, 0) : NULL;
+  g_log ("rsp-ui", G_LOG_LEVEL_DEBUG, "compared %s (pid %d, %.3f ms) with %s (pid %d, %.3f ms); changed most: %s %s %+.3f ms",
+         job->name, job->pid, rsp_analysis_total_ns (c->a) / 1e6, job->other_name,
+         rsp_model_task (c->other, rsp_analysis_target_task (c->b))->pid, rsp_analysis_total_ns (c->b) / 1e6,
+         first != NULL ? rsp_category_id (first->category) : "-",
+         first != NULL && first->frame != NULL ? first->frame : "-", first != NULL ? first->delta_ns / 1e6 : 0.0);
+}
+
+void
+rsp_views_compare (RspViews *self, const RspModel *other, const char *name, const char *other_name)
+{
+  g_return_if_fail (RSP_IS_VIEWS (self) && other != NULL);
+  if (self->model == NULL)
+    return;
+  /* the process shown in a tab, else the recording's process of interest */
+  ProcessPage *pp = current_process_page (self);
+  GtkWidget *shown = gtk_notebook_get_nth_page (GTK_NOTEBOOK (self->notebook),
+                                                gtk_notebook_get_current_page (GTK_NOTEBOOK (self->notebook)));
+  gint32 key = shown != NULL ? GPOINTER_TO_INT (g_object_get_data (G_OBJECT (shown), "pid")) : 0;
+  const RspRecordingMeta *meta = rsp_model_meta (self->model);
+  gint32 pid = pp != NULL && key > 0 ? key : meta != NULL ? meta->target_pid : 0;
+  if (pid <= 0)
+    {
+      show_message (self, _("Could not compare the recordings"),
+                    _("This recording names no process of interest: open a process's tab from the timeline "
+                      "first, then compare."));
+      return;
+    }
+  CompareJob *job = g_new0 (CompareJob, 1);
+  job->model = rsp_model_ref (self->model);
+  job->other = rsp_model_ref (other);
+  job->pid = pid;
+  job->name = g_strdup (name);
+  job->other_name = g_strdup (other_name);
+  GTask *task = g_task_new (self, NULL, compare_done, NULL);
+  g_task_set_task_data (task, job, compare_job_free);
+  g_task_run_in_thread (task, compare_thread);
   g_object_unref (task);
 }
 

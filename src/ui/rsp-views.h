@@ -24,6 +24,12 @@ void rsp_views_open_process (RspViews *self, gint32 pid);
  * when ready, or an error dialog naming why there are none.  A recording
  * of rsp record --repeat opens on it ("runs"). */
 void rsp_views_open_requests (RspViews *self, const char *spec);
+/* Compares this recording (NAME) with OTHER (OTHER_NAME): the process of
+ * the tab shown, or the process of interest, against the process of
+ * OTHER that matches it (rsp_diff_match_process) — a tab with the
+ * differential flame, both accounting tables side by side and what changed
+ * most; or an error dialog when OTHER has no such process. */
+void rsp_views_compare (RspViews *self, const RspModel *other, const char *name, const char *other_name);
 /* Exports the visible view to PATH (.png, .svg or .pdf), or, in a process
  * tab, its accounting table and findings (.csv, rsp_report_csv). */
 /* In a process tab: steps through the instances of the selected finding

@@ -152,6 +152,121 @@ rsp_window_open (RspWindow *self, GFile *file)
   g_object_unref (task);
 }
 
+/* ------------------------------------------------------------------ compare with another recording */
+
+static void
+compare_loaded (GObject *source, GAsyncResult *result, gpointer user_data)
+{
+  RspWindow *self = RSP_WINDOW (source);
+  LoadJob *job = g_task_get_task_data (G_TASK (result));
+  g_autoptr (GError) error = NULL;
+  RspModel *other = g_task_propagate_pointer (G_TASK (result), &error);
+  g_autofree char *other_name = g_path_get_basename (job->path);
+  if (other == NULL)
+    {
+      g_autofree char *primary = g_strdup_printf (_("Could not open “%s”"), other_name);
+      show_error (self, primary, error->message);
+      return;
+    }
+  if (self->model != NULL)
+    {
+      g_autofree char *name = g_file_get_basename (self->file);
+      rsp_views_compare (RSP_VIEWS (self->views_page), other, name, other_name);
+    }
+  rsp_model_unref (other); /* the comparison holds its own reference */
+}
+
+static void
+compare_with (RspWindow *self, const char *path)
+{
+  LoadJob *job = g_new0 (LoadJob, 1);
+  job->path = g_strdup (path);
+  job->window = self;
+  job->warnings = g_ptr_array_new_with_free_func (g_free);
+  GTask *task = g_task_new (self, NULL, compare_loaded, NULL);
+  g_task_set_task_data (task, job, load_job_free);
+  g_task_run_in_thread (task, load_thread);
+  g_object_unref (task);
+}
+
+static void
+on_compare_response (GtkNativeDialog *dialog, int response, RspWindow *self)
+{
+  if (response == GTK_RESPONSE_ACCEPT)
+    {
+      g_autoptr (GFile) file = gtk_file_chooser_get_file (GTK_FILE_CHOOSER (dialog));
+      g_autofree char *path = file != NULL ? g_file_get_path (file) : NULL;
+      if (path != NULL)
+        compare_with (self, path);
+    }
+  g_object_unref (dialog);
+}
+
+static void
+compare_activated (GSimpleAction *action, GVariant *parameter, gpointer user_data)
+{
+  RspWindow *self = user_data;
+  if (self->model == NULL)
+    return;
+  GtkFileChooserNative *dialog = gtk_file_chooser_native_new (_("Compare With a Recording"), GTK_WINDOW (self),
+                                                              GTK_FILE_CHOOSER_ACTION_OPEN, _("_Compare"),
+                                                              _("_Cancel"));
+  g_signal_connect (dialog, "response", G_CALLBACK (on_compare_response), self);
+  gtk_native_dialog_show (GTK_NATIVE_DIALOG (dialog));
+}
+
+/* ------------------------------------------------------------------ requests of another kind */
+
+static void
+on_requests_response (GtkDialog *dialog, int response, RspWindow *self)
+{
+  GtkWidget *entry = g_object_get_data (G_OBJECT (dialog), "entry");
+  g_autofree char *spec = g_strdup (gtk_editable_get_text (GTK_EDITABLE (entry)));
+  gtk_window_destroy (GTK_WINDOW (dialog));
+  g_strstrip (spec);
+  if (response == GTK_RESPONSE_ACCEPT && *spec != '\0' && self->model != NULL)
+    rsp_views_open_requests (RSP_VIEWS (self->views_page), spec);
+}
+
+static void
+on_requests_entry_activate (GtkEntry *entry, GtkDialog *dialog)
+{
+  gtk_dialog_response (dialog, GTK_RESPONSE_ACCEPT);
+}
+
+static void
+requests_activated (GSimpleAction *action, GVariant *parameter, gpointer user_data)
+{
+  RspWindow *self = user_data;
+  if (self->model == NULL)
+    return;
+  GtkWidget *dialog = gtk_dialog_new_with_buttons (_("Requests"), GTK_WINDOW (self),
+                                                   GTK_DIALOG_MODAL | GTK_DIALOG_DESTROY_WITH_PARENT,
+                                                   _("_Cancel"), GTK_RESPONSE_CANCEL, _("_Show"),
+                                                   GTK_RESPONSE_ACCEPT, NULL);
+  GtkWidget *box = gtk_dialog_get_content_area (GTK_DIALOG (dialog));
+  gtk_widget_set_margin_start (box, 12);
+  gtk_widget_set_margin_end (box, 12);
+  gtk_widget_set_margin_top (box, 12);
+  gtk_widget_set_margin_bottom (box, 12);
+  gtk_box_set_spacing (GTK_BOX (box), 8);
+  GtkWidget *text = gtk_label_new (_("What is one request?  runs: each run of rsp record --repeat;  "
+                                     "tcp:PORT: each exchange on a server's TCP port;  "
+                                     "probe:FUNCTION: each call of a function rsp record --probe watched."));
+  gtk_label_set_wrap (GTK_LABEL (text), TRUE);
+  gtk_label_set_max_width_chars (GTK_LABEL (text), 60);
+  gtk_label_set_xalign (GTK_LABEL (text), 0);
+  GtkWidget *entry = gtk_entry_new ();
+  gtk_entry_set_placeholder_text (GTK_ENTRY (entry), "tcp:8080");
+  g_signal_connect (entry, "activate", G_CALLBACK (on_requests_entry_activate), dialog);
+  gtk_box_append (GTK_BOX (box), text);
+  gtk_box_append (GTK_BOX (box), entry);
+  g_object_set_data (G_OBJECT (dialog), "entry", entry);
+  gtk_dialog_set_default_response (GTK_DIALOG (dialog), GTK_RESPONSE_ACCEPT);
+  g_signal_connect (dialog, "response", G_CALLBACK (on_requests_response), self);
+  gtk_window_present (GTK_WINDOW (dialog));
+}
+
 static void
 on_cancel (GtkButton *button, RspWindow *self)
 {
@@ -264,6 +379,8 @@ static const struct {
   { N_ ("Recordings"), "<Control>r", N_ ("Record a command") },
   { N_ ("Recordings"), "<Control>e", N_ ("Export the view to PNG, SVG or PDF, or its tables to CSV") },
   { N_ ("Recordings"), "<Control>w", N_ ("Close the process tab") },
+  { N_ ("Recordings"), "<Control>d", N_ ("Compare with another recording") },
+  { N_ ("Recordings"), "<Control>u", N_ ("Requests: runs, TCP exchanges or function calls") },
   { N_ ("Recordings"), "<Control>q", N_ ("Quit") },
   { N_ ("Views"), "w plus", N_ ("Zoom in") },
   { N_ ("Views"), "s minus", N_ ("Zoom out") },
@@ -280,6 +397,9 @@ static const struct {
   { N_ ("Search"), "<Shift>Return", N_ ("Previous match, shown") },
   { N_ ("Findings"), "bracketright", N_ ("Next time the selected finding happened") },
   { N_ ("Findings"), "bracketleft", N_ ("Previous time the selected finding happened") },
+  { N_ ("Requests"), "Left Right", N_ ("Select the bar before or after") },
+  { N_ ("Requests"), "<Shift>Left <Shift>Right", N_ ("Widen or narrow the selected bars") },
+  { N_ ("Requests"), "Escape", N_ ("Back to the slow tail") },
 };
 
 static void
@@ -429,6 +549,8 @@ rsp_window_init (RspWindow *self)
   g_menu_append (menu, _("_Open…"), "app.open");
   g_menu_append (menu, _("_Record…"), "app.record");
   g_menu_append (menu, _("_Export View…"), "win.export");
+  g_menu_append (menu, _("Re_quests…"), "win.requests");
+  g_menu_append (menu, _("_Compare With…"), "win.compare");
   GMenu *section = g_menu_new ();
   g_menu_append (section, _("_Keyboard Shortcuts"), "win.show-help-overlay");
   g_menu_append (section, _("_About RSP"), "app.about");
@@ -458,6 +580,8 @@ rsp_window_init (RspWindow *self)
     { "find", find_activated, NULL, NULL, NULL, { 0 } },
     { "close-tab", close_tab_activated, NULL, NULL, NULL, { 0 } },
     { "previous-instance", previous_instance_activated, NULL, NULL, NULL, { 0 } },
+    { "compare", compare_activated, NULL, NULL, NULL, { 0 } },
+    { "requests", requests_activated, NULL, NULL, NULL, { 0 } },
   };
   g_action_map_add_action_entries (G_ACTION_MAP (self), win_actions, G_N_ELEMENTS (win_actions), self);
 

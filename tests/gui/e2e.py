@@ -1087,7 +1087,7 @@ def reopen_test(display, workdir):
 BAR_LINE = re.compile(r"histogram bar (\d+) of (\d+): (\d+) requests, at (-?\d+),(-?\d+) in the window")
 SELECTION_LINE = re.compile(r"requests selection: bins (-?\d+)-(-?\d+), (\d+) requests \((\d+) slow\), "
                             r"([\d.]+)-([\d.]+) ms, (\d+) others")
-GROUP_LINE = re.compile(r"group flame: (\d+) requests( against the others)?, ([\d.]+) ms in all; gained most: (.*)")
+GROUP_LINE = re.compile(r"group flame: (\d+) analyses against (\d+), ([\d.]+) ms in all; gained most: (.*)")
 
 
 def requests_test(display, workdir):
@@ -1112,10 +1112,10 @@ def requests_test(display, workdir):
         if not sel or sel[-1][2:4] != ("2", "2"):
             t.fail("the slow tail was not selected at first: %s" % sel)
         groups = wait_log(workdir, GROUP_LINE, 1, 20)
-        diff = [g for g in groups if g[1]]
-        if not diff or diff[-1][0] != "2" or diff[-1][3] != "clock_nanosleep":
+        diff = [g for g in groups if g[1] != "0"]
+        if not diff or diff[-1][0] != "2" or " < clock_nanosleep < " not in diff[-1][3]:
             t.fail("the slow tail against the others: %s (want 2 requests whose sleep gained most)" % groups)
-        t.log("differential flame: the 2 slow requests against the others, %s ms, reddest box %s"
+        t.log("differential flame: the 2 slow requests against the others, %s ms; gained most: %s"
               % (diff[-1][2], diff[-1][3]))
         time.sleep(1)
         screenshot(display, os.path.join(os.environ["RSP_BUILD_ROOT"], "tests", "gui-requests.png"))
@@ -1184,6 +1184,69 @@ def requests_test(display, workdir):
         stop_viewer(proc)
 
 
+COMPARED_LINE = re.compile(r"compared (\S+) \(pid (\d+), ([\d.]+) ms\) with (\S+) \(pid (\d+), ([\d.]+) ms\); "
+                           r"changed most: (\S+) (\S+) ([-+][\d.]+) ms")
+
+
+def compare_test(display, workdir):
+    """Two recordings side by side: diff-before.rsp open, Ctrl+D and the
+    file chooser pick diff-after.rsp (the same workload with a 40 ms sleep
+    added); a tab opens with the differential flame and both accounting
+    tables, and what changed most is that sleep, +40 ms.  A recording with
+    no matching process gives an error dialog instead."""
+    proc, wins = start_loaded(display, workdir, "diff-before.rsp")
+    try:
+        after = data_copy(workdir, "diff-after.rsp")
+        xdotool(display, "windowactivate", "--sync", wins[0])
+        xdotool(display, "key", "ctrl+d")
+        for _ in range(40):
+            if xdotool(display, "search", "--onlyvisible", "--name", "^Compare With a Recording$").stdout.split():
+                break
+            time.sleep(0.25)
+        else:
+            t.fail("Ctrl+D opened no file chooser")
+        time.sleep(0.5)
+        xdotool(display, "type", "--delay", "10", after)
+        time.sleep(0.3)
+        xdotool(display, "key", "Return")
+        got = wait_log(workdir, COMPARED_LINE, 1, 60)
+        if not got:
+            screenshot(display, os.path.join(workdir, "compare.png"))
+            t.fail("no comparison tab opened (screenshot in %s): %s" % (workdir, viewer_log(workdir)))
+        a, pid_a, ms_a, b, pid_b, ms_b, cat, frame, delta = got[-1]
+        if (a, b) != ("diff-before.rsp", "diff-after.rsp") or cat != "sleep" or frame != "clock_nanosleep" \
+                or not 35 <= float(delta) <= 45:
+            t.fail("the comparison: %s (want the 40 ms clock_nanosleep sleep added in B first)" % (got[-1],))
+        groups = wait_log(workdir, GROUP_LINE, 1, 10)
+        if not groups or groups[-1][1] != "1" or " < clock_nanosleep < " not in groups[-1][3]:
+            t.fail("the differential flame: %s (want clock_nanosleep reddest)" % groups)
+        t.log("compared %s (pid %s, %s ms) with %s (pid %s, %s ms): changed most %s under %s, %s ms; "
+              "the differential flame gained most in %s" % (a, pid_a, ms_a, b, pid_b, ms_b, cat, frame, delta,
+                                                           groups[-1][3]))
+        time.sleep(1)
+        screenshot(display, os.path.join(os.environ["RSP_BUILD_ROOT"], "tests", "gui-compare.png"))
+        # a recording of something else: an error dialog names the process
+        other = data_copy(workdir, "pingpong.rsp")
+        xdotool(display, "windowactivate", "--sync", wins[0])
+        xdotool(display, "key", "ctrl+d")
+        time.sleep(1.5)
+        xdotool(display, "type", "--delay", "10", other)
+        time.sleep(0.3)
+        xdotool(display, "key", "Return")
+        for _ in range(40):
+            found = xdotool(display, "search", "--onlyvisible", "--name", "^Could not compare the recordings$").stdout.split()
+            if found:
+                break
+            time.sleep(0.25)
+        else:
+            screenshot(display, os.path.join(workdir, "compare-error.png"))
+            t.fail("comparing with an unrelated recording showed no error dialog (screenshot in %s)" % workdir)
+        t.log("comparing with pingpong.rsp (no process of the same command): an error dialog")
+        xdotool(display, "key", "Escape")
+    finally:
+        stop_viewer(proc)
+
+
 def main():
     what = sys.argv[1] if len(sys.argv) > 1 else "flame"
     for tool in ("Xvfb", "xdotool", "import", "convert"):
@@ -1210,6 +1273,8 @@ def main():
             details_test(display, workdir)
         elif what == "requests":
             requests_test(display, workdir)
+        elif what == "compare":
+            compare_test(display, workdir)
         else:
             error_test(display, workdir)
     finally:
