@@ -1,10 +1,11 @@
 #!/usr/bin/env python3
 """bench/requests.py — what analysing many requests costs against one report.
 
-    sudo bench/requests.py [--rsp build/src/rsp] [--runs N] [--reps R] [--keep FILE]
+    sudo bench/requests.py [--rsp build/src/rsp] [--runs N] [--reps R] [--keep FILE] [-- COMMAND...]
 
-Records `rsp record --repeat N -- /bin/true` (each run a request: fork,
-exec, exit, a few milliseconds of events each), then times, on that one
+Records `rsp record --repeat N -- COMMAND` (default /bin/true: each run a
+request of fork, exec, exit, a few milliseconds of events; a busier command
+makes a larger file with the same number of requests), then times, on that one
 file and in one session, best and median of R runs each:
   requests  `rsp report --requests runs FILE`  (every run analysed, the
             distribution, the slow tail and its causes)
@@ -55,13 +56,14 @@ def main():
     ap.add_argument("--runs", type=int, default=10000)
     ap.add_argument("--reps", type=int, default=3)
     ap.add_argument("--keep", help="keep the recording in this file (default: a temporary one)")
+    ap.add_argument("command", nargs="*", default=["/bin/true"], help="what each run runs (default /bin/true)")
     args = ap.parse_args()
     if os.geteuid() != 0:
         sys.exit("bench/requests.py: recording needs root (sudo bench/requests.py)")
     with tempfile.TemporaryDirectory() as tmp:
         path = args.keep or os.path.join(tmp, "requests.rsp")
-        rec = subprocess.run([args.rsp, "record", "--repeat", str(args.runs), "-o", path, "--", "/bin/true"],
-                             capture_output=True, text=True)
+        rec = subprocess.run([args.rsp, "record", "--repeat", str(args.runs), "-o", path, "--"] + args.command,
+                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
         if rec.returncode != 0:
             sys.exit("bench/requests.py: rsp record failed: " + rec.stderr[-2000:])
         size = os.path.getsize(path)
@@ -75,8 +77,8 @@ def main():
     print("| recording | requests | report --requests runs (best / median) | plain report (best / median) "
           "| ratio (median) | goal ≤ %.0f | peak RSS requests / plain |" % GOAL)
     print("|---|---:|---:|---:|---:|---|---:|")
-    print("| %d runs of /bin/true, %.1f MB | %d | %.3f / %.3f s | %.3f / %.3f s | %.2f | %s | %.0f / %.0f MB |"
-          % (args.runs, size / 1e6, n, req[0], req[1], plain[0], plain[1], ratio,
+    print("| %d runs of `%s`, %.1f MB | %d | %.3f / %.3f s | %.3f / %.3f s | %.2f | %s | %.0f / %.0f MB |"
+          % (args.runs, " ".join(args.command), size / 1e6, n, req[0], req[1], plain[0], plain[1], ratio,
              "met" if ratio <= GOAL else "**not met**", req[2] / 1024, plain[2] / 1024))
 
 
