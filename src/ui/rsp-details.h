@@ -24,6 +24,21 @@ typedef struct {
 /* The details of SEGMENT at time T (recording clock) of ANALYSIS, the
  * box named NAME (or NULL) selected there. */
 RspDetails *rsp_details_new (const RspAnalysis *analysis, RspIdx segment, guint64 t, const char *name);
+
+/* What the details pane says about an item of the process running view,
+ * from the model alone: a run (its CPU, how it started, the sleep before it
+ * and what ended that), a sleep (its state, the function it slept in, what
+ * ended it: the waker's run, a timer, a disk request, network data, an
+ * interrupt), a disk request, a network wait, or a link.  The jump goes to
+ * what explains it (the waker's run, the request, the wait). */
+typedef enum {
+  RSP_DETAILS_RUN,
+  RSP_DETAILS_SLEEP,
+  RSP_DETAILS_DISK_OP,
+  RSP_DETAILS_NET_OP,
+  RSP_DETAILS_LINK,
+} RspDetailsItem;
+RspDetails *rsp_details_new_for_item (const RspModel *model, RspDetailsItem kind, RspIdx item);
 void rsp_details_free (RspDetails *details);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (RspDetails, rsp_details_free)
 

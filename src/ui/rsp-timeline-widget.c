@@ -5,6 +5,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "rsp-details.h"
 #include "rsp-timeline-view.h"
 #include "rsp-widget-util.h"
 
@@ -34,11 +35,18 @@ struct _RspTimelineWidget {
   char *search;
   GArray *matches; /* guint32 row */
   guint match;
+
+  /* the item clicked (a run, a sleep, an operation, a link), for the
+   * details pane and the arrow keys; sel_item RSP_NONE for none */
+  RspDetailsItem sel_kind;
+  RspIdx sel_item;
+  gint sel_row;
 };
 
 enum {
   SIGNAL_TASK_ACTIVATED,
   SIGNAL_RANGE_SELECTED,
+  SIGNAL_ITEM_SELECTED,
   N_SIGNALS
 };
 static guint signals[N_SIGNALS];
@@ -53,7 +61,7 @@ viewport_for (RspTimelineWidget *self, RspTimelineViewport *vp, const RspTheme *
   vp->t0 = self->nav.t0;
   vp->t1 = self->nav.t1;
   vp->scroll_y = self->scroll_y;
-  vp->highlight_row = self->hover_row;
+  vp->highlight_row = self->hover_row >= 0 ? self->hover_row : self->sel_item != RSP_NONE ? self->sel_row : -1;
   vp->marked_rows = (const guint32 *) self->matches->data;
   vp->n_marked_rows = self->matches->len;
   vp->select_t0 = self->select_t0;
@@ -272,6 +280,77 @@ on_drag_end (GtkGestureDrag *gesture, double dx, double dy, RspTimelineWidget *s
 }
 
 static void
+select_item (RspTimelineWidget *self, RspDetailsItem kind, RspIdx item, gint row)
+{
+  self->sel_kind = kind;
+  self->sel_item = item;
+  self->sel_row = row;
+  g_signal_emit (self, signals[SIGNAL_ITEM_SELECTED], 0, (guint) kind, (guint) item);
+  gtk_widget_queue_draw (GTK_WIDGET (self));
+}
+
+/* Shows [T0, T1] with a margin, keeping the zoom when it fits. */
+void
+rsp_timeline_widget_show_range (RspTimelineWidget *self, guint64 t0, guint64 t1)
+{
+  g_return_if_fail (RSP_IS_TIMELINE_WIDGET (self));
+  guint64 width = self->nav.t1 - self->nav.t0;
+  if (t1 - t0 > width * 9 / 10 || width == 0)
+    {
+      guint64 pad = MAX ((t1 - t0) / 10, (guint64) 1000);
+      rsp_time_nav_jump (&self->nav, t0 > pad ? t0 - pad : 0, t1 + pad);
+    }
+  else if (t0 < self->nav.t0 || t1 > self->nav.t1)
+    {
+      guint64 mid = t0 + (t1 - t0) / 2;
+      rsp_time_nav_jump (&self->nav, mid > width / 2 ? mid - width / 2 : 0, (mid > width / 2 ? mid - width / 2 : 0) + width);
+    }
+  g_log ("rsp-ui", G_LOG_LEVEL_DEBUG, "timeline (show): %.3f-%.3f ms",
+         (self->nav.t0 - rsp_model_start_time (self->model)) / 1e6,
+         (self->nav.t1 - rsp_model_start_time (self->model)) / 1e6);
+  gtk_widget_queue_draw (GTK_WIDGET (self));
+}
+
+/* Left/Right with a run or a sleep selected: the task's previous or next
+ * one, shown.  TRUE if the key was taken. */
+static gboolean
+step_item (RspTimelineWidget *self, gint delta)
+{
+  const RspModel *m = self->model;
+  RspIdx next = RSP_NONE;
+  if (self->sel_kind == RSP_DETAILS_RUN)
+    {
+      const RspRun *r = rsp_model_run (m, self->sel_item);
+      if (delta > 0)
+        next = r->next_run;
+      else if (r->prev_sleep != RSP_NONE)
+        next = rsp_model_sleep (m, r->prev_sleep)->prev_run;
+      if (next != RSP_NONE)
+        {
+          const RspRun *n = rsp_model_run (m, next);
+          rsp_timeline_widget_show_range (self, n->start, n->end);
+        }
+    }
+  else if (self->sel_kind == RSP_DETAILS_SLEEP)
+    {
+      const RspSleep *sl = rsp_model_sleep (m, self->sel_item);
+      RspIdx run = delta > 0 ? sl->next_run : sl->prev_run;
+      if (run != RSP_NONE)
+        next = delta > 0 ? rsp_model_run (m, run)->next_sleep : rsp_model_run (m, run)->prev_sleep;
+      if (next != RSP_NONE)
+        {
+          const RspSleep *n = rsp_model_sleep (m, next);
+          rsp_timeline_widget_show_range (self, n->start, n->end);
+        }
+    }
+  else
+    return FALSE;
+  if (next != RSP_NONE)
+    select_item (self, self->sel_kind, next, self->sel_row);
+  return TRUE;
+}
+
+static void
 on_click (GtkGestureClick *gesture, int n_press, double x, double y, RspTimelineWidget *self)
 {
   RspTheme theme;
@@ -299,6 +378,15 @@ on_click (GtkGestureClick *gesture, int n_press, double x, double y, RspTimeline
         what = g_strdup_printf (_("%s (pid %d, tid %d)"), t->comm != NULL ? t->comm : "?", t->pid, t->tid);
       rsp_widget_announce_selection (GTK_WIDGET (self), what);
     }
+  static const gint item_of_hit[] = {
+    [RSP_TIMELINE_HIT_RUN] = RSP_DETAILS_RUN,         [RSP_TIMELINE_HIT_SLEEP] = RSP_DETAILS_SLEEP,
+    [RSP_TIMELINE_HIT_DISK_OP] = RSP_DETAILS_DISK_OP, [RSP_TIMELINE_HIT_NET_OP] = RSP_DETAILS_NET_OP,
+    [RSP_TIMELINE_HIT_LINK] = RSP_DETAILS_LINK,
+  };
+  if (hit.item != RSP_NONE && (hit.kind == RSP_TIMELINE_HIT_RUN || hit.kind == RSP_TIMELINE_HIT_SLEEP
+                               || hit.kind == RSP_TIMELINE_HIT_DISK_OP || hit.kind == RSP_TIMELINE_HIT_NET_OP
+                               || hit.kind == RSP_TIMELINE_HIT_LINK))
+    select_item (self, (RspDetailsItem) item_of_hit[hit.kind], hit.item, hit.row);
   if (hit.kind == RSP_TIMELINE_HIT_NAME && hit.task != RSP_NONE)
     g_signal_emit (self, signals[SIGNAL_TASK_ACTIVATED], 0, hit.task);
   else if (n_press == 2 && hit.kind == RSP_TIMELINE_HIT_RUN)
@@ -315,6 +403,10 @@ on_key (GtkEventControllerKey *controller, guint keyval, guint keycode, GdkModif
         RspTimelineWidget *self)
 {
   int lines;
+  /* Left/Right step through the selected task's runs or sleeps */
+  if ((keyval == GDK_KEY_Left || keyval == GDK_KEY_Right) && self->sel_item != RSP_NONE
+      && !(state & (GDK_CONTROL_MASK | GDK_ALT_MASK | GDK_SHIFT_MASK)) && step_item (self, keyval == GDK_KEY_Right ? 1 : -1))
+    return TRUE;
   /* Z: zoom to the selected range */
   if ((keyval == GDK_KEY_z || keyval == GDK_KEY_Z) && !(state & (GDK_CONTROL_MASK | GDK_ALT_MASK))
       && self->select_t1 > self->select_t0)
@@ -548,6 +640,8 @@ rsp_timeline_widget_class_init (RspTimelineWidgetClass *klass)
                                                  NULL, NULL, NULL, G_TYPE_NONE, 1, G_TYPE_UINT);
   signals[SIGNAL_RANGE_SELECTED] = g_signal_new ("range-selected", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0,
                                                  NULL, NULL, NULL, G_TYPE_NONE, 2, G_TYPE_UINT64, G_TYPE_UINT64);
+  signals[SIGNAL_ITEM_SELECTED] = g_signal_new ("item-selected", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0,
+                                                NULL, NULL, NULL, G_TYPE_NONE, 2, G_TYPE_UINT, G_TYPE_UINT);
   gtk_widget_class_set_accessible_role (widget_class, GTK_ACCESSIBLE_ROLE_IMG);
 }
 
@@ -555,6 +649,7 @@ static void
 rsp_timeline_widget_init (RspTimelineWidget *self)
 {
   self->hover_row = -1;
+  self->sel_item = RSP_NONE;
   self->matches = g_array_new (FALSE, FALSE, sizeof (guint32));
   static const RspViewInput input = {
     .scroll = G_CALLBACK (on_scroll),

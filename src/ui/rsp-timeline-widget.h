@@ -4,7 +4,10 @@
  *
  * Signals: "task-activated" (guint task index): a task name was clicked;
  * "range-selected" (guint64 t0, guint64 t1): a time range was selected
- * (shift-drag, or a drag on the ruler). */
+ * (shift-drag, or a drag on the ruler); "item-selected" (guint
+ * RspDetailsItem, guint index): a run, sleep, disk or network operation or
+ * link was clicked, or Left/Right stepped to the task's previous or next
+ * run or sleep (rsp-details.h says what the details pane shows of it). */
 #pragma once
 
 #include <gtk/gtk.h>
@@ -29,6 +32,8 @@ void rsp_timeline_widget_set_search (RspTimelineWidget *self, const char *text);
 void rsp_timeline_widget_search_step (RspTimelineWidget *self, gint delta);
 guint rsp_timeline_widget_search_matches (RspTimelineWidget *self, guint *current);
 void rsp_timeline_widget_zoom_fit (RspTimelineWidget *self);
+/* Shows the time range [T0, T1] (keeping the zoom when it fits). */
+void rsp_timeline_widget_show_range (RspTimelineWidget *self, guint64 t0, guint64 t1);
 /* Draws what is shown to a PNG, SVG or PDF file (by its suffix), at the widget's size. */
 /* A key for the view (rsp_time_nav_key's, Z for the selected range); TRUE
  * if it was one (see rsp_flame_widget_handle_key). */

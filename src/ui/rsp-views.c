@@ -23,6 +23,10 @@ struct _RspViews {
   GtkWidget *match_label; /* "3 of 17" beside the timeline's search */
   GtkWidget *range_label;
   GtkWidget *range_pane;        /* under the timeline: the selected range's accounting, hidden until one is */
+  GtkWidget *timeline_bottom;   /* the notebook under the timeline: the item's details, the range's accounting */
+  GtkWidget *timeline_details;  /* the details of the item clicked in the timeline */
+  GtkWidget *timeline_jump;     /* "Go to the waker" and the like */
+  guint64 timeline_jump_start, timeline_jump_end;
   RspAnalysis *range_analysis;  /* what range_pane shows */
   GHashTable *process_pages; /* pid -> page widget */
   GHashTable *pending;       /* pids whose analysis is being computed */
@@ -552,7 +556,9 @@ on_range_selected (RspTimelineWidget *timeline, guint64 t0, guint64 t1, RspViews
   gtk_scrolled_window_set_child (GTK_SCROLLED_WINDOW (self->range_pane), panel);
   g_clear_pointer (&self->range_analysis, rsp_analysis_free);
   self->range_analysis = a;
-  gtk_widget_set_visible (gtk_widget_get_parent (self->range_pane), TRUE);
+  gtk_widget_set_visible (self->timeline_bottom, TRUE);
+  gtk_notebook_set_current_page (GTK_NOTEBOOK (self->timeline_bottom),
+                                 gtk_notebook_page_num (GTK_NOTEBOOK (self->timeline_bottom), self->range_pane));
   g_log ("rsp-ui", G_LOG_LEVEL_DEBUG, "range accounting: %s, %.1f%% accounted, %u findings", span,
          rsp_analysis_accounted_percent (a), rsp_analysis_n_findings (a));
   /* the accounting of the selection, in one line: the largest categories */
@@ -574,6 +580,37 @@ static void
 on_range_close (GtkButton *button, GtkWidget *pane)
 {
   gtk_widget_set_visible (pane, FALSE);
+}
+
+/* A run, a sleep, an operation or a link clicked in the timeline (or
+ * stepped to with Left/Right): its details under it. */
+static void
+on_item_selected (RspTimelineWidget *timeline, guint kind, guint item, RspViews *self)
+{
+  if (item == RSP_NONE)
+    return;
+  g_autoptr (RspDetails) d = rsp_details_new_for_item (self->model, (RspDetailsItem) kind, item);
+  gtk_label_set_markup (GTK_LABEL (self->timeline_details), d->markup);
+  gtk_accessible_update_property (GTK_ACCESSIBLE (self->timeline_details), GTK_ACCESSIBLE_PROPERTY_DESCRIPTION,
+                                  d->summary, -1);
+  self->timeline_jump_start = d->jump_start;
+  self->timeline_jump_end = d->jump_end;
+  gtk_widget_set_visible (self->timeline_jump, d->jump_label != NULL);
+  if (d->jump_label != NULL)
+    gtk_button_set_label (GTK_BUTTON (self->timeline_jump), d->jump_label);
+  gtk_widget_set_visible (self->timeline_bottom, TRUE);
+  gtk_notebook_set_current_page (GTK_NOTEBOOK (self->timeline_bottom), 0);
+  guint64 origin = rsp_model_start_time (self->model);
+  g_log ("rsp-ui", G_LOG_LEVEL_DEBUG, "timeline details: item %u of kind %u: %s; jump %.3f-%.3f ms", item, kind,
+         d->summary, d->jump_label != NULL ? (d->jump_start - origin) / 1e6 : 0.0,
+         d->jump_label != NULL ? (d->jump_end - origin) / 1e6 : 0.0);
+}
+
+static void
+on_timeline_jump (GtkButton *button, RspViews *self)
+{
+  rsp_timeline_widget_show_range (RSP_TIMELINE_WIDGET (self->timeline), self->timeline_jump_start,
+                                  self->timeline_jump_end);
 }
 
 static void
@@ -983,19 +1020,40 @@ rsp_views_set_model (RspViews *self, const RspModel *model, const char *title)
   gtk_box_append (GTK_BOX (page), toolbar);
   gtk_box_append (GTK_BOX (page), self->timeline);
   gtk_box_append (GTK_BOX (page), rsp_legend_widget_new (RSP_LEGEND_TIMELINE));
-  /* a range selected (Shift+drag): its accounting in a pane under it */
+  /* under it, hidden until used: the details of the item clicked, and a
+   * range selected (Shift+drag) with its accounting */
+  self->timeline_details = gtk_label_new (NULL);
+  gtk_label_set_xalign (GTK_LABEL (self->timeline_details), 0);
+  gtk_label_set_yalign (GTK_LABEL (self->timeline_details), 0);
+  gtk_label_set_wrap (GTK_LABEL (self->timeline_details), TRUE);
+  gtk_label_set_selectable (GTK_LABEL (self->timeline_details), TRUE);
+  self->timeline_jump = gtk_button_new_with_mnemonic ("");
+  gtk_widget_set_halign (self->timeline_jump, GTK_ALIGN_START);
+  gtk_widget_set_visible (self->timeline_jump, FALSE);
+  g_signal_connect (self->timeline_jump, "clicked", G_CALLBACK (on_timeline_jump), self);
+  GtkWidget *details_box = gtk_box_new (GTK_ORIENTATION_VERTICAL, 6);
+  gtk_widget_set_margin_start (details_box, 8);
+  gtk_widget_set_margin_end (details_box, 8);
+  gtk_widget_set_margin_top (details_box, 6);
+  gtk_box_append (GTK_BOX (details_box), self->timeline_details);
+  gtk_box_append (GTK_BOX (details_box), self->timeline_jump);
+  GtkWidget *details_scroll = gtk_scrolled_window_new ();
+  gtk_scrolled_window_set_policy (GTK_SCROLLED_WINDOW (details_scroll), GTK_POLICY_NEVER, GTK_POLICY_AUTOMATIC);
+  gtk_scrolled_window_set_child (GTK_SCROLLED_WINDOW (details_scroll), details_box);
   self->range_pane = gtk_scrolled_window_new ();
   gtk_scrolled_window_set_policy (GTK_SCROLLED_WINDOW (self->range_pane), GTK_POLICY_NEVER, GTK_POLICY_AUTOMATIC);
-  gtk_widget_set_size_request (self->range_pane, -1, 220);
-  GtkWidget *range_box = gtk_box_new (GTK_ORIENTATION_VERTICAL, 0);
+  GtkWidget *range_box = gtk_notebook_new ();
+  self->timeline_bottom = range_box;
+  gtk_widget_set_size_request (range_box, -1, 220);
+  gtk_notebook_append_page (GTK_NOTEBOOK (range_box), details_scroll, gtk_label_new (_("Details")));
+  gtk_notebook_append_page (GTK_NOTEBOOK (range_box), self->range_pane, gtk_label_new (_("Selected range")));
   GtkWidget *range_close = gtk_button_new_from_icon_name ("window-close-symbolic");
   gtk_widget_add_css_class (range_close, "flat");
-  gtk_widget_set_halign (range_close, GTK_ALIGN_END);
-  gtk_widget_set_tooltip_text (range_close, _("Close the range's accounting"));
+  gtk_widget_set_tooltip_text (range_close, _("Close the details"));
   g_signal_connect (range_close, "clicked", G_CALLBACK (on_range_close), range_box);
-  gtk_box_append (GTK_BOX (range_box), range_close);
-  gtk_box_append (GTK_BOX (range_box), self->range_pane);
+  gtk_notebook_set_action_widget (GTK_NOTEBOOK (range_box), range_close, GTK_PACK_END);
   gtk_widget_set_visible (range_box, FALSE);
+  g_signal_connect (self->timeline, "item-selected", G_CALLBACK (on_item_selected), self);
   GtkWidget *split = gtk_paned_new (GTK_ORIENTATION_VERTICAL);
   gtk_paned_set_start_child (GTK_PANED (split), page);
   gtk_paned_set_end_child (GTK_PANED (split), range_box);

@@ -389,6 +389,7 @@ static const struct {
   { N_ ("Views"), "f 0", N_ ("Fit to the window") },
   { N_ ("Views"), "Escape <Alt>Left", N_ ("Back to the range before the last jump") },
   { N_ ("Views"), "z", N_ ("Timeline: zoom to the selected range") },
+  { N_ ("Views"), "Left Right", N_ ("Timeline, a run or sleep selected: the task's previous or next one") },
   { N_ ("Views"), "Escape", N_ ("Consolidated view: back to the whole tree") },
   { N_ ("Views"), "i", N_ ("Consolidated view: bottom-up or top-down") },
   { N_ ("Views"), NULL, N_ ("Zoom with two fingers") },

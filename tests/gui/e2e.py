@@ -852,6 +852,46 @@ def details_test(display, workdir):
     view."""
     proc, wins = start_loaded(display, workdir, "tcp_loop.rsp")
     try:
+        # a click on a run in the timeline: its details under it; Right
+        # steps to the task's next run; Alt+G goes to its waker
+        time.sleep(1)
+        x, y, w, h = window_geometry(display, wins[0])
+        item_line = re.compile(r"timeline details: item (\d+) of kind (\d+): (.*); jump ([\d.]+)-([\d.]+) ms")
+        found = None
+        for dy in range(110, h // 2, 6):
+            for fx in (5, 4, 3):
+                xdotool(display, "mousemove", str(x + w // fx), str(y + dy), "click", "1")
+                got = wait_log(workdir, item_line, 1, 0.3)
+                if got and got[-1][2].startswith("a run of"):
+                    found = (dy, fx, got[-1])
+                    break
+            if found:
+                break
+        if found is None:
+            screenshot(display, os.path.join(workdir, "timeline-items.png"))
+            t.fail("no click on the timeline showed a run's details (screenshot in %s)" % workdir)
+        dy, fx, (item, kind, summary, j0, j1) = found
+        t.log("a click on the timeline at +%d px showed run %s: %s" % (dy, item, summary))
+        screenshot(display, os.path.join(os.environ["RSP_BUILD_ROOT"], "tests", "gui-timeline-details.png"))
+        n_before = len(item_line.findall(viewer_log(workdir, 1 << 20)))
+        xdotool(display, "key", "Right")
+        got = wait_log(workdir, item_line, n_before + 1, 5)
+        if len(got) <= n_before or got[-1][0] == item or not got[-1][2].startswith("a run of"):
+            t.fail("Right did not step to the task's next run: %s" % (got[-1:],))
+        t.log("Right stepped to the next run, %s: %s" % (got[-1][0], got[-1][2]))
+        stepped = got[-1]
+        if float(stepped[4]) > 0:
+            shows = len(re.findall(r"timeline \(show\)", viewer_log(workdir, 1 << 20)))
+            xdotool(display, "key", "alt+g")
+            time.sleep(1)
+            ranges = re.findall(r"timeline \(show\): ([\d.]+)-([\d.]+) ms", viewer_log(workdir, 1 << 20))
+            if len(ranges) <= shows:
+                t.fail("Alt+G in the timeline's details showed nothing")
+            r0, r1 = map(float, ranges[-1])
+            if not (r0 <= float(stepped[3]) + 0.001 and r1 >= float(stepped[4]) - 0.001):
+                t.fail("Alt+G showed %.3f-%.3f ms for %s-%s ms" % (r0, r1, stepped[3], stepped[4]))
+            t.log("Alt+G showed the waker's run %s-%s ms (view %.3f-%.3f ms)" % (stepped[3], stepped[4], r0, r1))
+        xdotool(display, "key", "f")
         # a range selected in the timeline (Shift+drag) shows its accounting
         # table and findings in a pane under it
         time.sleep(1)

@@ -96,6 +96,84 @@ test_recording (gconstpointer data)
   g_assert_cmpuint (checked, >, 0);
 }
 
+/* The process running view's items (rsp_details_new_for_item), from the
+ * model alone: every sleep's details say its state and what ended it, and
+ * link to the waker's run, the disk request or the network wait exactly
+ * when the model recorded one; every run's details name its CPU and, after
+ * a sleep, what ended that sleep; disk and network operations link to
+ * themselves. */
+static void
+test_items (gconstpointer data)
+{
+  const char *name = data;
+  g_autofree char *path = g_build_filename (RSP_SOURCE_ROOT, "tests", "data", name, NULL);
+  g_autoptr (GError) error = NULL;
+  g_autoptr (RspModel) m = rsp_model_load (path, NULL, NULL, NULL, NULL, &error);
+  g_assert_no_error (error);
+  guint wakers = 0, disks = 0, nets = 0, timers = 0;
+  for (RspIdx i = 0; i < rsp_model_n_sleeps (m); i++)
+    {
+      const RspSleep *sl = rsp_model_sleep (m, i);
+      g_autoptr (RspDetails) d = rsp_details_new_for_item (m, RSP_DETAILS_SLEEP, i);
+      g_assert_true (g_str_has_prefix (d->summary, "a sleep of "));
+      g_assert_nonnull (strstr (d->markup, "<b>State:</b>"));
+      g_assert_true (sl->reason == RSP_WAKE_RUN || strstr (d->markup, "<b>Ended by:</b>") != NULL);
+      if (sl->reason == RSP_WAKE_RUN && sl->waker_run != RSP_NONE)
+        {
+          const RspRun *w = rsp_model_run (m, sl->waker_run);
+          g_assert_nonnull (d->jump_label);
+          g_assert_cmpuint (d->jump_start, ==, w->start);
+          g_assert_cmpuint (d->jump_end, ==, w->end);
+          g_assert_nonnull (strstr (d->summary, ", woken by "));
+          wakers++;
+        }
+      else if (sl->reason == RSP_WAKE_DISK && sl->disk_op != RSP_NONE && d->jump_label != NULL)
+        {
+          g_assert_cmpuint (d->jump_end, ==, rsp_model_disk_op (m, sl->disk_op)->complete);
+          disks++;
+        }
+      else if (sl->reason == RSP_WAKE_NETWORK && sl->net_op != RSP_NONE && d->jump_label != NULL)
+        {
+          g_assert_cmpuint (d->jump_end, ==, rsp_model_net_op (m, sl->net_op)->ready);
+          nets++;
+        }
+      else if (sl->reason == RSP_WAKE_TIMER)
+        {
+          g_assert_null (d->jump_label);
+          g_assert_nonnull (strstr (d->summary, sl->deliberate ? "deliberate" : "timed out"));
+          timers++;
+        }
+    }
+  for (RspIdx i = 0; i < rsp_model_n_runs (m); i++)
+    {
+      const RspRun *r = rsp_model_run (m, i);
+      g_autoptr (RspDetails) d = rsp_details_new_for_item (m, RSP_DETAILS_RUN, i);
+      g_autofree char *cpu = g_strdup_printf ("on CPU %d", r->cpu);
+      g_assert_nonnull (strstr (d->summary, cpu));
+      g_assert_true (r->prev_sleep != RSP_NONE || strstr (d->markup, "After a sleep of") == NULL);
+    }
+  for (RspIdx i = 0; i < rsp_model_n_disk_ops (m); i++)
+    {
+      const RspDiskOp *op = rsp_model_disk_op (m, i);
+      g_autoptr (RspDetails) d = rsp_details_new_for_item (m, RSP_DETAILS_DISK_OP, i);
+      g_assert_true (g_str_has_prefix (d->summary, "disk request of "));
+      if (d->jump_label != NULL)
+        g_assert_cmpuint (d->jump_end, ==, op->complete);
+    }
+  for (RspIdx i = 0; i < rsp_model_n_links (m); i++)
+    {
+      g_autoptr (RspDetails) d = rsp_details_new_for_item (m, RSP_DETAILS_LINK, i);
+      const RspLink *l = rsp_model_link (m, i);
+      if (l->from_run != RSP_NONE)
+        g_assert_cmpuint (d->jump_start, ==, rsp_model_run (m, l->from_run)->start);
+    }
+  g_test_message ("%s: %u sleeps (%u linked to the waker, %u to a disk request, %u to a network wait, %u timers), "
+                  "%u runs", name, rsp_model_n_sleeps (m), wakers, disks, nets, timers, rsp_model_n_runs (m));
+  g_assert_cmpuint (wakers, >, 0);
+  if (strcmp (name, "dio_read.rsp") == 0 || strcmp (name, "dio_ftrace.rsp") == 0)
+    g_assert_cmpuint (disks, >, 0);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -104,6 +182,8 @@ main (int argc, char **argv)
     {
       g_autofree char *p = g_strdup_printf ("/details/%s", recordings[i]);
       g_test_add_data_func (p, recordings[i], test_recording);
+      g_autofree char *q = g_strdup_printf ("/details/items/%s", recordings[i]);
+      g_test_add_data_func (q, recordings[i], test_items);
     }
   return g_test_run ();
 }
