@@ -2,13 +2,19 @@
  * zoom levels, into a 1600x900 image surface (the GUI's budget is 16 ms).
  *
  *   frame-times [FILE] [--pid P | --comm NAME] [--frames N] [--sleeps] [--timeline-only]
+ *               [--requests SPEC]
  *
  * FILE defaults to /var/tmp/rsp-bench/bench.data (bench/make-recording.sh)
  * with --comm make.  Prints a Markdown table: per view and zoom (whole range,
  * 1/10, 1/100, 1/1000, centred), the median and worst frame in wall-clock
  * time and the worst in CPU time.  The timeline's layout and the analysis
  * are built once, outside the timing, as the GUI does; their build times are
- * printed too.  Exits 77 (skip) when the recording is missing or unreadable. */
+ * printed too.  With --requests (runs, tcp:PORT, probe:FUNCTION) it times the
+ * requests view instead: making the requests (every request analysed, as
+ * the viewer does), the trees of a selection (the slow tail; all of them)
+ * and of the differential flame against the rest, which the view builds on
+ * each change of the selection, and one frame of the histogram and of each
+ * tree.  Exits 77 (skip) when the recording is missing or unreadable. */
 #include <cairo.h>
 #include <glib.h>
 #include <glib/gstdio.h>
@@ -20,6 +26,8 @@
 #include "rsp-analysis.h"
 #include "rsp-consolidated-view.h"
 #include "rsp-flame-view.h"
+#include "rsp-histogram-view.h"
+#include "rsp-requests.h"
 #include "rsp-theme.h"
 #include "rsp-time-axis.h"
 #include "rsp-timeline-view.h"
@@ -33,6 +41,8 @@ typedef enum {
   VIEW_TIMELINE,
   VIEW_FLAME,
   VIEW_CONSOLIDATED,
+  VIEW_HISTOGRAM,
+  VIEW_GROUP,
 } View;
 
 typedef struct {
@@ -43,6 +53,9 @@ typedef struct {
   guint64 t0, t1;
   double scroll_y;
   RspFlameLayout *layout; /* flame views: laid out once per zoom, like the widgets do */
+  const RspRequests *requests;   /* VIEW_HISTOGRAM */
+  RspFlameLayout *group;         /* VIEW_GROUP: a group's tree, made beforehand */
+  const float *delta;            /* ... and its colours against the rest, or NULL */
 } Job;
 
 static void
@@ -50,6 +63,20 @@ draw_once (Job *job, cairo_t *cr)
 {
   switch (job->view)
     {
+    case VIEW_HISTOGRAM:
+      {
+        RspHistogramOptions o;
+        rsp_histogram_options_init (&o);
+        rsp_histogram_view_draw (job->requests, &o, job->theme, cr, WIDTH, 200);
+        break;
+      }
+    case VIEW_GROUP:
+      {
+        RspConsolidatedOptions o;
+        rsp_consolidated_options_init (&o);
+        rsp_consolidated_view_draw_layout_delta (job->group, job->delta, &o, job->theme, cr, WIDTH, HEIGHT);
+        break;
+      }
     case VIEW_TIMELINE:
       {
         RspTimelineViewport vp;
@@ -132,12 +159,92 @@ time_job (Job *job, guint frames, double *median, double *worst, double *worst_c
   cairo_surface_destroy (surface);
 }
 
+static double
+elapsed_ms (gint64 since)
+{
+  return (g_get_monotonic_time () - since) / 1000.0;
+}
+
+static void
+print_row (const char *name, Job *job, guint frames, gboolean *over)
+{
+  double median, worst, worst_cpu;
+  time_job (job, frames, &median, &worst, &worst_cpu);
+  gboolean ok = median < BUDGET_MS && worst_cpu < BUDGET_MS;
+  *over |= !ok;
+  printf ("| %s | %.2f | %.2f | %.2f | %s |\n", name, median, worst, worst_cpu, ok ? "yes" : "**no**");
+  fflush (stdout);
+}
+
+/* The requests view: what it costs to make and to change its selection,
+ * and its frames. */
+static int
+time_requests (RspModel *model, const char *path, const char *spec, double load_ms, const RspTheme *theme,
+               guint frames)
+{
+  g_autoptr (GError) error = NULL;
+  gint64 t = g_get_monotonic_time ();
+  g_autoptr (RspRequests) r = rsp_requests_new_full (model, spec, 0, TRUE, &error);
+  if (r == NULL)
+    {
+      g_printerr ("frame-times: %s: %s\n", path, error->message);
+      return 1;
+    }
+  double requests_ms = elapsed_ms (t);
+  g_autoptr (GPtrArray) slow = g_ptr_array_new ();
+  g_autoptr (GPtrArray) rest = g_ptr_array_new ();
+  g_autoptr (GPtrArray) all = g_ptr_array_new ();
+  for (guint i = 0; i < rsp_requests_n (r); i++)
+    {
+      gpointer a = (gpointer) rsp_requests_analysis (r, i);
+      g_ptr_array_add (rsp_requests_get (r, i)->slow ? slow : rest, a);
+      g_ptr_array_add (all, a);
+    }
+  RspConsolidatedOptions o;
+  rsp_consolidated_options_init (&o);
+  printf ("# The requests view: %s, --requests %s\n\n", path, spec);
+  printf ("load %.0f ms; %u requests analysed in %.0f ms (%u slow)\n\n", load_ms, rsp_requests_n (r), requests_ms,
+          slow->len);
+  printf ("| a change of the selection builds | ms |\n|---|---:|\n");
+  t = g_get_monotonic_time ();
+  g_autoptr (RspFlameLayout) all_tree
+      = rsp_consolidated_view_layout_group ((const RspAnalysis *const *) all->pdata, all->len, &o, theme);
+  printf ("| the tree of all %u requests | %.1f |\n", all->len, elapsed_ms (t));
+  g_autoptr (RspFlameLayout) slow_tree = NULL;
+  g_autofree float *delta = NULL;
+  if (slow->len > 0 && rest->len > 0)
+    {
+      t = g_get_monotonic_time ();
+      slow_tree = rsp_consolidated_view_layout_group ((const RspAnalysis *const *) slow->pdata, slow->len, &o, theme);
+      printf ("| the tree of the %u slow ones | %.1f |\n", slow->len, elapsed_ms (t));
+      t = g_get_monotonic_time ();
+      g_autoptr (RspFlameLayout) rest_tree
+          = rsp_consolidated_view_layout_group ((const RspAnalysis *const *) rest->pdata, rest->len, &o, theme);
+      delta = rsp_consolidated_view_diff_scaled (rest_tree, 1.0 / rest->len, slow_tree, 1.0 / slow->len);
+      printf ("| ... against the %u others (their tree and the colours) | %.1f |\n", rest->len, elapsed_ms (t));
+    }
+  printf ("\n%dx%d image surface (the histogram %dx200), %u frames each.\n\n", WIDTH, HEIGHT, WIDTH, frames);
+  printf ("| frame | median ms | max ms | max CPU ms | < %.0f ms |\n|---|---:|---:|---:|---|\n", BUDGET_MS);
+  gboolean over = FALSE;
+  Job h = { .view = VIEW_HISTOGRAM, .theme = theme, .requests = r };
+  print_row ("histogram", &h, frames, &over);
+  Job g = { .view = VIEW_GROUP, .theme = theme, .group = all_tree };
+  print_row ("consolidated flame of all requests", &g, frames, &over);
+  if (slow_tree != NULL)
+    {
+      Job d = { .view = VIEW_GROUP, .theme = theme, .group = slow_tree, .delta = delta };
+      print_row ("the slow ones against the others", &d, frames, &over);
+    }
+  return 0;
+}
+
 int
 main (int argc, char **argv)
 {
   gint pid = 0, frames = 20;
   g_autofree char *comm = NULL;
   gboolean sleeps = FALSE, timeline_only = FALSE;
+  g_autofree char *requests_spec = NULL;
   g_auto (GStrv) files = NULL;
   GOptionEntry entries[] = {
     { "pid", 'p', 0, G_OPTION_ARG_INT, &pid, "The process of interest", "PID" },
@@ -145,6 +252,7 @@ main (int argc, char **argv)
     { "frames", 'n', 0, G_OPTION_ARG_INT, &frames, "Frames per measurement (default 20)", "N" },
     { "sleeps", 0, 0, G_OPTION_ARG_NONE, &sleeps, "Timeline: show sleeps too", NULL },
     { "timeline-only", 0, 0, G_OPTION_ARG_NONE, &timeline_only, "Only the timeline", NULL },
+    { "requests", 0, 0, G_OPTION_ARG_STRING, &requests_spec, "Time the requests view of SPEC instead", "SPEC" },
     { G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &files, NULL, "FILE" },
     { NULL },
   };
@@ -187,6 +295,8 @@ main (int argc, char **argv)
 
   RspTheme theme;
   rsp_theme_init (&theme, FALSE, 1.0);
+  if (requests_spec != NULL)
+    return time_requests (model, path, requests_spec, load_ms, &theme, (guint) frames);
 
   /* The GUI's default: every task, scrolled to the top, and the summary. */
   RspTimelineOptions options;
