@@ -51,6 +51,7 @@ typedef struct {
   GtkWidget *jump;      /* "Go to the waker" and the like */
   guint64 jump_start, jump_end;
   GtkWidget *callers;   /* the callers/callees pane */
+  GtkWidget *paths;     /* the list of control paths */
   RspCallGraph *calls;  /* what it shows, made on the first frame selected */
 } ProcessPage;
 
@@ -294,6 +295,84 @@ on_jump (GtkButton *button, ProcessPage *page)
   rsp_flame_widget_show_range (RSP_FLAME_WIDGET (page->chronological), page->jump_start, page->jump_end);
 }
 
+/* A row of the control paths' list: that path's time range, shown. */
+static void
+on_path_activated (GtkListBox *box, GtkListBoxRow *row, ProcessPage *page)
+{
+  guint id = GPOINTER_TO_UINT (g_object_get_data (G_OBJECT (row), "path"));
+  const RspControlPath *path = rsp_analysis_path (page->analysis, id);
+  gtk_stack_set_visible_child (GTK_STACK (page->stack), page->chronological);
+  rsp_flame_widget_show_range (RSP_FLAME_WIDGET (page->chronological), path->start, path->end);
+  guint64 origin = rsp_analysis_start (page->analysis);
+  g_log ("rsp-ui", G_LOG_LEVEL_DEBUG, "control path #%u shown: %.3f-%.3f ms", path->id, (path->start - origin) / 1e6,
+         (path->end - origin) / 1e6);
+}
+
+static gint
+compare_path_tasks (gconstpointer pa, gconstpointer pb)
+{
+  const RspPathTask *a = pa, *b = pb;
+  return a->ns > b->ns ? -1 : a->ns < b->ns;
+}
+
+/* Every control path, however short, in the analysis' order: its number,
+ * start, length, total time and the tasks in it, the busiest first.  A click
+ * shows it in the chronological view. */
+static GtkWidget *
+paths_page (ProcessPage *page)
+{
+  GtkWidget *list = gtk_list_box_new ();
+  gtk_list_box_set_activate_on_single_click (GTK_LIST_BOX (list), TRUE);
+  gtk_accessible_update_property (GTK_ACCESSIBLE (list), GTK_ACCESSIBLE_PROPERTY_LABEL, _("Control paths"), -1);
+  const RspModel *m = rsp_analysis_model (page->analysis);
+  guint64 origin = rsp_model_start_time (m); /* the views' rulers' */
+  for (guint p = 0; p < rsp_analysis_n_paths (page->analysis); p++)
+    {
+      const RspControlPath *path = rsp_analysis_path (page->analysis, p);
+      g_autoptr (GString) tasks = g_string_new (NULL);
+      g_autoptr (GArray) busiest = g_array_new (FALSE, FALSE, sizeof (RspPathTask));
+      if (path->task_time != NULL)
+        g_array_append_vals (busiest, path->task_time->data, path->task_time->len);
+      g_array_sort (busiest, compare_path_tasks);
+      for (guint k = 0; k < busiest->len && k < 4; k++)
+        {
+          const RspPathTask *pt = &g_array_index (busiest, RspPathTask, k);
+          const RspTask *task = rsp_model_task (m, pt->task);
+          g_string_append_printf (tasks, "%s%s [%d]", k > 0 ? ", " : "", task->comm != NULL ? task->comm : "?",
+                                  task->tid);
+        }
+      if (busiest->len > 4)
+        g_string_append_printf (tasks, _(" and %u more"), busiest->len - 4);
+      g_autofree char *len = rsp_format_duration (path->end - path->start);
+      g_autofree char *total = rsp_format_duration (path->total);
+      /* TRANSLATORS: a control path in the list: "#3 at 12.500 ms, 1.2 ms long (2.4 ms in its lanes): tcp_loop, rsp" */
+      g_autofree char *text = g_strdup_printf (_("#%u at %.3f ms, %s long (%s in its lanes): %s"), path->id,
+                                               (path->start - origin) / 1e6, len, total, tasks->str);
+      GtkWidget *label = gtk_label_new (text);
+      gtk_label_set_xalign (GTK_LABEL (label), 0);
+      gtk_label_set_ellipsize (GTK_LABEL (label), PANGO_ELLIPSIZE_END);
+      gtk_widget_set_margin_start (label, 6);
+      GtkWidget *row = gtk_list_box_row_new ();
+      gtk_list_box_row_set_child (GTK_LIST_BOX_ROW (row), label);
+      g_object_set_data (G_OBJECT (row), "path", GUINT_TO_POINTER (p));
+      gtk_list_box_append (GTK_LIST_BOX (list), row);
+    }
+  g_signal_connect (list, "row-activated", G_CALLBACK (on_path_activated), page);
+  GtkWidget *scroll = gtk_scrolled_window_new ();
+  gtk_scrolled_window_set_policy (GTK_SCROLLED_WINDOW (scroll), GTK_POLICY_NEVER, GTK_POLICY_AUTOMATIC);
+  gtk_scrolled_window_set_child (GTK_SCROLLED_WINDOW (scroll), list);
+  return scroll;
+}
+
+/* The toolbar's Paths button: the list of control paths under the views. */
+static void
+on_show_paths (GtkButton *button, ProcessPage *page)
+{
+  gtk_widget_set_visible (page->bottom, TRUE);
+  gtk_notebook_set_current_page (GTK_NOTEBOOK (page->bottom),
+                                 gtk_notebook_page_num (GTK_NOTEBOOK (page->bottom), page->paths));
+}
+
 static GtkWidget *
 details_page (ProcessPage *page)
 {
@@ -403,6 +482,10 @@ add_process_page (RspViews *self, gint32 pid, RspAnalysis *analysis, const char 
   g_signal_connect (page->bottom_up, "toggled", G_CALLBACK (on_bottom_up), page);
   gtk_box_append (GTK_BOX (toolbar), switcher);
   gtk_box_append (GTK_BOX (toolbar), page->bottom_up);
+  GtkWidget *paths_button = gtk_button_new_with_mnemonic (_("_Paths"));
+  gtk_widget_set_tooltip_text (paths_button, _("Every control path, however short, in a list: a click shows it"));
+  g_signal_connect (paths_button, "clicked", G_CALLBACK (on_show_paths), page);
+  gtk_box_append (GTK_BOX (toolbar), paths_button);
   gtk_box_append (GTK_BOX (toolbar), search);
   gtk_box_append (GTK_BOX (toolbar), page->search_count);
   g_signal_connect (page->chronological, "frame-selected", G_CALLBACK (on_frame_selected), page);
@@ -416,6 +499,9 @@ add_process_page (RspViews *self, gint32 pid, RspAnalysis *analysis, const char 
   page->bottom = gtk_notebook_new ();
   gtk_notebook_append_page (GTK_NOTEBOOK (page->bottom), details_page (page), gtk_label_new (_("Details")));
   gtk_notebook_append_page (GTK_NOTEBOOK (page->bottom), page->callers, gtk_label_new (_("Callers and callees")));
+  page->paths = paths_page (page);
+  g_autofree char *paths_label = g_strdup_printf (_("Control paths (%u)"), rsp_analysis_n_paths (analysis));
+  gtk_notebook_append_page (GTK_NOTEBOOK (page->bottom), page->paths, gtk_label_new (paths_label));
   GtkWidget *close = gtk_button_new_from_icon_name ("window-close-symbolic");
   gtk_widget_add_css_class (close, "flat");
   gtk_widget_set_tooltip_text (close, _("Close the details"));

@@ -977,6 +977,28 @@ def details_test(display, workdir):
         if not (r0 <= float(j0) + 0.0015 and r1 >= float(j1) - 0.0015 and r1 - r0 <= 2 * (float(j1) - float(j0)) + 0.01):
             t.fail("Alt+G showed %.3f-%.3f ms for the waker's run at %s-%s ms" % (r0, r1, j0, j1))
         t.log("Alt+G went to the waker's run, %s-%s ms (shown %.3f-%.3f ms)" % (j0, j1, r0, r1))
+        # every control path from a list (Alt+P, the Paths button): a click
+        # on one shows its time range in the chronological view
+        xdotool(display, "key", "alt+p")
+        time.sleep(1)
+        path_line = re.compile(r"control path #(\d+) shown: ([\d.]+)-([\d.]+) ms")
+        shown = None
+        for dy in range(h - 30, h // 2, -8):
+            xdotool(display, "mousemove", str(x + 150), str(y + dy), "click", "1")
+            got = wait_log(workdir, path_line, 1, 0.4)
+            if got:
+                shown = got[-1]
+                break
+        if shown is None:
+            screenshot(display, os.path.join(workdir, "paths.png"))
+            t.fail("no click on the control paths' list showed a path (screenshot in %s)" % workdir)
+        time.sleep(0.5)
+        ranges = [r for r in flame_ranges(workdir) if r[0] == "show"]
+        _, r0, r1, _ = ranges[-1]
+        if not (r0 <= float(shown[1]) + 0.0015 and r1 >= float(shown[2]) - 0.0015):
+            t.fail("control path #%s (%s-%s ms) was shown as %.3f-%.3f ms" % (shown[0], shown[1], shown[2], r0, r1))
+        t.log("the Paths list showed control path #%s, %s-%s ms" % shown)
+        screenshot(display, os.path.join(os.environ["RSP_BUILD_ROOT"], "tests", "gui-paths.png"))
     finally:
         stop_viewer(proc)
 
