@@ -498,6 +498,23 @@ count_activity (const RspTimelineLayout *layout, Activity *act)
       }
 }
 
+/* Whether TASK passes FILTER (case-folded): its command holds it, or it
+ * is the task's pid or tid. */
+static gboolean
+task_matches (const RspTask *task, const char *filter)
+{
+  if (filter == NULL || *filter == '\0')
+    return TRUE;
+  char *end;
+  gint64 n = g_ascii_strtoll (filter, &end, 10);
+  if (*end == '\0' && end != filter && (n == task->pid || n == task->tid))
+    return TRUE;
+  if (task->comm == NULL)
+    return FALSE;
+  g_autofree char *comm = g_utf8_casefold (task->comm, -1);
+  return strstr (comm, filter) != NULL;
+}
+
 /* The tasks kept, grouped by process into GROUPS (and GROUPS_BY_PID);
  * the summary hides those with little CPU time (counted in n_hidden). */
 static void
@@ -524,6 +541,11 @@ group_tasks (RspTimelineLayout *layout, const Activity *act, GHashTable *groups_
        * only waits, the wait is what the user came to see. */
       gboolean of_interest = options->pid > 0 && task->pid == options->pid;
       if (options->summary && !of_interest && (act->n_runs[t] == 0 || act->cpu[t] < threshold))
+        {
+          layout->n_hidden++;
+          continue;
+        }
+      if (!of_interest && !task_matches (task, options->filter))
         {
           layout->n_hidden++;
           continue;
@@ -651,6 +673,7 @@ rsp_timeline_layout_new (const RspModel *model, const RspTimelineOptions *option
   RspTimelineLayout *layout = g_new0 (RspTimelineLayout, 1);
   layout->model = model;
   layout->options = *options;
+  layout->options.filter = options->filter != NULL && *options->filter != '\0' ? g_strdup (options->filter) : NULL;
   layout->start = options->from != 0 ? options->from : rsp_model_start_time (model);
   layout->end = options->to != 0 ? options->to : rsp_model_end_time (model);
   if (layout->end <= layout->start)
@@ -687,6 +710,7 @@ rsp_timeline_layout_free (RspTimelineLayout *layout)
 {
   if (layout == NULL)
     return;
+  g_free ((char *) layout->options.filter);
   g_array_unref (layout->rows);
   g_array_unref (layout->row_spans);
   g_array_unref (layout->spans);

@@ -39,6 +39,9 @@ typedef struct {
                             * except the process of interest's */
   double summary_fraction; /* of the busiest task's CPU time; default 0.005 */
   RspTimelineSort sort;
+  const char *filter;      /* keep only the tasks whose command holds this (case-folded, see
+                            * g_utf8_casefold) or whose pid or tid it is, and the process of
+                            * interest; NULL or "" for all (the layout keeps a copy) */
 } RspTimelineOptions;
 
 void rsp_timeline_options_init (RspTimelineOptions *options);
@@ -78,7 +81,7 @@ guint rsp_timeline_layout_n_task_rows (const RspTimelineLayout *layout);
 const RspTimelineRow *rsp_timeline_layout_row (const RspTimelineLayout *layout, guint row);
 /* The row of task TASK (a model index), or -1 when the layout hides it. */
 gint rsp_timeline_layout_task_row (const RspTimelineLayout *layout, RspIdx task);
-/* Tasks with activity in range that the summary option hid. */
+/* Tasks with activity in range that the summary option or the filter hid. */
 guint rsp_timeline_layout_n_hidden (const RspTimelineLayout *layout);
 
 /* ------------------------------------------------------------------ geometry and drawing */

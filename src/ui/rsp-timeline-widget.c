@@ -35,6 +35,7 @@ struct _RspTimelineWidget {
   char *search;
   GArray *matches; /* guint32 row */
   guint match;
+  gboolean filter; /* the search also hides the rows that do not match */
 
   /* the item clicked (a run, a sleep, an operation, a link), for the
    * details pane and the arrow keys; sel_item RSP_NONE for none */
@@ -568,10 +569,27 @@ rsp_timeline_widget_set_summary (RspTimelineWidget *self, gboolean summary)
 }
 
 void
+rsp_timeline_widget_set_filter (RspTimelineWidget *self, gboolean filter)
+{
+  self->filter = filter;
+  self->options.filter = filter ? self->search : NULL;
+  rebuild_layout (self);
+  g_log ("rsp-ui", G_LOG_LEVEL_DEBUG, "timeline filter %s: %u task rows, %u hidden", filter ? "on" : "off",
+         rsp_timeline_layout_n_task_rows (self->layout), rsp_timeline_layout_n_hidden (self->layout));
+}
+
+void
 rsp_timeline_widget_set_search (RspTimelineWidget *self, const char *text)
 {
   g_free (self->search);
   self->search = text != NULL && *text != '\0' ? g_utf8_casefold (text, -1) : NULL;
+  if (self->filter)
+    {
+      self->options.filter = self->search;
+      rebuild_layout (self);
+      g_log ("rsp-ui", G_LOG_LEVEL_DEBUG, "timeline filter on: %u task rows, %u hidden",
+             rsp_timeline_layout_n_task_rows (self->layout), rsp_timeline_layout_n_hidden (self->layout));
+    }
   find_matches (self);
   self->match = 0;
   show_match (self);

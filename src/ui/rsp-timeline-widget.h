@@ -25,6 +25,9 @@ void rsp_timeline_widget_set_show_sleeps (RspTimelineWidget *self, gboolean show
 void rsp_timeline_widget_set_summary (RspTimelineWidget *self, gboolean summary);
 /* Highlights and scrolls to the first task whose name contains TEXT. */
 void rsp_timeline_widget_set_search (RspTimelineWidget *self, const char *text);
+/* With FILTER, the search also hides the task rows that do not match it
+ * (their command, pid or tid), but the process of interest's. */
+void rsp_timeline_widget_set_filter (RspTimelineWidget *self, gboolean filter);
 /* Search: rsp_timeline_widget_set_search marks every task row whose name
  * holds TEXT (any case) and goes to the first; _search_step goes DELTA
  * matches on (wrapping); _search_matches gives their number and the

@@ -719,6 +719,13 @@ show_match_count (RspViews *self)
 }
 
 static void
+on_filter (GtkCheckButton *button, RspViews *self)
+{
+  rsp_timeline_widget_set_filter (RSP_TIMELINE_WIDGET (self->timeline), gtk_check_button_get_active (button));
+  show_match_count (self);
+}
+
+static void
 on_timeline_search (GtkSearchEntry *entry, RspViews *self)
 {
   rsp_timeline_widget_set_search (RSP_TIMELINE_WIDGET (self->timeline), gtk_editable_get_text (GTK_EDITABLE (entry)));
@@ -1084,6 +1091,10 @@ rsp_views_set_model (RspViews *self, const RspModel *model, const char *title)
   g_signal_connect (sleeps, "toggled", G_CALLBACK (on_show_sleeps), self);
   GtkWidget *summary = gtk_check_button_new_with_mnemonic (_("_Summary (hide idle tasks)"));
   g_signal_connect (summary, "toggled", G_CALLBACK (on_summary), self);
+  GtkWidget *filter = gtk_check_button_new_with_mnemonic (_("_Only matches"));
+  gtk_widget_set_tooltip_text (filter, _("Hide the tasks whose name, pid or tid does not match the search "
+                                         "(the process of interest stays)"));
+  g_signal_connect (filter, "toggled", G_CALLBACK (on_filter), self);
   GtkWidget *search = stepping_search_new (_("Find a task by name (Ctrl+F); Enter: next, Shift+Enter: previous"),
                                            G_CALLBACK (on_timeline_search), timeline_search_step, self);
   self->timeline_search = search;
@@ -1098,6 +1109,7 @@ rsp_views_set_model (RspViews *self, const RspModel *model, const char *title)
   gtk_widget_add_css_class (self->range_label, "dim-label");
   gtk_box_append (GTK_BOX (toolbar), search);
   gtk_box_append (GTK_BOX (toolbar), self->match_label);
+  gtk_box_append (GTK_BOX (toolbar), filter);
   gtk_box_append (GTK_BOX (toolbar), sleeps);
   gtk_box_append (GTK_BOX (toolbar), summary);
   gtk_box_append (GTK_BOX (toolbar), fit);

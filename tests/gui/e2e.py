@@ -714,6 +714,19 @@ def search_test(display, workdir):
         t.log("search: 'p' matched %d task rows; Enter, Enter, Shift+Enter went to %s; nothing typed leaked"
               % (n, steps))
         screenshot(display, os.path.join(os.environ["RSP_BUILD_ROOT"], "tests", "gui-search.png"))
+        # Only matches (Alt+O): the rows that do not match go, the process
+        # of interest stays; off again, they come back
+        filter_line = re.compile(r"timeline filter (on|off): (\d+) task rows, (\d+) hidden")
+        xdotool(display, "key", "alt+o")
+        got = wait_log(workdir, filter_line, 1, 5)
+        if not got or got[-1][0] != "on" or int(got[-1][2]) == 0:
+            t.fail("Only matches hid no row: %s" % got)
+        on = got[-1]
+        xdotool(display, "key", "alt+o")
+        got = wait_log(workdir, filter_line, 2, 5)
+        if len(got) < 2 or got[-1][0] != "off" or int(got[-1][2]) != 0 or int(got[-1][1]) <= int(on[1]):
+            t.fail("Only matches off did not bring the rows back: %s" % got)
+        t.log("Only matches: %s task rows shown, %s hidden; off: %s rows" % (on[1], on[2], got[-1][1]))
         # the flame views' search steps too: through the boxes in time order
         # in the chronological view, each shown
         xdotool(display, "key", "Escape")

@@ -5,6 +5,8 @@
  * zooms, all computed from the model. */
 #include <cairo.h>
 #include <glib.h>
+#include <string.h>
+#include <stdlib.h>
 #include <math.h>
 
 #include "rsp-theme.h"
@@ -260,6 +262,42 @@ test_layout_rows (void)
   g_assert_cmpuint (rsp_timeline_layout_n_task_rows (summary), ==, kept);
   g_assert_cmpuint (rsp_timeline_layout_n_hidden (summary), ==, n_task_rows - kept);
   g_assert_cmpuint (kept, <, n_task_rows);
+
+  /* the filter keeps the tasks whose command holds it (case-folded) or
+   * whose pid or tid it is, and the process of interest */
+  const char *filters[] = { "migration", "MIGRATION", NULL };
+  for (guint f = 0; f < 3; f++)
+    {
+      g_autofree char *by_id = NULL;
+      if (filters[f] == NULL)
+        {
+          /* a task of another process, by its tid */
+          for (guint r = 0; r < n_task_rows && by_id == NULL; r++)
+            if (rsp_timeline_layout_row (layout, r)->pid != pid)
+              by_id = g_strdup_printf ("%d", rsp_model_task (m, rsp_timeline_layout_row (layout, r)->task)->tid);
+          g_assert_nonnull (by_id);
+        }
+      g_autofree char *folded = g_utf8_casefold (filters[f] != NULL ? filters[f] : by_id, -1);
+      RspTimelineOptions options;
+      rsp_timeline_options_init (&options);
+      options.pid = pid;
+      options.filter = folded;
+      g_autoptr (RspTimelineLayout) filtered = rsp_timeline_layout_new (m, &options);
+      guint kept_f = 0;
+      for (guint r = 0; r < n_task_rows; r++)
+        {
+          const RspTimelineRow *row = rsp_timeline_layout_row (layout, r);
+          const RspTask *t = rsp_model_task (m, row->task);
+          g_autofree char *comm = g_utf8_casefold (t->comm != NULL ? t->comm : "", -1);
+          gboolean keep = row->pid == pid || strstr (comm, folded) != NULL
+                          || (by_id != NULL && atoi (by_id) == t->tid) || (by_id != NULL && atoi (by_id) == t->pid);
+          g_assert_cmpint (rsp_timeline_layout_task_row (filtered, row->task) >= 0, ==, keep);
+          kept_f += keep;
+        }
+      g_assert_cmpuint (rsp_timeline_layout_n_task_rows (filtered), ==, kept_f);
+      g_assert_cmpuint (rsp_timeline_layout_n_hidden (filtered), ==, n_task_rows - kept_f);
+      g_assert_cmpuint (kept_f, <, n_task_rows);
+    }
 }
 
 static void
