@@ -581,9 +581,37 @@ order_groups (const RspTimelineLayout *layout, GPtrArray *groups, GHashTable *gr
   return order;
 }
 
-/* One row per kept task, group after group, with the place of its spans:
- * runs of a task are contiguous in the model's order only per task, so
- * spans are counted here and scattered by fill_spans. */
+/* Whether the threads of process G share one row: by default every
+ * multi-threaded process's but the process of interest's, each process
+ * in TOGGLED the other way. */
+/* The threads of process G: its distinct tids (a task per exec
+ * generation shares its tid). */
+static guint
+n_threads (const RspModel *m, const Group *g)
+{
+  g_autoptr (GHashTable) tids = g_hash_table_new (g_direct_hash, g_direct_equal);
+  for (guint k = 0; k < g->tasks->len; k++)
+    g_hash_table_add (tids, GINT_TO_POINTER (rsp_model_task (m, g_array_index (g->tasks, RspIdx, k))->tid));
+  return g_hash_table_size (tids);
+}
+
+static gboolean
+folds (const RspTimelineLayout *layout, const Group *g, guint threads)
+{
+  const RspTimelineOptions *o = &layout->options;
+  if (!o->fold_threads || threads < 2)
+    return FALSE;
+  gboolean fold = !(o->pid > 0 && g->pid == o->pid);
+  for (guint i = 0; i < o->n_toggled; i++)
+    if (o->toggled[i] == g->pid)
+      return !fold;
+  return fold;
+}
+
+/* One row per kept task, group after group, with the place of its spans
+ * (one row for all the threads of a folded process): runs of a task are
+ * contiguous in the model's order only per task, so spans are counted here
+ * and scattered by fill_spans. */
 static void
 add_task_rows (RspTimelineLayout *layout, GPtrArray *order, const Activity *act, SortCtx *ctx)
 {
@@ -593,10 +621,28 @@ add_task_rows (RspTimelineLayout *layout, GPtrArray *order, const Activity *act,
     {
       Group *g = g_ptr_array_index (order, gi);
       g_array_sort_with_data (g->tasks, compare_tasks, ctx);
+      guint threads = g->tasks->len > 1 ? n_threads (model, g) : 1;
+      gboolean folded = folds (layout, g, threads);
       for (guint k = 0; k < g->tasks->len; k++)
         {
           RspIdx t = g_array_index (g->tasks, RspIdx, k);
           const RspTask *task = rsp_model_task (model, t);
+          if (folded && k > 0)
+            {
+              /* a thread of a folded process: its spans go to the process's row */
+              RspTimelineRow *row = &g_array_index (layout->rows, RspTimelineRow, layout->rows->len - 1);
+              RowSpans *rs = &g_array_index (layout->row_spans, RowSpans, layout->rows->len - 1);
+              row->cpu_ns += act->cpu[t];
+              row->n_items += act->n_runs[t];
+              if (task->tid == task->pid)
+                row->task = t; /* named after the main thread */
+              rs->n += act->n_runs[t];
+              rs->sleeps_n += act->n_sleeps[t];
+              run_total += act->n_runs[t];
+              sleep_total += act->n_sleeps[t];
+              layout->task_row[t] = (gint) layout->rows->len - 1;
+              continue;
+            }
           RspTimelineRow row = { 0 };
           row.kind = RSP_TIMELINE_ROW_TASK;
           row.task = t;
@@ -605,14 +651,17 @@ add_task_rows (RspTimelineLayout *layout, GPtrArray *order, const Activity *act,
           row.first_in_group = k == 0;
           row.cpu_ns = act->cpu[t];
           row.n_items = act->n_runs[t];
+          row.threads = threads;
+          row.folded = folded;
           RowSpans rs = { run_total, act->n_runs[t], sleep_total, act->n_sleeps[t] };
           run_total += act->n_runs[t];
           sleep_total += act->n_sleeps[t];
           layout->task_row[t] = (gint) layout->rows->len;
           g_array_append_val (layout->rows, row);
           g_array_append_val (layout->row_spans, rs);
+          /* the label: the fold mark, the name, the id column ("tid", or "pid ×N") */
           guint chars = (task->comm != NULL ? g_utf8_strlen (task->comm, -1) : 9) + 1 + digits (task->tid)
-                        + (task->tid != task->pid ? 2 : 0);
+                        + (task->tid != task->pid ? 2 : 0) + (threads > 1 ? 3 + (folded ? 2 + digits (threads) : 0) : 0);
           layout->max_label_chars = MAX (layout->max_label_chars, chars);
         }
     }
@@ -674,6 +723,9 @@ rsp_timeline_layout_new (const RspModel *model, const RspTimelineOptions *option
   layout->model = model;
   layout->options = *options;
   layout->options.filter = options->filter != NULL && *options->filter != '\0' ? g_strdup (options->filter) : NULL;
+  layout->options.toggled = options->n_toggled > 0 ? g_memdup2 (options->toggled, options->n_toggled * sizeof (gint32))
+                                                     : NULL;
+  layout->options.n_toggled = layout->options.toggled != NULL ? options->n_toggled : 0;
   layout->start = options->from != 0 ? options->from : rsp_model_start_time (model);
   layout->end = options->to != 0 ? options->to : rsp_model_end_time (model);
   if (layout->end <= layout->start)
@@ -711,6 +763,7 @@ rsp_timeline_layout_free (RspTimelineLayout *layout)
   if (layout == NULL)
     return;
   g_free ((char *) layout->options.filter);
+  g_free ((gint32 *) layout->options.toggled);
   g_array_unref (layout->rows);
   g_array_unref (layout->row_spans);
   g_array_unref (layout->spans);

@@ -23,6 +23,7 @@
 #define HATCH_STEP_PX 5.0 /* spacing of the hatching of inferred sleeps */
 #define THREAD_INDENT_PX 12.0
 #define NAME_PAD_PX 8.0
+#define FOLD_MARK_PX 14.0 /* the fold mark before a multi-threaded process's name */
 #define PLOT_RIGHT_PAD_PX 8.0
 #define OPS_GAP_PX 6.0
 /* Boxes are this much shorter than their row, top and bottom. */
@@ -661,8 +662,32 @@ draw_names (Frame *f, cairo_t *cr, guint first, guint last)
         {
           const RspTask *task = rsp_model_task (m, row->task);
           name = task->comm != NULL ? task->comm : _("(unnamed)");
-          g_snprintf (id, sizeof id, "%d", task->tid);
-          is_thread = task->tid != task->pid;
+          if (row->folded)
+            /* TRANSLATORS: the id column of a folded process's row: its pid and how many threads it has */
+            g_snprintf (id, sizeof id, _("%d ×%u"), task->pid, row->threads);
+          else
+            g_snprintf (id, sizeof id, "%d", task->tid);
+          is_thread = task->tid != task->pid && !row->folded;
+          if (row->threads > 1 && (row->folded || row->first_in_group))
+            {
+              /* the fold mark: a triangle pointing right (folded) or down */
+              double cx = NAME_PAD_PX + FOLD_MARK_PX / 2 - 2, cy = y + f->g.row_height / 2.0, a = 4;
+              set_color (cr, theme->muted);
+              if (row->folded)
+                {
+                  cairo_move_to (cr, cx - a / 2, cy - a);
+                  cairo_line_to (cr, cx + a, cy);
+                  cairo_line_to (cr, cx - a / 2, cy + a);
+                }
+              else
+                {
+                  cairo_move_to (cr, cx - a, cy - a / 2);
+                  cairo_line_to (cr, cx + a, cy - a / 2);
+                  cairo_line_to (cr, cx, cy + a);
+                }
+              cairo_close_path (cr);
+              cairo_fill (cr);
+            }
           is_target = layout->options.pid > 0 && task->pid == layout->options.pid;
           muted = task->comm == NULL;
         }
@@ -686,7 +711,8 @@ draw_names (Frame *f, cairo_t *cr, guint first, guint last)
           cairo_move_to (cr, right - iw, y + (f->g.row_height - ih) / 2.0);
           pango_cairo_show_layout (cr, small);
         }
-      double left = NAME_PAD_PX + (is_thread ? THREAD_INDENT_PX : 0);
+      double left = NAME_PAD_PX + (is_thread ? THREAD_INDENT_PX : 0)
+                    + (row->kind == RSP_TIMELINE_ROW_TASK && row->threads > 1 ? FOLD_MARK_PX : 0);
       PangoLayout *pl = is_target ? bold : plain;
       pango_layout_set_text (pl, name, -1);
       pango_layout_set_width (pl, (int) (MAX (8.0, right - iw - 6 - left) * PANGO_SCALE));
@@ -1030,7 +1056,10 @@ rsp_timeline_view_hit_test (const RspTimelineLayout *layout, const RspTimelineVi
   hit->task = r->task;
   if (x < g.plot_x)
     {
-      hit->kind = RSP_TIMELINE_HIT_NAME;
+      hit->kind = r->kind == RSP_TIMELINE_ROW_TASK && r->threads > 1 && (r->folded || r->first_in_group)
+                          && x < NAME_PAD_PX + FOLD_MARK_PX
+                      ? RSP_TIMELINE_HIT_FOLD
+                      : RSP_TIMELINE_HIT_NAME;
       return TRUE;
     }
   if (!in_plot)

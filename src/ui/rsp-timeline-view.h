@@ -39,6 +39,10 @@ typedef struct {
                             * except the process of interest's */
   double summary_fraction; /* of the busiest task's CPU time; default 0.005 */
   RspTimelineSort sort;
+  gboolean fold_threads;   /* one row for all the threads of a process (the GUI's default),
+                            * but the process of interest's; TOGGLED reverses it per process */
+  const gint32 *toggled;   /* pids folded the other way (the layout keeps a copy) */
+  guint n_toggled;
   const char *filter;      /* keep only the tasks whose command holds this (case-folded, see
                             * g_utf8_casefold) or whose pid or tid it is, and the process of
                             * interest; NULL or "" for all (the layout keeps a copy) */
@@ -60,6 +64,8 @@ typedef struct {
   guint32 group;          /* process group, counted from 0 in row order */
   gboolean first_in_group;/* the first row of its process */
   guint64 cpu_ns;         /* task rows: CPU time within the layout's range */
+  guint32 threads;        /* task rows: threads of its process with a row or in this one */
+  gboolean folded;        /* task rows: it stands for all THREADS threads of its process */
   guint32 n_items;        /* runs, or operations, within the layout's range */
 } RspTimelineRow;
 
@@ -137,6 +143,7 @@ typedef enum {
   RSP_TIMELINE_HIT_NONE,
   RSP_TIMELINE_HIT_RULER,     /* time is set */
   RSP_TIMELINE_HIT_NAME,      /* the name column of a row: task (task rows) or the row */
+  RSP_TIMELINE_HIT_FOLD,      /* the fold mark of a multi-threaded process's row: task is that row's */
   RSP_TIMELINE_HIT_ROW,       /* a row's time area with nothing under the point */
   RSP_TIMELINE_HIT_RUN,       /* item: run index */
   RSP_TIMELINE_HIT_SLEEP,     /* item: sleep index (only when sleeps are shown) */

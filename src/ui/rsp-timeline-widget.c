@@ -36,6 +36,8 @@ struct _RspTimelineWidget {
   GArray *matches; /* guint32 row */
   guint match;
   gboolean filter; /* the search also hides the rows that do not match */
+  GArray *toggled; /* gint32 pids folded the other way than by default */
+  gboolean marks_logged; /* the fold marks' places, logged once per layout (GUI tests) */
 
   /* the item clicked (a run, a sleep, an operation, a link), for the
    * details pane and the arrow keys; sel_item RSP_NONE for none */
@@ -159,9 +161,38 @@ rebuild_layout (RspTimelineWidget *self)
   g_clear_pointer (&self->layout, rsp_timeline_layout_free);
   self->layout = rsp_timeline_layout_new (self->model, &self->options);
   self->hover_row = -1;
+  self->marks_logged = FALSE;
   find_matches (self);
   clamp_scroll (self);
   gtk_widget_queue_draw (GTK_WIDGET (self));
+}
+
+/* Where the fold marks of the visible rows are, in the window's
+ * coordinates (found by hit testing): the GUI tests click them. */
+static void
+log_fold_marks (RspTimelineWidget *self, const RspTimelineViewport *vp, const RspTheme *theme)
+{
+  GtkNative *native = gtk_widget_get_native (GTK_WIDGET (self));
+  if (native == NULL)
+    return;
+  self->marks_logged = TRUE;
+  RspTimelineGeometry geo;
+  rsp_timeline_view_geometry (self->layout, vp, theme, &geo);
+  double sx, sy;
+  gtk_native_get_surface_transform (native, &sx, &sy);
+  for (double y = geo.rows_top + geo.row_height / 2; y < geo.rows_bottom; y += geo.row_height)
+    for (double x = 0; x < geo.plot_x; x += 2)
+      {
+        RspTimelineHit hit;
+        if (!rsp_timeline_view_hit_test (self->layout, vp, theme, x, y, &hit) || hit.kind != RSP_TIMELINE_HIT_FOLD)
+          continue;
+        const RspTimelineRow *row = rsp_timeline_layout_row (self->layout, (guint) hit.row);
+        double wx, wy;
+        if (gtk_widget_translate_coordinates (GTK_WIDGET (self), GTK_WIDGET (native), x + 4, y, &wx, &wy))
+          g_log ("rsp-ui", G_LOG_LEVEL_DEBUG, "timeline fold mark: process %d, %u threads, %s, at %.0f,%.0f in the window",
+                 row->pid, row->threads, row->folded ? "folded" : "unfolded", wx + sx, wy + sy);
+        break;
+      }
 }
 
 static void
@@ -178,6 +209,8 @@ rsp_timeline_widget_snapshot (GtkWidget *widget, GtkSnapshot *snapshot)
   cairo_t *cr = gtk_snapshot_append_cairo (snapshot, &GRAPHENE_RECT_INIT (0, 0, w, h));
   rsp_timeline_view_draw (self->layout, &vp, &theme, cr);
   cairo_destroy (cr);
+  if (!self->marks_logged)
+    log_fold_marks (self, &vp, &theme);
 }
 
 /* ------------------------------------------------------------------ input */
@@ -388,6 +421,26 @@ on_click (GtkGestureClick *gesture, int n_press, double x, double y, RspTimeline
                                || hit.kind == RSP_TIMELINE_HIT_DISK_OP || hit.kind == RSP_TIMELINE_HIT_NET_OP
                                || hit.kind == RSP_TIMELINE_HIT_LINK))
     select_item (self, (RspDetailsItem) item_of_hit[hit.kind], hit.item, hit.row);
+  if (hit.kind == RSP_TIMELINE_HIT_FOLD && hit.task != RSP_NONE)
+    {
+      const RspTimelineRow *row = rsp_timeline_layout_row (self->layout, (guint) hit.row);
+      gint32 pid = row->pid;
+      gboolean fold = !row->folded, was_toggled = FALSE;
+      for (guint i = 0; i < self->toggled->len; i++)
+        if (g_array_index (self->toggled, gint32, i) == pid)
+          {
+            g_array_remove_index_fast (self->toggled, i--);
+            was_toggled = TRUE;
+          }
+      if (!was_toggled)
+        g_array_append_val (self->toggled, pid);
+      self->options.toggled = (const gint32 *) self->toggled->data;
+      self->options.n_toggled = self->toggled->len;
+      rebuild_layout (self);
+      g_log ("rsp-ui", G_LOG_LEVEL_DEBUG, "timeline: process %d %s, %u task rows", pid, fold ? "folded" : "unfolded",
+             rsp_timeline_layout_n_task_rows (self->layout));
+      return;
+    }
   if (hit.kind == RSP_TIMELINE_HIT_NAME && hit.task != RSP_NONE)
     g_signal_emit (self, signals[SIGNAL_TASK_ACTIVATED], 0, hit.task);
   else if (n_press == 2 && hit.kind == RSP_TIMELINE_HIT_RUN)
@@ -486,6 +539,17 @@ on_query_tooltip (GtkWidget *widget, int x, int y, gboolean keyboard, GtkTooltip
         g_autofree char *cpu = rsp_format_duration (rsp_timeline_layout_row (self->layout, hit.row)->cpu_ns);
         g_string_append_printf (text, _("<b>%s</b> pid %d, tid %d\nCPU time: %s\nClick to open its flame view"),
                                 task_label (m, hit.task), t->pid, t->tid, cpu);
+      }
+      break;
+    case RSP_TIMELINE_HIT_FOLD:
+      {
+        const RspTimelineRow *row = rsp_timeline_layout_row (self->layout, hit.row);
+        g_string_append_printf (text, row->folded ? ngettext ("Click to show its %u thread in rows of their own",
+                                                             "Click to show its %u threads in rows of their own",
+                                                             row->threads)
+                                                  : ngettext ("Click to fold its %u thread into one row",
+                                                             "Click to fold its %u threads into one row", row->threads),
+                                row->threads);
       }
       break;
     case RSP_TIMELINE_HIT_RUN:
@@ -643,6 +707,7 @@ rsp_timeline_widget_finalize (GObject *object)
   RspTimelineWidget *self = RSP_TIMELINE_WIDGET (object);
   g_clear_pointer (&self->layout, rsp_timeline_layout_free);
   g_array_unref (self->matches);
+  g_array_unref (self->toggled);
   g_free (self->search);
   G_OBJECT_CLASS (rsp_timeline_widget_parent_class)->finalize (object);
 }
@@ -669,6 +734,7 @@ rsp_timeline_widget_init (RspTimelineWidget *self)
   self->hover_row = -1;
   self->sel_item = RSP_NONE;
   self->matches = g_array_new (FALSE, FALSE, sizeof (guint32));
+  self->toggled = g_array_new (FALSE, FALSE, sizeof (gint32));
   static const RspViewInput input = {
     .scroll = G_CALLBACK (on_scroll),
     .motion = G_CALLBACK (on_motion),
@@ -694,6 +760,7 @@ rsp_timeline_widget_new (const RspModel *model, gint32 pid)
   rsp_timeline_options_init (&self->options);
   self->options.pid = pid;
   self->options.show_links = TRUE;
+  self->options.fold_threads = TRUE; /* a click on the mark unfolds a process */
   self->layout = rsp_timeline_layout_new (model, &self->options);
   rsp_time_nav_init (&self->nav, rsp_timeline_layout_start (self->layout), rsp_timeline_layout_end (self->layout));
   return GTK_WIDGET (self);

@@ -1327,6 +1327,44 @@ def compare_test(display, workdir):
         stop_viewer(proc)
 
 
+def fold_test(display, workdir):
+    """Threads folded: in forkexec.rsp perf's two threads share one row,
+    marked with a triangle (the process of interest's threads have rows of
+    their own); a click on a process's mark folds or unfolds it, a second
+    click undoes it."""
+    proc, wins = start_loaded(display, workdir, "forkexec.rsp")
+    try:
+        time.sleep(1)
+        x, y, w, h = window_geometry(display, wins[0])
+        fold_line = re.compile(r"timeline: process (\d+) (folded|unfolded), (\d+) task rows")
+        marks = wait_log(workdir, re.compile(r"timeline fold mark: process (\d+), (\d+) threads, (folded|unfolded), "
+                                             r"at (-?\d+),(-?\d+) in the window"), 1, 10)
+        folded = [m for m in marks if m[2] == "folded"]
+        if not folded:
+            t.fail("no folded process in the timeline: %s" % marks)
+        mpid, threads, _, mx, my = folded[0]
+        xdotool(display, "mousemove", str(x + int(mx)), str(y + int(my)), "click", "1")
+        got = wait_log(workdir, fold_line, 1, 5)
+        if not got or got[-1][0] != mpid or got[-1][1] != "unfolded":
+            t.fail("a click on process %s's fold mark did not unfold it: %s" % (mpid, got))
+        hit = (int(mx), int(my), got[-1])
+        dx, dy, (pid, what, rows) = hit
+        t.log("process %s (%s threads) was folded into one row" % (mpid, threads))
+        time.sleep(0.5)
+        screenshot(display, os.path.join(os.environ["RSP_BUILD_ROOT"], "tests", "gui-fold.png"))
+        xdotool(display, "mousemove", str(x + dx), str(y + dy), "click", "1")
+        got = wait_log(workdir, fold_line, 2, 5)
+        again = "folded" if what == "unfolded" else "unfolded"
+        fewer = (lambda a, b: a < b) if again == "folded" else (lambda a, b: a > b)
+        if len(got) < 2 or got[-1][0] != pid or got[-1][1] != again or not fewer(int(got[-1][2]), int(rows)):
+            t.fail("a second click on process %s's mark did not undo the first (%s, %s rows): %s"
+                   % (pid, what, rows, got))
+        t.log("process %s: a click on its mark %s it (%s task rows), a second %s it (%s rows)"
+              % (pid, what, rows, again, got[-1][2]))
+    finally:
+        stop_viewer(proc)
+
+
 def main():
     what = sys.argv[1] if len(sys.argv) > 1 else "flame"
     for tool in ("Xvfb", "xdotool", "import", "convert"):
@@ -1355,6 +1393,8 @@ def main():
             requests_test(display, workdir)
         elif what == "compare":
             compare_test(display, workdir)
+        elif what == "fold":
+            fold_test(display, workdir)
         else:
             error_test(display, workdir)
     finally:

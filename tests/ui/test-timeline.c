@@ -300,6 +300,101 @@ test_layout_rows (void)
     }
 }
 
+/* Threads folded: every multi-threaded process but the process of
+ * interest gets one row holding all its threads' runs, its CPU time the
+ * sum of theirs; unfolding it (its pid in TOGGLED) brings their rows
+ * back.  On forkexec.rsp (perf's two threads). */
+static void
+test_layout_fold (void)
+{
+  g_autoptr (RspModel) m = load ("forkexec.rsp");
+  gint32 pid = target_pid (m);
+  g_autoptr (RspTimelineLayout) flat = make_layout (m, TRUE, TRUE, FALSE);
+  RspTimelineOptions options;
+  rsp_timeline_options_init (&options);
+  options.pid = pid;
+  options.show_sleeps = TRUE;
+  options.fold_threads = TRUE;
+  g_autoptr (RspTimelineLayout) folded = rsp_timeline_layout_new (m, &options);
+  guint n_flat = rsp_timeline_layout_n_task_rows (flat), n_folded = rsp_timeline_layout_n_task_rows (folded);
+  g_assert_cmpuint (n_folded, <, n_flat);
+  guint processes_folded = 0;
+  gint32 some_folded = 0;
+  for (guint r = 0; r < n_folded; r++)
+    {
+      const RspTimelineRow *row = rsp_timeline_layout_row (folded, r);
+      /* the flat layout's rows of the same process */
+      guint n_threads = 0, items = 0;
+      guint64 cpu = 0;
+      g_autoptr (GHashTable) tids = g_hash_table_new (g_direct_hash, g_direct_equal);
+      for (guint f = 0; f < n_flat; f++)
+        {
+          const RspTimelineRow *fr = rsp_timeline_layout_row (flat, f);
+          if (fr->pid != row->pid)
+            continue;
+          n_threads++;
+          g_hash_table_add (tids, GINT_TO_POINTER (rsp_model_task (m, fr->task)->tid));
+          items += fr->n_items;
+          cpu += fr->cpu_ns;
+          if (row->folded)
+            g_assert_cmpint (rsp_timeline_layout_task_row (folded, fr->task), ==, (gint) r);
+        }
+      g_assert_cmpuint (row->threads, ==, g_hash_table_size (tids));
+      g_assert_cmpint (rsp_timeline_layout_task_row (folded, row->task), ==, (gint) r);
+      if (row->pid == pid || g_hash_table_size (tids) == 1)
+        g_assert_false (row->folded);
+      else
+        {
+          g_assert_true (row->folded);
+          g_assert_cmpuint (row->n_items, ==, items);
+          g_assert_cmpuint (row->cpu_ns, ==, cpu);
+          processes_folded++;
+          some_folded = row->pid;
+        }
+    }
+  g_assert_cmpuint (processes_folded, >, 0);
+  /* unfolded again: that process's threads have their rows */
+  options.toggled = &some_folded;
+  options.n_toggled = 1;
+  g_autoptr (RspTimelineLayout) unfolded = rsp_timeline_layout_new (m, &options);
+  guint rows_of_it = 0;
+  for (guint r = 0; r < rsp_timeline_layout_n_task_rows (unfolded); r++)
+    if (rsp_timeline_layout_row (unfolded, r)->pid == some_folded)
+      {
+        g_assert_false (rsp_timeline_layout_row (unfolded, r)->folded);
+        rows_of_it++;
+      }
+  g_assert_cmpuint (rows_of_it, >, 1);
+  /* and the process of interest, toggled, folds */
+  options.toggled = &pid;
+  g_autoptr (RspTimelineLayout) target_folded = rsp_timeline_layout_new (m, &options);
+  for (guint r = 0; r < rsp_timeline_layout_n_task_rows (target_folded); r++)
+    {
+      const RspTimelineRow *tr = rsp_timeline_layout_row (target_folded, r);
+      if (tr->pid == pid)
+        g_assert_true (tr->folded == (tr->threads > 1));
+    }
+
+  /* drawn: the folded row's runs, and a click on its mark is a fold hit */
+  RspTheme theme;
+  test_theme (&theme);
+  RspTimelineViewport vp;
+  rsp_timeline_viewport_init (&vp, folded, 1200, 40 + n_folded * theme.row_height + 60);
+  RspTimelineGeometry g;
+  rsp_timeline_view_geometry (folded, &vp, &theme, &g);
+  gint row = -1;
+  for (guint r = 0; r < n_folded && row < 0; r++)
+    if (rsp_timeline_layout_row (folded, r)->folded)
+      row = (gint) r;
+  double y = g.rows_top + row * g.row_height + g.row_height / 2;
+  RspTimelineHit hit;
+  g_assert_true (rsp_timeline_view_hit_test (folded, &vp, &theme, 10, y, &hit));
+  g_assert_cmpint (hit.kind, ==, RSP_TIMELINE_HIT_FOLD);
+  g_assert_cmpint (hit.row, ==, row);
+  g_assert_true (rsp_timeline_view_hit_test (folded, &vp, &theme, g.plot_x - 10, y, &hit));
+  g_assert_cmpint (hit.kind, ==, RSP_TIMELINE_HIT_NAME);
+}
+
 static void
 test_layout_range (void)
 {
@@ -793,6 +888,7 @@ main (int argc, char **argv)
   pingpong = load ("pingpong.rsp");
   g_test_add_func ("/timeline/layout/rows", test_layout_rows);
   g_test_add_func ("/timeline/layout/range", test_layout_range);
+  g_test_add_func ("/timeline/layout/fold", test_layout_fold);
   g_test_add_func ("/timeline/draw/ruler-names-runs", test_draw_ruler_names_runs);
   g_test_add_func ("/timeline/draw/every-run", test_every_run_drawn);
   g_test_add_func ("/timeline/draw/sleeps-and-hits", test_sleeps_and_hits);
