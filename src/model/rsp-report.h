@@ -26,6 +26,9 @@ char *rsp_report_csv (const RspAnalysis *analysis);
  * request's accounting (docs/REQUESTS.md). */
 char *rsp_requests_report_text (const RspRequests *requests, const char *path);
 char *rsp_requests_report_json (const RspRequests *requests, const char *path);
+/* The requests as a table (the viewer's CSV export): number, start and
+ * duration in ms, slow or not, and the ms of each category by its id. */
+char *rsp_requests_report_csv (const RspRequests *requests);
 /* A cause's sentence: the finding sentence for the slow requests' mean
  * time, and how the others compare. */
 /* What one request is, in words ("each run of the command"), how the slow

@@ -330,3 +330,26 @@ rsp_requests_report_json (const RspRequests *r, const char *path)
 
   return rsp_json_to_text (b);
 }
+
+/* The requests as a table: one row per request, its accounting in ms. */
+char *
+rsp_requests_report_csv (const RspRequests *r)
+{
+  GString *s = g_string_new ("request,start_ms,duration_ms,slow");
+  for (guint c = 0; c < RSP_CAT_N; c++)
+    g_string_append_printf (s, ",%s_ms", rsp_category_id ((RspCategory) c));
+  g_string_append_c (s, '\n');
+  guint64 origin = rsp_model_start_time (rsp_requests_model (r));
+  char buf[G_ASCII_DTOSTR_BUF_SIZE];
+  for (guint i = 0; i < rsp_requests_n (r); i++)
+    {
+      const RspRequest *req = rsp_requests_get (r, i);
+      g_string_append_printf (s, "%u,%s", i + 1, g_ascii_formatd (buf, sizeof buf, "%.3f", (req->start - origin) / 1e6));
+      g_string_append_printf (s, ",%s,%d", g_ascii_formatd (buf, sizeof buf, "%.3f", rsp_requests_duration (req) / 1e6),
+                              req->slow ? 1 : 0);
+      for (guint c = 0; c < RSP_CAT_N; c++)
+        g_string_append_printf (s, ",%s", g_ascii_formatd (buf, sizeof buf, "%.3f", req->category_ns[c] / 1e6));
+      g_string_append_c (s, '\n');
+    }
+  return g_string_free (s, FALSE);
+}

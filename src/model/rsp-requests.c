@@ -331,7 +331,15 @@ build_histogram (RspRequests *r)
   r->hist_width = MAX ((hi - lo) / r->n_bins + 1, 1);
   r->histogram = g_new0 (guint, r->n_bins);
   for (guint i = 0; i < n; i++)
-    r->histogram[MIN ((r->sorted[i] - lo) / r->hist_width, r->n_bins - 1)]++;
+    r->histogram[rsp_requests_histogram_bin (r, r->sorted[i])]++;
+}
+
+guint
+rsp_requests_histogram_bin (const RspRequests *r, guint64 duration)
+{
+  g_return_val_if_fail (r != NULL && r->n_bins > 0, 0);
+  guint64 above = duration > r->hist_low ? duration - r->hist_low : 0;
+  return (guint) MIN (above / r->hist_width, (guint64) r->n_bins - 1);
 }
 
 /* The slow mode, if the log durations fall into two well separated groups

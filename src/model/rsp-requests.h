@@ -110,6 +110,9 @@ gdouble rsp_requests_mean (const RspRequests *r);
  * owned by R). */
 const guint *rsp_requests_histogram (const RspRequests *r, guint *n_bins, guint64 *low, guint64 *width);
 
+/* The bin of the histogram a request of DURATION ns falls in. */
+guint rsp_requests_histogram_bin (const RspRequests *r, guint64 duration);
+
 RspSlowSplit rsp_requests_slow_split (const RspRequests *r);
 /* Requests longer than this are slow; 0 with RSP_SLOW_NONE. */
 guint64 rsp_requests_slow_threshold (const RspRequests *r);

@@ -45,6 +45,83 @@ span (Writer *w, const char *label, guint64 start, guint64 end, const char *extr
   line (w, label, v);
 }
 
+/* The run of the task that woke the sleeper, with the link to it. */
+static void
+waker_lines (Writer *w, RspDetails *d, RspIdx run, GString *summary)
+{
+  const RspRun *r = rsp_model_run (w->m, run);
+  g_autofree char *who = task_name (w->m, r->task);
+  g_autofree char *extra = g_strdup_printf (_(", on CPU %d"), r->cpu);
+  g_autofree char *label = g_strdup_printf (_("Woken by %s, in its run"), who);
+  span (w, label, r->start, r->end, extra);
+  const char *comm = rsp_model_task (w->m, r->task)->comm;
+  g_string_append_printf (summary, _(", woken by %s"), comm != NULL ? comm : "?");
+  d->jump_start = r->start;
+  d->jump_end = r->end;
+  d->jump_label = _("_Go to the waker");
+}
+
+/* A disk request: device, sector, size, queue and service time, issuer,
+ * and the link to it.  Returns its size as text; *SERVICE gets its
+ * service time as text ("?" when unknown). */
+static char *
+disk_op_lines (Writer *w, RspDetails *d, RspIdx op_index, char **service)
+{
+  const RspDiskOp *op = rsp_model_disk_op (w->m, op_index);
+  char *size = g_format_size ((guint64) op->nr_sector * 512);
+  g_autofree char *rwbs = g_markup_escape_text (op->rwbs, -1);
+  /* the kernel's dev_t in block tracepoints: 12-bit major, 20-bit minor */
+  g_autofree char *req = g_strdup_printf (_("device %u:%u, sector %llu, %s, %s"), op->dev >> 20, op->dev & 0xfffff,
+                                          (unsigned long long) op->sector, size, rwbs);
+  line (w, _("Disk request:"), req);
+  guint64 from = op->issue != 0 ? op->issue : op->insert;
+  gboolean served = from != 0 && op->complete >= from;
+  if (op->insert != 0 && op->issue != 0 && op->issue > op->insert)
+    span (w, _("Queued:"), op->insert, op->issue, NULL);
+  if (served)
+    {
+      span (w, _("In service:"), from, op->complete,
+            op->complete_inferred || op->issue_inferred ? _(", partly inferred") : NULL);
+      d->jump_start = op->insert != 0 ? op->insert : from;
+      d->jump_end = op->complete;
+      d->jump_label = _("_Go to the disk request");
+    }
+  if (op->task != RSP_NONE)
+    {
+      g_autofree char *issuer = task_name (w->m, op->task);
+      line (w, _("Issued by:"), issuer);
+    }
+  *service = served ? rsp_format_duration (op->complete - from) : g_strdup ("?");
+  return size;
+}
+
+/* A network wait: the peer, the waiting task (WITH_WAITER), the stretch
+ * from the last send to the data, and the link to it.  Returns the peer
+ * for the summary (not owned). */
+static const char *
+net_op_lines (Writer *w, RspDetails *d, RspIdx op_index, gboolean with_waiter)
+{
+  const RspNetOp *op = rsp_model_net_op (w->m, op_index);
+  const char *peer_text = op->endpoint != NULL ? op->endpoint : _("a local peer");
+  g_autofree char *peer = g_markup_escape_text (peer_text, -1);
+  g_autofree char *sock = g_strdup_printf (_("%s, socket family %u, protocol %u%s"), peer, op->family, op->protocol,
+                                           op->loopback_peer ? _(", loopback") : "");
+  line (w, _("Network peer:"), sock);
+  if (with_waiter && op->task != RSP_NONE)
+    {
+      g_autofree char *who = task_name (w->m, op->task);
+      line (w, _("Waiting:"), who);
+    }
+  if (op->send != 0 && op->ready >= op->send)
+    {
+      span (w, _("From the last send to the data:"), op->send, op->ready, NULL);
+      d->jump_start = op->send;
+      d->jump_end = op->ready;
+      d->jump_label = _("_Go to the network wait");
+    }
+  return peer_text;
+}
+
 static void
 explain (Writer *w, RspDetails *d, const RspStretch *st, GString *summary)
 {
@@ -52,68 +129,19 @@ explain (Writer *w, RspDetails *d, const RspStretch *st, GString *summary)
     {
     case RSP_CAUSE_WAKEUP:
       if (st->link != RSP_NONE)
-        {
-          const RspRun *r = rsp_model_run (w->m, st->link);
-          g_autofree char *who = task_name (w->m, r->task);
-          g_autofree char *extra = g_strdup_printf (_(", on CPU %d"), r->cpu);
-          g_autofree char *label = g_strdup_printf (_("Woken by %s, in its run"), who);
-          span (w, label, r->start, r->end, extra);
-          g_autofree char *plain = g_strdup (rsp_model_task (w->m, r->task)->comm);
-          g_string_append_printf (summary, _(", woken by %s"), plain != NULL ? plain : "?");
-          d->jump_start = r->start;
-          d->jump_end = r->end;
-          d->jump_label = _("_Go to the waker");
-        }
+        waker_lines (w, d, st->link, summary);
       break;
     case RSP_CAUSE_DISK:
       if (st->link != RSP_NONE)
         {
-          const RspDiskOp *op = rsp_model_disk_op (w->m, st->link);
-          g_autofree char *size = g_format_size ((guint64) op->nr_sector * 512);
-          g_autofree char *rwbs = g_markup_escape_text (op->rwbs, -1);
-          /* the kernel's dev_t in block tracepoints: 12-bit major, 20-bit minor */
-          g_autofree char *req = g_strdup_printf (_("device %u:%u, sector %llu, %s, %s"), op->dev >> 20,
-                                                  op->dev & 0xfffff, (unsigned long long) op->sector, size, rwbs);
-          line (w, _("Disk request:"), req);
-          guint64 from = op->issue != 0 ? op->issue : op->insert;
-          if (op->insert != 0 && op->issue != 0 && op->issue > op->insert)
-            span (w, _("Queued:"), op->insert, op->issue, NULL);
-          if (from != 0 && op->complete >= from)
-            span (w, _("In service:"), from, op->complete,
-                  op->complete_inferred || op->issue_inferred ? _(", partly inferred") : NULL);
-          g_autofree char *service = from != 0 && op->complete >= from ? rsp_format_duration (op->complete - from)
-                                                                        : g_strdup ("?");
+          g_autofree char *service = NULL;
+          g_autofree char *size = disk_op_lines (w, d, st->link, &service);
           g_string_append_printf (summary, _(", disk request of %s served in %s"), size, service);
-          if (op->task != RSP_NONE)
-            {
-              g_autofree char *issuer = task_name (w->m, op->task);
-              line (w, _("Issued by:"), issuer);
-            }
-          if (from != 0 && op->complete >= from)
-            {
-              d->jump_start = op->insert != 0 ? op->insert : from;
-              d->jump_end = op->complete;
-              d->jump_label = _("_Go to the disk request");
-            }
         }
       break;
     case RSP_CAUSE_NETWORK:
       if (st->link != RSP_NONE)
-        {
-          const RspNetOp *op = rsp_model_net_op (w->m, st->link);
-          g_autofree char *peer = g_markup_escape_text (op->endpoint != NULL ? op->endpoint : _("a local peer"), -1);
-          g_autofree char *sock = g_strdup_printf (_("%s, socket family %u, protocol %u%s"), peer, op->family,
-                                                   op->protocol, op->loopback_peer ? _(", loopback") : "");
-          line (w, _("Network peer:"), sock);
-          if (op->send != 0 && op->ready >= op->send)
-            {
-              span (w, _("From the last send to the data:"), op->send, op->ready, NULL);
-              d->jump_start = op->send;
-              d->jump_end = op->ready;
-              d->jump_label = _("_Go to the network wait");
-            }
-          g_string_append_printf (summary, _(", waiting on %s"), op->endpoint != NULL ? op->endpoint : _("a local peer"));
-        }
+        g_string_append_printf (summary, _(", waiting on %s"), net_op_lines (w, d, st->link, FALSE));
       break;
     case RSP_CAUSE_TIMER:
       line (w, _("Explained by:"), _("a timer expired"));
@@ -209,57 +237,6 @@ rsp_details_new (const RspAnalysis *a, RspIdx segment, guint64 t, const char *na
 
 /* ------------------------------------------------------------------ items of the process running view */
 
-static void
-disk_op_lines (Writer *w, RspDetails *d, RspIdx op_index, GString *summary)
-{
-  const RspDiskOp *op = rsp_model_disk_op (w->m, op_index);
-  g_autofree char *size = g_format_size ((guint64) op->nr_sector * 512);
-  g_autofree char *rwbs = g_markup_escape_text (op->rwbs, -1);
-  g_autofree char *req = g_strdup_printf (_("device %u:%u, sector %llu, %s, %s"), op->dev >> 20, op->dev & 0xfffff,
-                                          (unsigned long long) op->sector, size, rwbs);
-  line (w, _("Disk request:"), req);
-  guint64 from = op->issue != 0 ? op->issue : op->insert;
-  if (op->insert != 0 && op->issue != 0 && op->issue > op->insert)
-    span (w, _("Queued:"), op->insert, op->issue, NULL);
-  if (from != 0 && op->complete >= from)
-    {
-      span (w, _("In service:"), from, op->complete,
-            op->complete_inferred || op->issue_inferred ? _(", partly inferred") : NULL);
-      d->jump_start = op->insert != 0 ? op->insert : from;
-      d->jump_end = op->complete;
-      d->jump_label = _("_Go to the disk request");
-    }
-  if (op->task != RSP_NONE)
-    {
-      g_autofree char *issuer = task_name (w->m, op->task);
-      line (w, _("Issued by:"), issuer);
-    }
-  g_string_append_printf (summary, _("disk request of %s"), size);
-}
-
-static void
-net_op_lines (Writer *w, RspDetails *d, RspIdx op_index, GString *summary)
-{
-  const RspNetOp *op = rsp_model_net_op (w->m, op_index);
-  g_autofree char *peer = g_markup_escape_text (op->endpoint != NULL ? op->endpoint : _("a local peer"), -1);
-  g_autofree char *sock = g_strdup_printf (_("%s, socket family %u, protocol %u%s"), peer, op->family, op->protocol,
-                                           op->loopback_peer ? _(", loopback") : "");
-  line (w, _("Network peer:"), sock);
-  if (op->task != RSP_NONE)
-    {
-      g_autofree char *who = task_name (w->m, op->task);
-      line (w, _("Waiting:"), who);
-    }
-  if (op->send != 0 && op->ready >= op->send)
-    {
-      span (w, _("From the last send to the data:"), op->send, op->ready, NULL);
-      d->jump_start = op->send;
-      d->jump_end = op->ready;
-      d->jump_label = _("_Go to the network wait");
-    }
-  g_string_append_printf (summary, _("waiting on %s"), op->endpoint != NULL ? op->endpoint : _("a local peer"));
-}
-
 /* What ended SLEEP (a task's sleep in the model): the wake-up's reason as
  * the model decided it, and a link to the waker's run or the operation. */
 static void
@@ -269,18 +246,7 @@ sleep_end_lines (Writer *w, RspDetails *d, const RspSleep *sl, GString *summary)
     {
     case RSP_WAKE_RUN:
       if (sl->waker_run != RSP_NONE)
-        {
-          const RspRun *r = rsp_model_run (w->m, sl->waker_run);
-          g_autofree char *who = task_name (w->m, r->task);
-          g_autofree char *extra = g_strdup_printf (_(", on CPU %d"), r->cpu);
-          g_autofree char *label = g_strdup_printf (_("Woken by %s, in its run"), who);
-          span (w, label, r->start, r->end, extra);
-          const char *comm = rsp_model_task (w->m, r->task)->comm;
-          g_string_append_printf (summary, _(", woken by %s"), comm != NULL ? comm : "?");
-          d->jump_start = r->start;
-          d->jump_end = r->end;
-          d->jump_label = _("_Go to the waker");
-        }
+        waker_lines (w, d, sl->waker_run, summary);
       break;
     case RSP_WAKE_TIMER:
       line (w, _("Ended by:"), sl->deliberate ? _("its timer: a deliberate sleep") : _("a timer: it timed out"));
@@ -290,17 +256,16 @@ sleep_end_lines (Writer *w, RspDetails *d, const RspSleep *sl, GString *summary)
       line (w, _("Ended by:"), _("a disk completion"));
       if (sl->disk_op != RSP_NONE)
         {
+          g_autofree char *service = NULL;
+          g_autofree char *size = disk_op_lines (w, d, sl->disk_op, &service);
           g_string_append (summary, _(", woken by a "));
-          disk_op_lines (w, d, sl->disk_op, summary);
+          g_string_append_printf (summary, _("disk request of %s"), size);
         }
       break;
     case RSP_WAKE_NETWORK:
       line (w, _("Ended by:"), _("network data"));
       if (sl->net_op != RSP_NONE)
-        {
-          g_string_append (summary, _(", "));
-          net_op_lines (w, d, sl->net_op, summary);
-        }
+        g_string_append_printf (summary, _(", waiting on %s"), net_op_lines (w, d, sl->net_op, TRUE));
       break;
     case RSP_WAKE_IRQ:
       {
@@ -422,10 +387,14 @@ rsp_details_new_for_item (const RspModel *m, RspDetailsItem kind, RspIdx item)
         break;
       }
     case RSP_DETAILS_DISK_OP:
-      disk_op_lines (&w, d, item, summary);
-      break;
+      {
+        g_autofree char *service = NULL;
+        g_autofree char *size = disk_op_lines (&w, d, item, &service);
+        g_string_append_printf (summary, _("disk request of %s"), size);
+        break;
+      }
     case RSP_DETAILS_NET_OP:
-      net_op_lines (&w, d, item, summary);
+      g_string_append_printf (summary, _("waiting on %s"), net_op_lines (&w, d, item, TRUE));
       break;
     case RSP_DETAILS_LINK:
       {
@@ -450,9 +419,14 @@ rsp_details_new_for_item (const RspModel *m, RspDetailsItem kind, RspIdx item)
             d->jump_label = _("_Go to the waker");
           }
         else if (l->kind == RSP_LINK_DISK && l->from_op != RSP_NONE)
-          disk_op_lines (&w, d, l->from_op, g_string_append (summary, _(", from a ")));
+          {
+            g_autofree char *service = NULL;
+            g_autofree char *size = disk_op_lines (&w, d, l->from_op, &service);
+            g_string_append (summary, _(", from a "));
+            g_string_append_printf (summary, _("disk request of %s"), size);
+          }
         else if (l->kind == RSP_LINK_NETWORK && l->from_op != RSP_NONE)
-          net_op_lines (&w, d, l->from_op, g_string_append (summary, _(", ")));
+          g_string_append_printf (summary, _(", waiting on %s"), net_op_lines (&w, d, l->from_op, TRUE));
         if (l->to_run != RSP_NONE)
           {
             g_autofree char *to = task_name (m, rsp_model_run (m, l->to_run)->task);

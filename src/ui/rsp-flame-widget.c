@@ -121,6 +121,8 @@ group_layout (RspFlameWidget *self, const RspConsolidatedOptions *o, const RspTh
     }
   /* for the GUI tests: the box whose own time (less what stands on it)
    * gained most */
+  if (g_log_writer_default_would_drop (G_LOG_LEVEL_DEBUG, "rsp-ui"))
+    return;
   guint32 n_boxes = self->layout->boxes->len, reddest = RSP_FLAME_NO_BOX;
   g_autofree float *own = self->delta != NULL ? g_memdup2 (self->delta, MAX (n_boxes, 1) * sizeof (float)) : NULL;
   for (guint32 i = 0; own != NULL && i < n_boxes; i++)

@@ -23,6 +23,7 @@ struct _RspRequestsPage {
   GtkWidget *list_note;
   GtkWidget *flames;    /* GtkStack: "selected" and "against" */
   gint sel_first, sel_last; /* bins; -1: the slow tail */
+  gint shown_first, shown_last; /* the bins the selection covers, as drawn (selected_bins) */
   gint anchor;          /* the bin a drag or Shift+click extends from */
   gint hover;
   double logged_width;  /* the bars' positions are logged when it changes (GUI tests) */
@@ -37,27 +38,18 @@ enum {
 };
 static guint signals[N_SIGNALS];
 
-static guint
-bin_of (const RspRequests *r, guint64 duration)
-{
-  guint n_bins;
-  guint64 lo, width;
-  rsp_requests_histogram (r, &n_bins, &lo, &width);
-  return MIN ((duration - MIN (duration, lo)) / width, (guint64) n_bins - 1);
-}
-
 static gboolean
 is_selected (RspRequestsPage *self, guint i)
 {
   const RspRequest *req = rsp_requests_get (self->r, i);
   if (self->sel_first < 0)
     return req->slow;
-  guint b = bin_of (self->r, rsp_requests_duration (req));
+  guint b = rsp_requests_histogram_bin (self->r, rsp_requests_duration (req));
   return (gint) b >= self->sel_first && (gint) b <= self->sel_last;
 }
 
 /* The bins the selection covers, for the drawing: the slow tail's are
- * those its requests fall in. */
+ * those its requests fall in.  Kept in shown_first/last on each change. */
 static void
 selected_bins (RspRequestsPage *self, gint *first, gint *last)
 {
@@ -70,7 +62,7 @@ selected_bins (RspRequestsPage *self, gint *first, gint *last)
       const RspRequest *req = rsp_requests_get (self->r, i);
       if (!req->slow)
         continue;
-      gint b = (gint) bin_of (self->r, rsp_requests_duration (req));
+      gint b = (gint) rsp_requests_histogram_bin (self->r, rsp_requests_duration (req));
       *first = *first < 0 ? b : MIN (*first, b);
       *last = MAX (*last, b);
     }
@@ -90,7 +82,7 @@ static void
 log_bars (RspRequestsPage *self, double width, double height)
 {
   GtkNative *native = gtk_widget_get_native (self->histogram);
-  if (native == NULL || width == self->logged_width)
+  if (native == NULL || width == self->logged_width || g_log_writer_default_would_drop (G_LOG_LEVEL_DEBUG, "rsp-ui"))
     return;
   self->logged_width = width;
   double sx, sy;
@@ -127,7 +119,8 @@ draw_histogram (GtkDrawingArea *area, cairo_t *cr, int width, int height, gpoint
   rsp_widget_theme (GTK_WIDGET (area), &theme);
   RspHistogramOptions o;
   rsp_histogram_options_init (&o);
-  selected_bins (self, &o.sel_first, &o.sel_last);
+  o.sel_first = self->shown_first;
+  o.sel_last = self->shown_last;
   o.hover = self->hover;
   rsp_histogram_view_draw (self->r, &o, &theme, cr, width, height);
   log_bars (self, width, height);
@@ -139,7 +132,8 @@ export_histogram (cairo_t *cr, double width, double height, const RspTheme *them
   RspRequestsPage *self = data;
   RspHistogramOptions o;
   rsp_histogram_options_init (&o);
-  selected_bins (self, &o.sel_first, &o.sel_last);
+  o.sel_first = self->shown_first;
+  o.sel_last = self->shown_last;
   rsp_histogram_view_draw (self->r, &o, theme, cr, width, height);
 }
 
@@ -301,6 +295,7 @@ selection_changed (RspRequestsPage *self)
   g_log ("rsp-ui", G_LOG_LEVEL_DEBUG, "requests selection: bins %d-%d, %u requests (%u slow), %.3f-%.3f ms, %u others",
          self->sel_first + 1, self->sel_last + 1, indexes->len, n_slow, indexes->len > 0 ? lo / 1e6 : 0.0,
          indexes->len > 0 ? hi / 1e6 : 0.0, self->rest->len);
+  selected_bins (self, &self->shown_first, &self->shown_last);
   fill_list (self, indexes);
   fill_flames (self);
   gtk_widget_queue_draw (self->histogram);
@@ -346,8 +341,7 @@ rsp_requests_page_handle_key (RspRequestsPage *self, guint keyval, GdkModifierTy
     }
   if (step == 0)
     return FALSE;
-  gint first, last;
-  selected_bins (self, &first, &last);
+  gint first = self->shown_first, last = self->shown_last;
   if (first < 0)
     first = last = step > 0 ? -1 : (gint) n_bins;
   if (state & GDK_SHIFT_MASK)

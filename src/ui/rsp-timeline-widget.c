@@ -176,6 +176,8 @@ log_fold_marks (RspTimelineWidget *self, const RspTimelineViewport *vp, const Rs
   if (native == NULL)
     return;
   self->marks_logged = TRUE;
+  if (g_log_writer_default_would_drop (G_LOG_LEVEL_DEBUG, "rsp-ui"))
+    return;
   RspTimelineGeometry geo;
   rsp_timeline_view_geometry (self->layout, vp, theme, &geo);
   double sx, sy;
@@ -336,8 +338,8 @@ rsp_timeline_widget_show_range (RspTimelineWidget *self, guint64 t0, guint64 t1)
     }
   else if (t0 < self->nav.t0 || t1 > self->nav.t1)
     {
-      guint64 mid = t0 + (t1 - t0) / 2;
-      rsp_time_nav_jump (&self->nav, mid > width / 2 ? mid - width / 2 : 0, (mid > width / 2 ? mid - width / 2 : 0) + width);
+      guint64 mid = t0 + (t1 - t0) / 2, left = mid > width / 2 ? mid - width / 2 : 0;
+      rsp_time_nav_jump (&self->nav, left, left + width);
     }
   g_log ("rsp-ui", G_LOG_LEVEL_DEBUG, "timeline (show): %.3f-%.3f ms",
          (self->nav.t0 - rsp_model_start_time (self->model)) / 1e6,

@@ -749,19 +749,6 @@ on_fit (GtkButton *button, RspViews *self)
 
 /* ------------------------------------------------------------------ the requests view */
 
-static void
-show_message (RspViews *self, const char *primary, const char *secondary)
-{
-  GtkRoot *root = gtk_widget_get_root (GTK_WIDGET (self));
-  GtkWidget *dialog = gtk_message_dialog_new (GTK_IS_WINDOW (root) ? GTK_WINDOW (root) : NULL,
-                                              GTK_DIALOG_MODAL | GTK_DIALOG_DESTROY_WITH_PARENT, GTK_MESSAGE_ERROR,
-                                              GTK_BUTTONS_CLOSE, "%s", primary);
-  gtk_message_dialog_format_secondary_text (GTK_MESSAGE_DIALOG (dialog), "%s", secondary);
-  gtk_window_set_title (GTK_WINDOW (dialog), primary);
-  g_signal_connect (dialog, "response", G_CALLBACK (gtk_window_destroy), NULL);
-  gtk_window_present (GTK_WINDOW (dialog));
-}
-
 /* A request of the list: its own flame views, in a tab of its own. */
 static void
 on_request_activated (RspRequestsPage *page, guint index, RspViews *self)
@@ -782,7 +769,7 @@ on_request_activated (RspRequestsPage *page, guint index, RspViews *self)
   RspAnalysis *a = rsp_analysis_new_for_thread (self->model, req->pid, tid, req->start, req->end, &error);
   if (a == NULL)
     {
-      show_message (self, _("Could not analyse the request"), error->message);
+      rsp_widget_show_error (GTK_WIDGET (self), _("Could not analyse the request"), error->message);
       return;
     }
   g_autofree char *dur = g_strdup_printf ("%.1f ms", rsp_requests_duration (req) / 1e6);
@@ -835,7 +822,7 @@ requests_done (GObject *source, GAsyncResult *result, gpointer data)
   if (r == NULL)
     {
       g_autofree char *primary = g_strdup_printf (_("No requests of the kind “%s”"), job->spec);
-      show_message (self, primary, error->message);
+      rsp_widget_show_error (GTK_WIDGET (self), primary, error->message);
       return;
     }
   if (self->requests_page != NULL)
@@ -971,7 +958,7 @@ compare_done (GObject *source, GAsyncResult *result, gpointer data)
     }
   if (c == NULL)
     {
-      show_message (self, _("Could not compare the recordings"), error->message);
+      rsp_widget_show_error (GTK_WIDGET (self), _("Could not compare the recordings"), error->message);
       return;
     }
   /* the differential flame on top: B's tree, coloured by the change from A */
@@ -1046,7 +1033,7 @@ rsp_views_compare (RspViews *self, const RspModel *other, const char *name, cons
   gint32 pid = pp != NULL && key > 0 ? key : meta != NULL ? meta->target_pid : 0;
   if (pid <= 0)
     {
-      show_message (self, _("Could not compare the recordings"),
+      rsp_widget_show_error (GTK_WIDGET (self), _("Could not compare the recordings"),
                     _("This recording names no process of interest: open a process's tab from the timeline "
                       "first, then compare."));
       return;
@@ -1182,29 +1169,6 @@ rsp_views_step_finding (RspViews *self, gint delta)
     rsp_accounting_panel_step (RSP_ACCOUNTING_PANEL (pp->panel), delta);
 }
 
-/* The requests as a table: one row per request, its accounting in ms. */
-static char *
-requests_csv (const RspRequests *r)
-{
-  GString *s = g_string_new ("request,start_ms,duration_ms,slow");
-  for (guint c = 0; c < RSP_CAT_N; c++)
-    g_string_append_printf (s, ",%s_ms", rsp_category_id ((RspCategory) c));
-  g_string_append_c (s, '\n');
-  guint64 origin = rsp_model_start_time (rsp_requests_model (r));
-  char buf[G_ASCII_DTOSTR_BUF_SIZE];
-  for (guint i = 0; i < rsp_requests_n (r); i++)
-    {
-      const RspRequest *req = rsp_requests_get (r, i);
-      g_string_append_printf (s, "%u,%s", i + 1, g_ascii_formatd (buf, sizeof buf, "%.3f", (req->start - origin) / 1e6));
-      g_string_append_printf (s, ",%s,%d", g_ascii_formatd (buf, sizeof buf, "%.3f", rsp_requests_duration (req) / 1e6),
-                              req->slow ? 1 : 0);
-      for (guint c = 0; c < RSP_CAT_N; c++)
-        g_string_append_printf (s, ",%s", g_ascii_formatd (buf, sizeof buf, "%.3f", req->category_ns[c] / 1e6));
-      g_string_append_c (s, '\n');
-    }
-  return g_string_free (s, FALSE);
-}
-
 gboolean
 rsp_views_export (RspViews *self, const char *path, GError **error)
 {
@@ -1216,7 +1180,7 @@ rsp_views_export (RspViews *self, const char *path, GError **error)
       RspRequestsPage *rp = RSP_REQUESTS_PAGE (shown);
       if (g_str_has_suffix (path, ".csv") || g_str_has_suffix (path, ".CSV"))
         {
-          g_autofree char *csv = requests_csv (rsp_requests_page_get_requests (rp));
+          g_autofree char *csv = rsp_requests_report_csv (rsp_requests_page_get_requests (rp));
           return g_file_set_contents (path, csv, -1, error);
         }
       return rsp_requests_page_export (rp, path, error);

@@ -176,3 +176,16 @@ rsp_legend_widget_new (RspLegendKind kind)
                                   GTK_ACCESSIBLE_PROPERTY_DESCRIPTION, text, -1);
   return area;
 }
+
+void
+rsp_widget_show_error (GtkWidget *widget, const char *primary, const char *secondary)
+{
+  GtkRoot *root = widget != NULL ? gtk_widget_get_root (widget) : NULL;
+  GtkWidget *dialog = gtk_message_dialog_new (GTK_IS_WINDOW (root) ? GTK_WINDOW (root) : NULL,
+                                              GTK_DIALOG_MODAL | GTK_DIALOG_DESTROY_WITH_PARENT, GTK_MESSAGE_ERROR,
+                                              GTK_BUTTONS_CLOSE, "%s", primary);
+  gtk_message_dialog_format_secondary_text (GTK_MESSAGE_DIALOG (dialog), "%s", secondary);
+  gtk_window_set_title (GTK_WINDOW (dialog), primary);
+  g_signal_connect (dialog, "response", G_CALLBACK (gtk_window_destroy), NULL);
+  gtk_window_present (GTK_WINDOW (dialog));
+}

@@ -45,6 +45,10 @@ void rsp_widget_add_view_input (GtkWidget *widget, const RspViewInput *input, gp
  * it is); logged for the GUI tests (G_MESSAGES_DEBUG=rsp-ui). */
 void rsp_widget_announce_selection (GtkWidget *widget, const char *text);
 
+/* An error dialog over WIDGET's window: PRIMARY, the problem; SECONDARY,
+ * what to do.  It closes itself. */
+void rsp_widget_show_error (GtkWidget *widget, const char *primary, const char *secondary);
+
 /* The legend of KIND's colours as a widget, for under a view: drawn by
  * rsp_legend_draw in the widget's palette, as tall as its width needs, and
  * described to screen readers. */

@@ -5,6 +5,7 @@
 
 #include "rsp-model.h"
 #include "rsp-views.h"
+#include "rsp-widget-util.h"
 
 struct _RspWindow {
   GtkApplicationWindow parent_instance;
@@ -68,17 +69,6 @@ update_progress (gpointer user_data)
 }
 
 static void
-show_error (RspWindow *self, const char *primary, const char *secondary)
-{
-  GtkWidget *dialog = gtk_message_dialog_new (GTK_WINDOW (self), GTK_DIALOG_MODAL | GTK_DIALOG_DESTROY_WITH_PARENT,
-                                              GTK_MESSAGE_ERROR, GTK_BUTTONS_CLOSE, "%s", primary);
-  gtk_message_dialog_format_secondary_text (GTK_MESSAGE_DIALOG (dialog), "%s", secondary);
-  gtk_window_set_title (GTK_WINDOW (dialog), primary);
-  g_signal_connect (dialog, "response", G_CALLBACK (gtk_window_destroy), NULL);
-  gtk_window_present (GTK_WINDOW (dialog));
-}
-
-static void
 load_done (GObject *source, GAsyncResult *result, gpointer user_data)
 {
   RspWindow *self = RSP_WINDOW (source);
@@ -96,7 +86,7 @@ load_done (GObject *source, GAsyncResult *result, gpointer user_data)
         {
           g_autofree char *name = g_file_get_basename (self->file);
           g_autofree char *primary = g_strdup_printf (_("Could not open “%s”"), name);
-          show_error (self, primary, error->message);
+          rsp_widget_show_error (GTK_WIDGET (self), primary, error->message);
         }
       return;
     }
@@ -133,7 +123,7 @@ rsp_window_open (RspWindow *self, GFile *file)
   if (job->path == NULL)
     {
       load_job_free (job);
-      show_error (self, _("Could not open the recording"), _("Only local files can be opened."));
+      rsp_widget_show_error (GTK_WIDGET (self), _("Could not open the recording"), _("Only local files can be opened."));
       return;
     }
   g_autofree char *name = g_file_get_basename (file);
@@ -165,7 +155,7 @@ compare_loaded (GObject *source, GAsyncResult *result, gpointer user_data)
   if (other == NULL)
     {
       g_autofree char *primary = g_strdup_printf (_("Could not open “%s”"), other_name);
-      show_error (self, primary, error->message);
+      rsp_widget_show_error (GTK_WIDGET (self), primary, error->message);
       return;
     }
   if (self->model != NULL)
@@ -456,7 +446,7 @@ on_export_response (GtkNativeDialog *dialog, int response, RspWindow *self)
       g_autofree char *path = file != NULL ? g_file_get_path (file) : NULL;
       g_autoptr (GError) error = NULL;
       if (path != NULL && !rsp_views_export (RSP_VIEWS (self->views_page), path, &error))
-        show_error (self, _("Could not export the view"), error->message);
+        rsp_widget_show_error (GTK_WIDGET (self), _("Could not export the view"), error->message);
     }
   g_object_unref (dialog);
 }

@@ -1016,16 +1016,16 @@ def details_test(display, workdir):
         stop_viewer(proc)
 
 
-def open_with_dialog(display, window, path):
-    """Ctrl+O, type PATH into the file chooser, Enter."""
+def open_with_dialog(display, window, path, key="ctrl+o", title="Open a Recording"):
+    """KEY (Ctrl+O), type PATH into the file chooser titled TITLE, Enter."""
     xdotool(display, "windowactivate", "--sync", window)
-    xdotool(display, "key", "ctrl+o")
+    xdotool(display, "key", key)
     for _ in range(40):
-        if xdotool(display, "search", "--onlyvisible", "--name", "^Open a Recording$").stdout.split():
+        if xdotool(display, "search", "--onlyvisible", "--name", "^%s$" % title).stdout.split():
             break
         time.sleep(0.25)
     else:
-        t.fail("Ctrl+O opened no file chooser")
+        t.fail("%s opened no file chooser" % key)
     time.sleep(0.5)
     # GTK's chooser: typing a leading "/" opens its location entry
     xdotool(display, "type", "--delay", "10", path)
@@ -1277,18 +1277,7 @@ def compare_test(display, workdir):
     proc, wins = start_loaded(display, workdir, "diff-before.rsp")
     try:
         after = data_copy(workdir, "diff-after.rsp")
-        xdotool(display, "windowactivate", "--sync", wins[0])
-        xdotool(display, "key", "ctrl+d")
-        for _ in range(40):
-            if xdotool(display, "search", "--onlyvisible", "--name", "^Compare With a Recording$").stdout.split():
-                break
-            time.sleep(0.25)
-        else:
-            t.fail("Ctrl+D opened no file chooser")
-        time.sleep(0.5)
-        xdotool(display, "type", "--delay", "10", after)
-        time.sleep(0.3)
-        xdotool(display, "key", "Return")
+        open_with_dialog(display, wins[0], after, "ctrl+d", "Compare With a Recording")
         got = wait_log(workdir, COMPARED_LINE, 1, 60)
         if not got:
             screenshot(display, os.path.join(workdir, "compare.png"))
@@ -1307,12 +1296,7 @@ def compare_test(display, workdir):
         screenshot(display, os.path.join(os.environ["RSP_BUILD_ROOT"], "tests", "gui-compare.png"))
         # a recording of something else: an error dialog names the process
         other = data_copy(workdir, "pingpong.rsp")
-        xdotool(display, "windowactivate", "--sync", wins[0])
-        xdotool(display, "key", "ctrl+d")
-        time.sleep(1.5)
-        xdotool(display, "type", "--delay", "10", other)
-        time.sleep(0.3)
-        xdotool(display, "key", "Return")
+        open_with_dialog(display, wins[0], other, "ctrl+d", "Compare With a Recording")
         for _ in range(40):
             found = xdotool(display, "search", "--onlyvisible", "--name", "^Could not compare the recordings$").stdout.split()
             if found:
