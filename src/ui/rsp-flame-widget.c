@@ -37,6 +37,12 @@ struct _RspFlameWidget {
   GPtrArray *group, *base;
   float *delta;           /* per box of the layout, when BASE */
   gboolean group_inverted; /* what the group's layout was made for */
+  /* the selected box (a click, the arrow keys), kept across layouts: its
+   * row and span (chronological) or its tree node (consolidated) */
+  gboolean has_sel;
+  guint sel_row;
+  guint64 sel_start, sel_end;
+  guint32 sel_node;
 };
 
 G_DEFINE_FINAL_TYPE (RspFlameWidget, rsp_flame_widget, GTK_TYPE_WIDGET)
@@ -206,6 +212,8 @@ draw (RspFlameWidget *self, cairo_t *cr, const RspTheme *theme, double w, double
     }
 }
 
+static void draw_selection (RspFlameWidget *self, cairo_t *cr, const RspTheme *theme, double w, double h);
+
 static void
 rsp_flame_widget_snapshot (GtkWidget *widget, GtkSnapshot *snapshot)
 {
@@ -217,8 +225,84 @@ rsp_flame_widget_snapshot (GtkWidget *widget, GtkSnapshot *snapshot)
   rsp_widget_theme (widget, &theme);
   cairo_t *cr = gtk_snapshot_append_cairo (snapshot, &GRAPHENE_RECT_INIT (0, 0, w, h));
   draw (self, cr, &theme, w, h);
+  draw_selection (self, cr, &theme, w, h);
   cairo_destroy (cr);
   gtk_widget_snapshot_child (widget, self->scrollbar, snapshot);
+}
+
+/* ------------------------------------------------------------------ selection */
+
+/* The selected box in LAYOUT, RSP_FLAME_NO_BOX if none is drawn. */
+static guint32
+selected_box (RspFlameWidget *self, const RspFlameLayout *layout)
+{
+  if (!self->has_sel || layout == NULL)
+    return RSP_FLAME_NO_BOX;
+  if (self->mode == RSP_FLAME_WIDGET_CHRONOLOGICAL)
+    /* boxes merge differently at another zoom: the one at its middle */
+    return rsp_flame_layout_find (layout, self->sel_row, self->sel_start + (self->sel_end - self->sel_start) / 2, 0);
+  for (guint32 i = 0; i < layout->boxes->len; i++)
+    if (g_array_index (layout->boxes, RspFlameBox, i).ref == self->sel_node)
+      return i;
+  return RSP_FLAME_NO_BOX;
+}
+
+static void
+viewport (RspFlameWidget *self, const RspFlameLayout *layout, double w, double h, RspFlameViewport *vp)
+{
+  if (self->mode == RSP_FLAME_WIDGET_CHRONOLOGICAL)
+    {
+      RspFlameOptions o;
+      chrono_options (self, &o);
+      rsp_flame_view_viewport (layout, &o, w, h, vp);
+    }
+  else
+    {
+      RspConsolidatedOptions o;
+      consolidated_options (self, &o);
+      rsp_consolidated_view_viewport (layout, &o, w, h, vp);
+    }
+}
+
+/* An outline around the selected box. */
+static void
+draw_selection (RspFlameWidget *self, cairo_t *cr, const RspTheme *theme, double w, double h)
+{
+  guint32 i = selected_box (self, self->layout);
+  if (i == RSP_FLAME_NO_BOX)
+    return;
+  RspFlameViewport vp;
+  viewport (self, self->layout, w, h, &vp);
+  double x, y, bw, bh;
+  rsp_flame_layout_box_rect (self->layout, &vp, rsp_flame_layout_box (self->layout, i), &x, &y, &bw, &bh);
+  if (bw <= 0 || y + bh < vp.top || y > vp.bottom)
+    return;
+  cairo_save (cr);
+  cairo_rectangle (cr, x + 1, y + 1, MAX (bw - 2, 1), MAX (bh - 2, 1));
+  rsp_flame_set_color (cr, theme->foreground, 1.0);
+  cairo_set_line_width (cr, 2);
+  cairo_stroke (cr);
+  cairo_restore (cr);
+}
+
+/* For the GUI tests: the box selected, by a click or a key, and where. */
+static void
+log_selection (RspFlameWidget *self, const RspFlameBox *box, const char *how, double x, double y)
+{
+  guint64 origin = self->mode == RSP_FLAME_WIDGET_CHRONOLOGICAL ? rsp_analysis_start (self->analysis) : 0;
+  g_log ("rsp-ui", G_LOG_LEVEL_DEBUG, "flame selection (%s, %s): %s, row %u, %.3f-%.3f ms, at %.0f,%.0f",
+         self->mode == RSP_FLAME_WIDGET_CHRONOLOGICAL ? "chronological" : "consolidated", how, box->name, box->row,
+         (box->start - origin) / 1e6, (box->end - origin) / 1e6, x, y);
+}
+
+static void
+set_selection (RspFlameWidget *self, const RspFlameBox *box)
+{
+  self->has_sel = TRUE;
+  self->sel_row = box->row;
+  self->sel_start = box->start;
+  self->sel_end = box->end;
+  self->sel_node = box->ref;
 }
 
 static gboolean
@@ -377,6 +461,36 @@ zoom_to_node (RspFlameWidget *self, guint32 node)
   gtk_widget_queue_draw (GTK_WIDGET (self));
 }
 
+/* Says what HIT is (the accessible description) and tells the panes: the
+ * frame's name for the callers table, the moment at X for the details. */
+static void
+announce_hit (RspFlameWidget *self, const RspFlameHit *hit, double x)
+{
+  if (hit->what == RSP_FLAME_HIT_BOX && hit->name != NULL)
+    {
+      g_autofree char *dur = rsp_format_duration (hit->ns);
+      g_autofree char *what = NULL;
+      if (self->mode == RSP_FLAME_WIDGET_CHRONOLOGICAL && hit->task != RSP_NONE)
+        {
+          const RspTask *t = rsp_model_task (rsp_analysis_model (self->analysis), hit->task);
+          /* TRANSLATORS: a frame, its time, the category under the pointer, the task */
+          what = g_strdup_printf (_("%s, %s, %s, in %s (pid %d)"), hit->name, dur, _(rsp_category_label (hit->category)),
+                                  t->comm != NULL ? t->comm : "?", t->pid);
+        }
+      else
+        /* TRANSLATORS: a frame, its time, its percent of the total */
+        what = g_strdup_printf (_("%s, %s, %.1f%% of the time"), hit->name, dur, hit->percent);
+      rsp_widget_announce_selection (GTK_WIDGET (self), what);
+      g_signal_emit (self, signals[SIGNAL_FRAME_SELECTED], 0, hit->name);
+    }
+  if (self->mode == RSP_FLAME_WIDGET_CHRONOLOGICAL && hit->what == RSP_FLAME_HIT_BOX && hit->segment != RSP_NONE)
+    {
+      /* the moment under the pointer, before a click zooms */
+      guint64 t = self->nav.t0 + (guint64) (fraction_at (self, x) * (double) (self->nav.t1 - self->nav.t0));
+      g_signal_emit (self, signals[SIGNAL_MOMENT_SELECTED], 0, (guint) hit->segment, (guint64) t, hit->name);
+    }
+}
+
 static void
 on_click (GtkGestureClick *gesture, int n_press, double x, double y, RspFlameWidget *self)
 {
@@ -384,34 +498,143 @@ on_click (GtkGestureClick *gesture, int n_press, double x, double y, RspFlameWid
   RspFlameHit hit;
   if (!hit_test (self, x, y, &hit))
     return;
-  if (hit.what == RSP_FLAME_HIT_BOX && hit.name != NULL)
+  if (hit.what == RSP_FLAME_HIT_BOX && hit.box != RSP_FLAME_NO_BOX)
     {
-      g_autofree char *dur = rsp_format_duration (hit.ns);
-      g_autofree char *what = NULL;
-      if (self->mode == RSP_FLAME_WIDGET_CHRONOLOGICAL && hit.task != RSP_NONE)
-        {
-          const RspTask *t = rsp_model_task (rsp_analysis_model (self->analysis), hit.task);
-          /* TRANSLATORS: a frame, its time, the category under the pointer, the task */
-          what = g_strdup_printf (_("%s, %s, %s, in %s (pid %d)"), hit.name, dur, _(rsp_category_label (hit.category)),
-                                  t->comm != NULL ? t->comm : "?", t->pid);
-        }
-      else
-        /* TRANSLATORS: a frame, its time, its percent of the total */
-        what = g_strdup_printf (_("%s, %s, %.1f%% of the time"), hit.name, dur, hit.percent);
-      rsp_widget_announce_selection (GTK_WIDGET (self), what);
-      g_signal_emit (self, signals[SIGNAL_FRAME_SELECTED], 0, hit.name);
+      set_selection (self, rsp_flame_layout_box (self->layout, hit.box));
+      log_selection (self, rsp_flame_layout_box (self->layout, hit.box), "click", x, y);
     }
-  if (self->mode == RSP_FLAME_WIDGET_CHRONOLOGICAL && hit.what == RSP_FLAME_HIT_BOX && hit.segment != RSP_NONE)
-    {
-      /* the moment under the pointer, before the click zooms */
-      guint64 t = self->nav.t0 + (guint64) (fraction_at (self, x) * (double) (self->nav.t1 - self->nav.t0));
-      g_signal_emit (self, signals[SIGNAL_MOMENT_SELECTED], 0, (guint) hit.segment, (guint64) t, hit.name);
-    }
+  announce_hit (self, &hit, x);
   if (self->mode == RSP_FLAME_WIDGET_CHRONOLOGICAL && hit.what == RSP_FLAME_HIT_BOX)
     rsp_flame_widget_show_range (self, hit.start, hit.end);
   else if (self->mode == RSP_FLAME_WIDGET_CONSOLIDATED
            && (hit.what == RSP_FLAME_HIT_BOX || hit.what == RSP_FLAME_HIT_BREADCRUMB))
     zoom_to_node (self, hit.node);
+}
+
+/* Brings box I of the layout into view: the time axis (chronological)
+ * pans to it, keeping the zoom unless the box is wider than the view;
+ * the rows scroll to it. */
+static void
+reveal_box (RspFlameWidget *self, guint32 i)
+{
+  const RspFlameBox *b = rsp_flame_layout_box (self->layout, i);
+  if (self->mode == RSP_FLAME_WIDGET_CHRONOLOGICAL && (b->start < self->nav.t0 || b->end > self->nav.t1))
+    {
+      guint64 span = self->nav.t1 - self->nav.t0;
+      if (b->end - b->start > span)
+        rsp_flame_widget_show_range (self, b->start, b->end);
+      else
+        {
+          guint64 mid = b->start + (b->end - b->start) / 2;
+          rsp_time_nav_show (&self->nav, mid > span / 2 ? mid - span / 2 : 0, (mid > span / 2 ? mid - span / 2 : 0) + span);
+        }
+    }
+  double w = gtk_widget_get_width (GTK_WIDGET (self)), h = gtk_widget_get_height (GTK_WIDGET (self));
+  RspFlameViewport vp;
+  viewport (self, self->layout, w, h, &vp);
+  double x, y, bw, bh;
+  rsp_flame_layout_box_rect (self->layout, &vp, b, &x, &y, &bw, &bh);
+  /* a row's screen y grows with scroll_y (the content moves down) */
+  if (y < vp.top)
+    self->scroll_y += vp.top - y + bh;
+  else if (y + bh > vp.bottom)
+    self->scroll_y -= y + bh - vp.bottom + bh;
+  clamp_scroll (self);
+}
+
+/* The arrow keys move the selection: Left and Right to the box before or
+ * after it in its row, Up to the widest box standing on it, Down to the
+ * box it stands on.  In the consolidated view an arrow with nothing
+ * selected selects the widest box at the base. */
+static gboolean
+move_selection (RspFlameWidget *self, guint keyval)
+{
+  RspTheme theme;
+  rsp_widget_theme (GTK_WIDGET (self), &theme);
+  double w = gtk_widget_get_width (GTK_WIDGET (self)), h = gtk_widget_get_height (GTK_WIDGET (self));
+  RspFlameLayout *l = current_layout (self, &theme, MAX (w, 1));
+  if (l == NULL || rsp_flame_layout_n_rows (l) == 0)
+    return FALSE;
+  guint32 i = selected_box (self, l), target = RSP_FLAME_NO_BOX;
+  if (i == RSP_FLAME_NO_BOX)
+    {
+      if (self->mode == RSP_FLAME_WIDGET_CHRONOLOGICAL)
+        return FALSE; /* the arrows pan and scroll */
+      guint n;
+      const RspFlameBox *base = rsp_flame_layout_row (l, 0, &n);
+      for (guint k = 0; k < n; k++)
+        if (target == RSP_FLAME_NO_BOX || base[k].end - base[k].start > base[target].end - base[target].start)
+          target = k;
+    }
+  else
+    {
+      const RspFlameBox *b = rsp_flame_layout_box (l, i);
+      guint n, n_above = 0;
+      const RspFlameBox *row = rsp_flame_layout_row (l, b->row, &n);
+      guint32 first = (guint32) (row - (const RspFlameBox *) l->boxes->data);
+      const RspFlameBox *above = b->row + 1 < rsp_flame_layout_n_rows (l) ? rsp_flame_layout_row (l, b->row + 1, &n_above)
+                                                                         : NULL;
+      guint32 first_above = above != NULL ? (guint32) (above - (const RspFlameBox *) l->boxes->data) : 0;
+      switch (keyval)
+        {
+        case GDK_KEY_Left:
+        case GDK_KEY_KP_Left:
+          target = i > first ? i - 1 : RSP_FLAME_NO_BOX;
+          break;
+        case GDK_KEY_Right:
+        case GDK_KEY_KP_Right:
+          target = i + 1 < first + n ? i + 1 : RSP_FLAME_NO_BOX;
+          break;
+        case GDK_KEY_Down:
+        case GDK_KEY_KP_Down:
+          target = b->parent;
+          break;
+        default:
+          for (guint k = 0; k < n_above; k++)
+            if (above[k].parent == i
+                && (target == RSP_FLAME_NO_BOX
+                    || above[k].end - above[k].start > above[target - first_above].end - above[target - first_above].start))
+              target = first_above + k;
+          break;
+        }
+    }
+  if (target == RSP_FLAME_NO_BOX)
+    return TRUE; /* at an edge: the selection stays */
+  const RspFlameBox *t = rsp_flame_layout_box (l, target);
+  set_selection (self, t);
+  reveal_box (self, target);
+  /* what a click at the middle of its visible part would say */
+  RspFlameViewport vp;
+  viewport (self, l, w, h, &vp);
+  double x, y, bw, bh;
+  rsp_flame_layout_box_rect (l, &vp, t, &x, &y, &bw, &bh);
+  RspFlameHit hit;
+  if (hit_test (self, x + bw / 2, y + bh / 2, &hit) && hit.what == RSP_FLAME_HIT_BOX && hit.box == target)
+    announce_hit (self, &hit, x + bw / 2);
+  else
+    {
+      rsp_flame_hit_init (&hit);
+      hit.what = RSP_FLAME_HIT_BOX;
+      hit.name = t->name;
+      hit.ns = t->end - t->start;
+      announce_hit (self, &hit, x + bw / 2);
+    }
+  log_selection (self, t, "key", x + bw / 2, y + bh / 2);
+  gtk_widget_queue_draw (GTK_WIDGET (self));
+  return TRUE;
+}
+
+/* Z or Enter: the selected box fills the view. */
+static gboolean
+zoom_to_selection (RspFlameWidget *self)
+{
+  if (!self->has_sel)
+    return FALSE;
+  if (self->mode == RSP_FLAME_WIDGET_CHRONOLOGICAL)
+    rsp_flame_widget_show_range (self, self->sel_start, self->sel_end);
+  else
+    zoom_to_node (self, self->sel_node);
+  return TRUE;
 }
 
 /* For the GUI tests (G_MESSAGES_DEBUG=rsp-ui): the range shown. */
@@ -426,6 +649,15 @@ log_range (RspFlameWidget *self, const char *why)
 static gboolean
 on_key (GtkEventControllerKey *controller, guint keyval, guint keycode, GdkModifierType state, RspFlameWidget *self)
 {
+  gboolean plain = !(state & (GDK_CONTROL_MASK | GDK_ALT_MASK | GDK_SUPER_MASK | GDK_SHIFT_MASK));
+  if (plain && (keyval == GDK_KEY_Left || keyval == GDK_KEY_Right || keyval == GDK_KEY_Up || keyval == GDK_KEY_Down
+                || keyval == GDK_KEY_KP_Left || keyval == GDK_KEY_KP_Right || keyval == GDK_KEY_KP_Up
+                || keyval == GDK_KEY_KP_Down)
+      && move_selection (self, keyval))
+    return TRUE;
+  if (plain && (keyval == GDK_KEY_z || keyval == GDK_KEY_Z || keyval == GDK_KEY_Return || keyval == GDK_KEY_KP_Enter)
+      && zoom_to_selection (self))
+    return TRUE;
   if (self->mode == RSP_FLAME_WIDGET_CONSOLIDATED)
     {
       if (keyval == GDK_KEY_Escape || keyval == GDK_KEY_0)
@@ -586,8 +818,10 @@ rsp_flame_widget_set_inverted (RspFlameWidget *self, gboolean inverted)
   if (self->inverted == !!inverted)
     return;
   self->inverted = !!inverted;
-  /* a zoom path names callees top-down and callers bottom-up: start over */
+  /* a zoom path names callees top-down and callers bottom-up, and the
+   * trees' nodes differ: start over */
   g_clear_pointer (&self->zoom_path, g_strfreev);
+  self->has_sel = FALSE;
   self->scroll_y = 0;
   sync_scrollbar (self);
   gtk_widget_queue_draw (GTK_WIDGET (self));

@@ -463,11 +463,28 @@ on_key (GtkEventControllerKey *controller, guint keyval, guint keycode, GdkModif
   if ((keyval == GDK_KEY_Left || keyval == GDK_KEY_Right) && self->sel_item != RSP_NONE
       && !(state & (GDK_CONTROL_MASK | GDK_ALT_MASK | GDK_SHIFT_MASK)) && step_item (self, keyval == GDK_KEY_Right ? 1 : -1))
     return TRUE;
-  /* Z: zoom to the selected range */
-  if ((keyval == GDK_KEY_z || keyval == GDK_KEY_Z) && !(state & (GDK_CONTROL_MASK | GDK_ALT_MASK))
-      && self->select_t1 > self->select_t0)
+  /* Z or Enter: zoom to the selected range, else to the selected run or sleep */
+  gboolean zoom_key = keyval == GDK_KEY_z || keyval == GDK_KEY_Z || keyval == GDK_KEY_Return || keyval == GDK_KEY_KP_Enter;
+  if (zoom_key && !(state & (GDK_CONTROL_MASK | GDK_ALT_MASK)) && self->select_t1 > self->select_t0)
     {
       rsp_time_nav_jump (&self->nav, self->select_t0, self->select_t1);
+      gtk_widget_queue_draw (GTK_WIDGET (self));
+      return TRUE;
+    }
+  if (zoom_key && !(state & (GDK_CONTROL_MASK | GDK_ALT_MASK)) && self->sel_item != RSP_NONE
+      && (self->sel_kind == RSP_DETAILS_RUN || self->sel_kind == RSP_DETAILS_SLEEP))
+    {
+      guint64 t0, t1;
+      if (self->sel_kind == RSP_DETAILS_RUN)
+        t0 = rsp_model_run (self->model, self->sel_item)->start, t1 = rsp_model_run (self->model, self->sel_item)->end;
+      else
+        t0 = rsp_model_sleep (self->model, self->sel_item)->start,
+        t1 = rsp_model_sleep (self->model, self->sel_item)->end;
+      guint64 pad = MAX ((t1 - t0) / 20, (guint64) 1000);
+      rsp_time_nav_jump (&self->nav, t0 > pad ? t0 - pad : 0, t1 + pad);
+      g_log ("rsp-ui", G_LOG_LEVEL_DEBUG, "timeline (zoom to the selection): %.3f-%.3f ms",
+             (self->nav.t0 - rsp_model_start_time (self->model)) / 1e6,
+             (self->nav.t1 - rsp_model_start_time (self->model)) / 1e6);
       gtk_widget_queue_draw (GTK_WIDGET (self));
       return TRUE;
     }

@@ -224,6 +224,15 @@ static void
 on_stack_switched (GObject *stack, GParamSpec *pspec, ProcessPage *page)
 {
   show_flame_count (page);
+  /* the keyboard follows from one view to the other: a hidden view that
+   * kept the focus would leave the arrow keys to the window's focus
+   * moves */
+  GtkWidget *shown = gtk_stack_get_visible_child (GTK_STACK (stack));
+  GtkWidget *other = shown == page->chronological ? page->consolidated : page->chronological;
+  GtkRoot *root = gtk_widget_get_root (GTK_WIDGET (stack));
+  GtkWidget *focus = root != NULL ? gtk_root_get_focus (root) : NULL;
+  if (focus == NULL || focus == other)
+    gtk_widget_grab_focus (shown);
 }
 
 /* A frame selected in a flame view, or a row of the callers/callees

@@ -1016,6 +1016,144 @@ def details_test(display, workdir):
         stop_viewer(proc)
 
 
+FLAME_SELECTION_LINE = re.compile(r"flame selection \((chronological|consolidated), (click|key)\): (.*), row (\d+), "
+                            r"([\d.]+)-([\d.]+) ms, at (-?\d+),(-?\d+)")
+
+
+def keys_test(display, workdir):
+    """The arrow keys move the selection in the flame views: Up to the
+    widest box standing on the selected one (one row up, inside its span),
+    Down back to the box it stands on, Right and Left along the row; each
+    move fills the details pane and says what is selected to a screen
+    reader; Z zooms to the selected box.  In the consolidated view an
+    arrow with nothing selected selects the widest box at the base."""
+    proc, wins = start_loaded(display, workdir, "tcp_loop.rsp")
+    try:
+        if open_flame(display, wins[0], workdir) is None:
+            t.fail("no flame view opened (screenshots in %s)" % workdir)
+        x, y, w, h = window_geometry(display, wins[0])
+
+        def selections():
+            return FLAME_SELECTION_LINE.findall(viewer_log(workdir, 1 << 20))
+
+        def key(name, expect_move=True):
+            before = len(selections())
+            xdotool(display, "key", name)
+            got = wait_log(workdir, FLAME_SELECTION_LINE, before + 1, 2 if expect_move else 0.6)
+            return got[-1] if len(got) > before else None
+
+        # the lowest box that answers a click: a control path's task row
+        clicked = None
+        for attempt in (1, 2):  # the first details shown open the pane, which moves the rows up
+            for dy in range(h - 40, h // 4, -8):
+                n = len(selections())
+                xdotool(display, "mousemove", str(x + w // 4), str(y + dy), "click", "1")
+                got = wait_log(workdir, FLAME_SELECTION_LINE, n + 1, 0.6)
+                if len(got) > n:
+                    clicked = got[-1]
+                    break
+            if clicked is None:
+                screenshot(display, os.path.join(workdir, "flame.png"))
+                t.fail("no click on the chronological view selected a box (screenshot in %s)" % workdir)
+        mode, how, name, row, s0, s1, _, _ = clicked
+        if mode != "chronological" or how != "click":
+            t.fail("the click was logged as %s" % (clicked,))
+        t.log("a click selected %s, row %s, %s-%s ms" % (name, row, s0, s1))
+        details_before = len(DETAILS_LINE.findall(viewer_log(workdir, 1 << 20)))
+        # Up to the top of the stack: one row up each time, inside the span
+        # of the box below (boxes merge at the zoom shown: 2 µs of slack)
+        path = [clicked]
+        for _ in range(40):
+            got = key("Up", expect_move=len(path) == 1)
+            if got is None:
+                break
+            below = path[-1]
+            if got[1] != "key" or int(got[3]) != int(below[3]) + 1:
+                t.fail("Up went from row %s to %s: %s" % (below[3], got[3], got))
+            if float(got[4]) < float(below[4]) - 0.002 or float(got[5]) > float(below[5]) + 0.002:
+                t.fail("Up went to %s (%s-%s ms), outside %s (%s-%s ms)" % (got[2], got[4], got[5], below[2],
+                                                                            below[4], below[5]))
+            path.append(got)
+        if len(path) < 3:
+            screenshot(display, os.path.join(workdir, "up.png"))
+            t.fail("Up moved the selection %d times from the task row (screenshot in %s)" % (len(path) - 1, workdir))
+        t.log("Up went %d rows up the stack: %s" % (len(path) - 1, " > ".join(p[2] for p in path)))
+        if len(DETAILS_LINE.findall(viewer_log(workdir, 1 << 20))) <= details_before:
+            t.fail("moving the selection did not show its details")
+        a11y = re.findall(r"a11y: RspFlameWidget: Selected: (.*)", viewer_log(workdir, 1 << 20))
+        if not a11y or not a11y[-1].startswith(path[-1][2] + ","):
+            t.fail("the flame view described '%s' after Up selected %s" % (a11y[-1:], path[-1][2]))
+        screenshot(display, os.path.join(os.environ["RSP_BUILD_ROOT"], "tests", "gui-keys.png"))
+        # Down retraces the way up, box for box
+        for want in reversed(path[:-1]):
+            got = key("Down")
+            if got is None or got[2:6] != want[2:6]:
+                t.fail("Down went to %s, not back to %s" % (got, want))
+        t.log("Down went back to %s" % path[0][2])
+        # along a row: at the first level up the stack that has a
+        # neighbour, Right (or Left) goes to it, the other key back
+        along = None
+        for level in range(len(path)):
+            if level > 0 and key("Up") is None:
+                break
+            cur = selections()[-1]
+            for there, back in (("Right", "Left"), ("Left", "Right")):
+                got = key(there, expect_move=False)
+                if got is None:
+                    continue
+                later = float(got[4]) >= float(cur[5]) - 0.002
+                if got[3] != cur[3] or later != (there == "Right"):
+                    t.fail("%s from %s (row %s, %s-%s ms) went to %s" % (there, cur[2], cur[3], cur[4], cur[5], got))
+                returned = key(back)
+                if returned is None or returned[2:6] != cur[2:6]:
+                    t.fail("%s after %s went to %s, not back to %s" % (back, there, returned, cur))
+                along = (there, cur, got)
+                break
+            if along:
+                break
+        if along is None:
+            t.fail("no row of the stack had a neighbour that Right or Left went to")
+        there, cur, got = along
+        t.log("%s went along row %s from %s (%s-%s ms) to %s (%s-%s ms), and back"
+              % (there, cur[3], cur[2], cur[4], cur[5], got[2], got[4], got[5]))
+        got = cur
+        # Z: the selected box fills the view
+        shows = len([r for r in flame_ranges(workdir) if r[0] == "show"])
+        xdotool(display, "key", "z")
+        time.sleep(0.6)
+        ranges = [r for r in flame_ranges(workdir) if r[0] == "show"]
+        if len(ranges) <= shows:
+            t.fail("Z did not zoom to the selected box")
+        _, r0, r1, _ = ranges[-1]
+        b0, b1 = float(got[4]), float(got[5])
+        if not (r0 <= b0 + 0.0015 and r1 >= b1 - 0.0015 and r1 - r0 <= 1.2 * (b1 - b0) + 0.01):
+            t.fail("Z showed %.3f-%.3f ms for the box at %.3f-%.3f ms" % (r0, r1, b0, b1))
+        t.log("Z showed %.3f-%.3f ms for the box at %.3f-%.3f ms" % (r0, r1, b0, b1))
+        # the consolidated view (I: bottom-up): an arrow selects the widest
+        # box at the base, Up a box on it, Down back
+        xdotool(display, "mousemove", str(x + 30), str(y + h // 2))
+        xdotool(display, "key", "i")
+        widest = wait_log(workdir, WIDEST_LINE, 1)
+        if not widest:
+            t.fail("I did not show the consolidated view")
+        base = key("Up")
+        if base is None or base[0] != "consolidated" or base[3] != "0" or base[2] != widest[-1][1]:
+            t.fail("an arrow in the consolidated view selected %s, not its widest base box %s" % (base, widest[-1]))
+        up = key("Up")
+        if up is None or up[3] != "1" or float(up[5]) - float(up[4]) > float(base[5]) - float(base[4]) + 0.001:
+            t.fail("Up from %s selected %s" % (base[2], up))
+        down = key("Down")
+        if down is None or down[2:6] != base[2:6]:
+            t.fail("Down from %s went to %s, not back to %s" % (up[2], down, base[2]))
+        callers = wait_log(workdir, CALLERS_LINE, 1, 2)
+        if not callers or callers[-1][0] != base[2]:
+            t.fail("the callers table did not follow the selection to %s: %s" % (base[2], callers[-1:]))
+        t.log("consolidated: an arrow selected %s (%s-%s ms), Up %s, Down back; the callers table shows %s"
+              % (base[2], base[4], base[5], up[2], callers[-1][0]))
+    finally:
+        stop_viewer(proc)
+
+
 def open_with_dialog(display, window, path, key="ctrl+o", title="Open a Recording"):
     """KEY (Ctrl+O), type PATH into the file chooser titled TITLE, Enter."""
     xdotool(display, "windowactivate", "--sync", window)
@@ -1379,6 +1517,8 @@ def main():
             compare_test(display, workdir)
         elif what == "fold":
             fold_test(display, workdir)
+        elif what == "keys":
+            keys_test(display, workdir)
         else:
             error_test(display, workdir)
     finally:
