@@ -206,6 +206,53 @@ rsp_analysis_free (RspAnalysis *a)
 /* ------------------------------------------------------------------ queries */
 
 const RspModel *rsp_analysis_model (const RspAnalysis *a) { return a->m; }
+
+typedef struct {
+  gint32 pid;
+  guint64 ns;
+} ProcessTime;
+
+static gint
+compare_process_time (gconstpointer pa, gconstpointer pb)
+{
+  const ProcessTime *a = pa, *b = pb;
+  if (a->ns != b->ns)
+    return a->ns > b->ns ? -1 : 1;
+  return a->pid < b->pid ? -1 : a->pid > b->pid;
+}
+
+GArray *
+rsp_analysis_processes (const RspAnalysis *a)
+{
+  g_return_val_if_fail (a != NULL, NULL);
+  g_autoptr (GHashTable) slot = g_hash_table_new (g_direct_hash, g_direct_equal);
+  g_autoptr (GArray) times = g_array_new (FALSE, FALSE, sizeof (ProcessTime));
+  for (guint i = 0; i < a->segments->len; i++)
+    {
+      const RspSegment *s = &g_array_index (a->segments, RspSegment, i);
+      gint32 pid = rsp_model_task (a->m, s->task)->pid;
+      /* a segment on one of its own process's stands inside it */
+      if (pid == a->pid
+          || (s->parent != RSP_NONE
+              && rsp_model_task (a->m, g_array_index (a->segments, RspSegment, s->parent).task)->pid == pid))
+        continue;
+      gpointer found;
+      if (!g_hash_table_lookup_extended (slot, GINT_TO_POINTER (pid), NULL, &found))
+        {
+          found = GUINT_TO_POINTER (times->len);
+          g_hash_table_insert (slot, GINT_TO_POINTER (pid), found);
+          ProcessTime pt = { pid, 0 };
+          g_array_append_val (times, pt);
+        }
+      g_array_index (times, ProcessTime, GPOINTER_TO_UINT (found)).ns += s->end - s->start;
+    }
+  g_array_sort (times, compare_process_time);
+  GArray *pids = g_array_sized_new (FALSE, FALSE, sizeof (gint32), times->len + 1);
+  g_array_append_val (pids, a->pid);
+  for (guint i = 0; i < times->len; i++)
+    g_array_append_val (pids, g_array_index (times, ProcessTime, i).pid);
+  return pids;
+}
 gint32 rsp_analysis_pid (const RspAnalysis *a) { return a->pid; }
 RspIdx rsp_analysis_target_task (const RspAnalysis *a) { return a->target_task; }
 guint64 rsp_analysis_start (const RspAnalysis *a) { return a->start; }

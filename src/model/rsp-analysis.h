@@ -113,6 +113,12 @@ const RspSegment *rsp_analysis_segment (const RspAnalysis *a, RspIdx i);
 guint rsp_analysis_n_paths (const RspAnalysis *a);
 const RspControlPath *rsp_analysis_path (const RspAnalysis *a, guint i);
 
+/* The processes the analysis crosses: the process of interest first, then
+ * every other process with a segment on a control path, the one whose
+ * segments (its own layer of the pseudo-stack, the layers on it not
+ * counted twice) take longest first.  A GArray of gint32 pids; unref it. */
+GArray *rsp_analysis_processes (const RspAnalysis *a);
+
 /* Accounting: ns per category, summed over every lane of every path (each
  * path's own: RspControlPath.category_ns). */
 guint64 rsp_analysis_category_ns (const RspAnalysis *a, RspCategory cat);

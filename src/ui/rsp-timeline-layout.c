@@ -569,7 +569,7 @@ group_tasks (RspTimelineLayout *layout, const Activity *act, GHashTable *groups_
 
 /* The groups in the order of the rows (borrowed from GROUPS). */
 static GPtrArray *
-order_groups (const RspTimelineLayout *layout, GPtrArray *groups, GHashTable *groups_by_pid, SortCtx *ctx)
+sorted_groups (const RspTimelineLayout *layout, GPtrArray *groups, GHashTable *groups_by_pid, SortCtx *ctx)
 {
   if (layout->options.sort == RSP_TIMELINE_SORT_TREE)
     return order_as_tree (layout->model, groups, groups_by_pid, ctx, layout->start, layout->end);
@@ -578,6 +578,42 @@ order_groups (const RspTimelineLayout *layout, GPtrArray *groups, GHashTable *gr
   GPtrArray *order = g_ptr_array_sized_new (groups->len);
   for (guint i = 0; i < groups->len; i++)
     g_ptr_array_add (order, g_ptr_array_index (groups, i));
+  return order;
+}
+
+/* The groups in the order of the rows: the process of interest, then the
+ * processes on its control paths (PATH_PIDS, in their order), then the
+ * others as the sort places them. */
+static GPtrArray *
+order_groups (const RspTimelineLayout *layout, GPtrArray *groups, GHashTable *groups_by_pid, SortCtx *ctx)
+{
+  GPtrArray *sorted = sorted_groups (layout, groups, groups_by_pid, ctx);
+  if (layout->options.n_path_pids == 0)
+    return sorted;
+  GPtrArray *order = g_ptr_array_sized_new (sorted->len);
+  g_autoptr (GHashTable) first = g_hash_table_new (g_direct_hash, g_direct_equal);
+  for (guint i = 0; i < sorted->len; i++)
+    {
+      Group *g = g_ptr_array_index (sorted, i);
+      if (g->pid == ctx->target)
+        {
+          g_ptr_array_add (order, g);
+          g_hash_table_add (first, g);
+        }
+    }
+  for (guint k = 0; k < layout->options.n_path_pids; k++)
+    {
+      Group *g = g_hash_table_lookup (groups_by_pid, GINT_TO_POINTER (layout->options.path_pids[k]));
+      if (g != NULL && !g_hash_table_contains (first, g))
+        {
+          g_ptr_array_add (order, g);
+          g_hash_table_add (first, g);
+        }
+    }
+  for (guint i = 0; i < sorted->len; i++)
+    if (!g_hash_table_contains (first, g_ptr_array_index (sorted, i)))
+      g_ptr_array_add (order, g_ptr_array_index (sorted, i));
+  g_ptr_array_unref (sorted);
   return order;
 }
 
@@ -726,6 +762,10 @@ rsp_timeline_layout_new (const RspModel *model, const RspTimelineOptions *option
   layout->options.toggled = options->n_toggled > 0 ? g_memdup2 (options->toggled, options->n_toggled * sizeof (gint32))
                                                      : NULL;
   layout->options.n_toggled = layout->options.toggled != NULL ? options->n_toggled : 0;
+  layout->options.path_pids = options->n_path_pids > 0
+                                  ? g_memdup2 (options->path_pids, options->n_path_pids * sizeof (gint32))
+                                  : NULL;
+  layout->options.n_path_pids = layout->options.path_pids != NULL ? options->n_path_pids : 0;
   layout->start = options->from != 0 ? options->from : rsp_model_start_time (model);
   layout->end = options->to != 0 ? options->to : rsp_model_end_time (model);
   if (layout->end <= layout->start)
@@ -764,6 +804,7 @@ rsp_timeline_layout_free (RspTimelineLayout *layout)
     return;
   g_free ((char *) layout->options.filter);
   g_free ((gint32 *) layout->options.toggled);
+  g_free ((gint32 *) layout->options.path_pids);
   g_array_unref (layout->rows);
   g_array_unref (layout->row_spans);
   g_array_unref (layout->spans);

@@ -46,6 +46,10 @@ typedef struct {
   const char *filter;      /* keep only the tasks whose command holds this (case-folded, see
                             * g_utf8_casefold) or whose pid or tid it is, and the process of
                             * interest; NULL or "" for all (the layout keeps a copy) */
+  const gint32 *path_pids;  /* the processes on the process of interest's control paths
+                             * (rsp_analysis_processes): their rows come right after
+                             * its own, in this order (the layout keeps a copy) */
+  guint n_path_pids;
 } RspTimelineOptions;
 
 void rsp_timeline_options_init (RspTimelineOptions *options);

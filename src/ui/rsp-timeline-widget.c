@@ -37,6 +37,7 @@ struct _RspTimelineWidget {
   guint match;
   gboolean filter; /* the search also hides the rows that do not match */
   GArray *toggled; /* gint32 pids folded the other way than by default */
+  GArray *path_pids; /* gint32: the processes on the control paths, first */
   gboolean marks_logged; /* the fold marks' places, logged once per layout (GUI tests) */
 
   /* the item clicked (a run, a sleep, an operation, a link), for the
@@ -652,6 +653,33 @@ rsp_timeline_widget_set_summary (RspTimelineWidget *self, gboolean summary)
 }
 
 void
+rsp_timeline_widget_set_path_pids (RspTimelineWidget *self, const gint32 *pids, guint n)
+{
+  g_return_if_fail (RSP_IS_TIMELINE_WIDGET (self));
+  g_array_set_size (self->path_pids, 0);
+  g_array_append_vals (self->path_pids, pids, n);
+  self->options.path_pids = (const gint32 *) self->path_pids->data;
+  self->options.n_path_pids = self->path_pids->len;
+  rebuild_layout (self);
+  if (g_log_writer_default_would_drop (G_LOG_LEVEL_DEBUG, "rsp-ui"))
+    return;
+  /* for the GUI tests: the processes of the first rows */
+  g_autoptr (GString) first = g_string_new (NULL);
+  gint32 last = 0;
+  guint shown = 0;
+  for (guint r = 0; r < rsp_timeline_layout_n_task_rows (self->layout) && shown < 12; r++)
+    {
+      const RspTimelineRow *row = rsp_timeline_layout_row (self->layout, r);
+      if (r > 0 && row->pid == last)
+        continue;
+      g_string_append_printf (first, "%s%d", first->len > 0 ? " " : "", row->pid);
+      last = row->pid;
+      shown++;
+    }
+  g_log ("rsp-ui", G_LOG_LEVEL_DEBUG, "timeline: control paths first: %u processes; rows of %s", n, first->str);
+}
+
+void
 rsp_timeline_widget_set_filter (RspTimelineWidget *self, gboolean filter)
 {
   self->filter = filter;
@@ -727,6 +755,7 @@ rsp_timeline_widget_finalize (GObject *object)
   g_clear_pointer (&self->layout, rsp_timeline_layout_free);
   g_array_unref (self->matches);
   g_array_unref (self->toggled);
+  g_array_unref (self->path_pids);
   g_free (self->search);
   G_OBJECT_CLASS (rsp_timeline_widget_parent_class)->finalize (object);
 }
@@ -754,6 +783,7 @@ rsp_timeline_widget_init (RspTimelineWidget *self)
   self->sel_item = RSP_NONE;
   self->matches = g_array_new (FALSE, FALSE, sizeof (guint32));
   self->toggled = g_array_new (FALSE, FALSE, sizeof (gint32));
+  self->path_pids = g_array_new (FALSE, FALSE, sizeof (gint32));
   static const RspViewInput input = {
     .scroll = G_CALLBACK (on_scroll),
     .motion = G_CALLBACK (on_motion),

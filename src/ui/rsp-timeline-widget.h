@@ -28,6 +28,10 @@ void rsp_timeline_widget_set_search (RspTimelineWidget *self, const char *text);
 /* With FILTER, the search also hides the task rows that do not match it
  * (their command, pid or tid), but the process of interest's. */
 void rsp_timeline_widget_set_filter (RspTimelineWidget *self, gboolean filter);
+/* The processes on the process of interest's control paths
+ * (rsp_analysis_processes, the process of interest first): their rows come
+ * right after its own, in this order. */
+void rsp_timeline_widget_set_path_pids (RspTimelineWidget *self, const gint32 *pids, guint n);
 /* Search: rsp_timeline_widget_set_search marks every task row whose name
  * holds TEXT (any case) and goes to the first; _search_step goes DELTA
  * matches on (wrapping); _search_matches gives their number and the

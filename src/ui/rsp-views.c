@@ -602,6 +602,50 @@ analysis_done (GObject *source, GAsyncResult *result, gpointer data)
   add_process_page (self, job->pid, analysis, NULL);
 }
 
+/* The processes on the process of interest's control paths, for the
+ * timeline's order: the analysis runs beside the UI once a recording is
+ * shown, and only its list of processes is kept. */
+static void
+path_pids_thread (GTask *task, gpointer source, gpointer data, GCancellable *cancellable)
+{
+  AnalysisJob *job = data;
+  GError *error = NULL;
+  g_autoptr (RspAnalysis) analysis = rsp_analysis_new (job->model, job->pid, 0, G_MAXUINT64, &error);
+  if (analysis == NULL)
+    g_task_return_error (task, error);
+  else
+    g_task_return_pointer (task, rsp_analysis_processes (analysis), (GDestroyNotify) g_array_unref);
+}
+
+static void
+path_pids_done (GObject *source, GAsyncResult *result, gpointer data)
+{
+  RspViews *self = RSP_VIEWS (source);
+  AnalysisJob *job = g_task_get_task_data (G_TASK (result));
+  g_autoptr (GError) error = NULL;
+  g_autoptr (GArray) pids = g_task_propagate_pointer (G_TASK (result), &error);
+  if (pids == NULL)
+    {
+      g_message ("the timeline's order: process %d: %s", job->pid, error->message);
+      return;
+    }
+  if (job->model == self->model && self->timeline != NULL)
+    rsp_timeline_widget_set_path_pids (RSP_TIMELINE_WIDGET (self->timeline), (const gint32 *) pids->data, pids->len);
+}
+
+static void
+order_timeline_by_paths (RspViews *self, gint32 pid)
+{
+  AnalysisJob *job = g_new0 (AnalysisJob, 1);
+  job->views = self;
+  job->model = rsp_model_ref (self->model);
+  job->pid = pid;
+  GTask *task = g_task_new (self, NULL, path_pids_done, NULL);
+  g_task_set_task_data (task, job, analysis_job_free);
+  g_task_run_in_thread (task, path_pids_thread);
+  g_object_unref (task);
+}
+
 void
 rsp_views_open_process (RspViews *self, gint32 pid)
 {
@@ -1075,6 +1119,8 @@ rsp_views_set_model (RspViews *self, const RspModel *model, const char *title)
   const RspRecordingMeta *meta = rsp_model_meta (model);
   gint32 pid = meta != NULL ? meta->target_pid : 0;
   self->timeline = rsp_timeline_widget_new (model, pid);
+  if (pid > 0)
+    order_timeline_by_paths (self, pid);
   g_signal_connect (self->timeline, "task-activated", G_CALLBACK (on_task_activated), self);
   g_signal_connect (self->timeline, "range-selected", G_CALLBACK (on_range_selected), self);
 

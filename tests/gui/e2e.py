@@ -13,6 +13,7 @@ unprivileged user rsp-test-user (created if missing).  Without Xvfb or
 xdotool it skips with a visible message, and fails under CI=true.
 """
 import csv
+import json
 import os
 import pwd
 import re
@@ -1029,6 +1030,20 @@ def keys_test(display, workdir):
     arrow with nothing selected selects the widest box at the base."""
     proc, wins = start_loaded(display, workdir, "tcp_loop.rsp")
     try:
+        # the timeline's rows: the process of interest, then the processes
+        # on its control paths, as the analysis lists them
+        report = json.loads(subprocess.check_output([t.rsp_path(), "report", "--json",
+                                                     os.path.join(os.environ["RSP_SOURCE_ROOT"], "tests", "data",
+                                                                  "tcp_loop.rsp")]))
+        order = wait_log(workdir, re.compile(r"timeline: control paths first: (\d+) processes; rows of ([\d ]+)"), 1)
+        if not order:
+            t.fail("the timeline was not ordered by the control paths: %s" % viewer_log(workdir))
+        n, rows = int(order[-1][0]), [int(p) for p in order[-1][1].split()]
+        if n < 2 or rows[0] != report["target"]["pid"]:
+            t.fail("control paths first: %d processes, rows of %s; the process of interest is %d"
+                   % (n, rows, report["target"]["pid"]))
+        t.log("the timeline's rows: the process of interest %d, then the control paths' %d others: %s"
+              % (rows[0], n - 1, " ".join(map(str, rows[1:n]))))
         if open_flame(display, wins[0], workdir) is None:
             t.fail("no flame view opened (screenshots in %s)" % workdir)
         x, y, w, h = window_geometry(display, wins[0])

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <math.h>
 
+#include "rsp-analysis.h"
 #include "rsp-theme.h"
 #include "rsp-time-axis.h"
 #include "rsp-timeline-view.h"
@@ -881,6 +882,123 @@ test_odd_viewports (void)
   cairo_surface_destroy (s);
 }
 
+/* The processes of the first rows, in row order, each once. */
+static GArray *
+row_processes (const RspTimelineLayout *layout)
+{
+  GArray *pids = g_array_new (FALSE, FALSE, sizeof (gint32));
+  for (guint r = 0; r < rsp_timeline_layout_n_task_rows (layout); r++)
+    {
+      const RspTimelineRow *row = rsp_timeline_layout_row (layout, r);
+      if (row->first_in_group)
+        g_array_append_val (pids, row->pid);
+    }
+  return pids;
+}
+
+/* The process of interest, then the processes on its control paths (most
+ * time first, as the analysis lists them), then the others. */
+static void
+test_layout_path_order (void)
+{
+  const char *names[] = { "pingpong.rsp", "forkexec.rsp", "tcp_loop.rsp" };
+  guint with_others = 0;
+  for (guint f = 0; f < G_N_ELEMENTS (names); f++)
+    {
+      g_autoptr (RspModel) m = load (names[f]);
+      gint32 pid = target_pid (m);
+      g_autoptr (RspAnalysis) a = rsp_analysis_new (m, pid, 0, G_MAXUINT64, NULL);
+      g_assert_nonnull (a);
+      g_autoptr (GArray) pids = rsp_analysis_processes (a);
+      g_assert_cmpuint (pids->len, >=, 1);
+      g_assert_cmpint (g_array_index (pids, gint32, 0), ==, pid);
+      /* exactly the processes with a segment, each once, by the time of
+       * their own layers (a segment inside one of its own process's not
+       * counted again) */
+      g_autoptr (GHashTable) ns = g_hash_table_new_full (g_direct_hash, g_direct_equal, NULL, g_free);
+      for (guint i = 0; i < rsp_analysis_n_segments (a); i++)
+        {
+          const RspSegment *s = rsp_analysis_segment (a, i);
+          gint32 p = rsp_model_task (m, s->task)->pid;
+          guint64 *sum = g_hash_table_lookup (ns, GINT_TO_POINTER (p));
+          if (sum == NULL)
+            g_hash_table_insert (ns, GINT_TO_POINTER (p), sum = g_new0 (guint64, 1));
+          if (s->parent == RSP_NONE || rsp_model_task (m, rsp_analysis_segment (a, s->parent)->task)->pid != p)
+            *sum += s->end - s->start;
+        }
+      g_assert_cmpuint (pids->len, ==, g_hash_table_size (ns) + (g_hash_table_contains (ns, GINT_TO_POINTER (pid)) ? 0 : 1));
+      for (guint k = 1; k < pids->len; k++)
+        {
+          gint32 p = g_array_index (pids, gint32, k);
+          g_assert_cmpint (p, !=, pid);
+          g_assert_true (g_hash_table_contains (ns, GINT_TO_POINTER (p)));
+          if (k > 1)
+            g_assert_cmpuint (*(guint64 *) g_hash_table_lookup (ns, GINT_TO_POINTER (g_array_index (pids, gint32, k - 1))),
+                              >=, *(guint64 *) g_hash_table_lookup (ns, GINT_TO_POINTER (p)));
+        }
+      with_others += pids->len > 1;
+      g_test_message ("%s: the process of interest and %u others on its control paths", names[f], pids->len - 1);
+
+      /* the layout follows the list given, whatever its order: as listed,
+       * then with the others reversed */
+      for (guint reversed = 0; reversed < 2; reversed++)
+        {
+          g_autoptr (GArray) given = g_array_copy (pids);
+          for (guint k = 1; reversed && k < (given->len + 1) / 2; k++)
+            {
+              gint32 tmp = g_array_index (given, gint32, k);
+              g_array_index (given, gint32, k) = g_array_index (given, gint32, given->len - k);
+              g_array_index (given, gint32, given->len - k) = tmp;
+            }
+          RspTimelineOptions options;
+          rsp_timeline_options_init (&options);
+          options.pid = pid;
+          options.path_pids = (const gint32 *) given->data;
+          options.n_path_pids = given->len;
+          g_autoptr (RspTimelineLayout) layout = rsp_timeline_layout_new (m, &options);
+          g_autoptr (RspTimelineLayout) plain = make_layout (m, FALSE, TRUE, FALSE);
+          g_autoptr (GArray) rows = row_processes (layout);
+          g_autoptr (GArray) plain_rows = row_processes (plain);
+          g_assert_cmpuint (rows->len, ==, plain_rows->len);
+          /* the listed processes that have rows, in the list's order ... */
+          guint r = 0;
+          for (guint k = 0; k < given->len; k++)
+            {
+              gint32 p = g_array_index (given, gint32, k);
+              gboolean has_row = FALSE;
+              for (guint q = 0; q < plain_rows->len; q++)
+                has_row |= g_array_index (plain_rows, gint32, q) == p;
+              if (has_row)
+                g_assert_cmpint (g_array_index (rows, gint32, r++), ==, p);
+            }
+          /* ... then the others in the order they have without the list */
+          guint q = 0;
+          for (; r < rows->len; r++)
+            {
+              gint32 p = g_array_index (rows, gint32, r);
+              gboolean listed = FALSE;
+              for (guint k = 0; k < given->len; k++)
+                listed |= g_array_index (given, gint32, k) == p;
+              g_assert_false (listed);
+              while (q < plain_rows->len)
+                {
+                  gint32 pq = g_array_index (plain_rows, gint32, q++);
+                  gboolean pq_listed = FALSE;
+                  for (guint k = 0; k < given->len; k++)
+                    pq_listed |= g_array_index (given, gint32, k) == pq;
+                  if (!pq_listed)
+                    {
+                      g_assert_cmpint (pq, ==, p);
+                      break;
+                    }
+                }
+            }
+        }
+    }
+  /* at least one recording crosses another process */
+  g_assert_cmpuint (with_others, >=, 1);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -889,6 +1007,7 @@ main (int argc, char **argv)
   g_test_add_func ("/timeline/layout/rows", test_layout_rows);
   g_test_add_func ("/timeline/layout/range", test_layout_range);
   g_test_add_func ("/timeline/layout/fold", test_layout_fold);
+  g_test_add_func ("/timeline/layout/path-order", test_layout_path_order);
   g_test_add_func ("/timeline/draw/ruler-names-runs", test_draw_ruler_names_runs);
   g_test_add_func ("/timeline/draw/every-run", test_every_run_drawn);
   g_test_add_func ("/timeline/draw/sleeps-and-hits", test_sleeps_and_hits);
