@@ -298,34 +298,55 @@ main (int argc, char **argv)
   if (requests_spec != NULL)
     return time_requests (model, path, requests_spec, load_ms, &theme, (guint) frames);
 
-  /* The GUI's default: every task, scrolled to the top, and the summary. */
-  RspTimelineOptions options;
-  rsp_timeline_options_init (&options);
-  options.pid = pid;
-  options.show_sleeps = sleeps;
-  t = g_get_monotonic_time ();
-  g_autoptr (RspTimelineLayout) all = rsp_timeline_layout_new (model, &options);
-  double layout_ms = (g_get_monotonic_time () - t) / 1000.0;
-  options.summary = TRUE;
-  g_autoptr (RspTimelineLayout) summary = rsp_timeline_layout_new (model, &options);
-
+  /* The analysis of the process of interest: the flame views', and the
+   * timeline's order (the processes on its control paths first), as the
+   * GUI makes it beside the UI once a recording is shown. */
   g_autoptr (RspAnalysis) analysis = NULL;
+  g_autoptr (GArray) path_pids = NULL;
   double analysis_ms = 0;
-  if (pid > 0 && !timeline_only)
+  if (pid > 0)
     {
       t = g_get_monotonic_time ();
       analysis = rsp_analysis_new (model, pid, 0, G_MAXUINT64, &error);
       analysis_ms = (g_get_monotonic_time () - t) / 1000.0;
       if (analysis == NULL)
         g_printerr ("frame-times: no analysis for pid %d: %s\n", pid, error->message);
+      else
+        path_pids = rsp_analysis_processes (analysis);
     }
+
+  /* The GUI's default: every task, a multi-threaded process's threads in
+   * one row (but the process of interest's), the control paths' processes
+   * first, scrolled to the top; then every thread in a row of its own,
+   * and the summary. */
+  RspTimelineOptions options;
+  rsp_timeline_options_init (&options);
+  options.pid = pid;
+  options.show_sleeps = sleeps;
+  options.fold_threads = TRUE;
+  if (path_pids != NULL)
+    {
+      options.path_pids = (const gint32 *) path_pids->data;
+      options.n_path_pids = path_pids->len;
+    }
+  t = g_get_monotonic_time ();
+  g_autoptr (RspTimelineLayout) all = rsp_timeline_layout_new (model, &options);
+  double layout_ms = (g_get_monotonic_time () - t) / 1000.0;
+  options.fold_threads = FALSE;
+  g_autoptr (RspTimelineLayout) unfolded = rsp_timeline_layout_new (model, &options);
+  options.fold_threads = TRUE;
+  options.summary = TRUE;
+  g_autoptr (RspTimelineLayout) summary = rsp_timeline_layout_new (model, &options);
+  if (timeline_only)
+    g_clear_pointer (&analysis, rsp_analysis_free);
 
   printf ("# Frame times: %s\n\n", path);
   printf ("%" G_GUINT64_FORMAT " events, %u tasks, %u runs, %u sleeps, %u links; process of interest: pid %d\n\n",
           rsp_model_n_events (model), rsp_model_n_tasks (model), rsp_model_n_runs (model), rsp_model_n_sleeps (model),
           rsp_model_n_links (model), pid);
-  printf ("load %.0f ms; timeline layout %.1f ms (%u rows, %u with --summary); analysis %.0f ms\n\n", load_ms, layout_ms,
-          rsp_timeline_layout_n_rows (all), rsp_timeline_layout_n_rows (summary), analysis_ms);
+  printf ("load %.0f ms; timeline layout %.1f ms (%u rows, %u with threads unfolded, %u with --summary); "
+          "analysis %.0f ms\n\n", load_ms, layout_ms, rsp_timeline_layout_n_rows (all),
+          rsp_timeline_layout_n_rows (unfolded), rsp_timeline_layout_n_rows (summary), analysis_ms);
   printf ("%dx%d image surface, %d frames each%s.\n\n", WIDTH, HEIGHT, frames, sleeps ? ", sleeps shown" : "");
   printf ("| view | zoom | visible | median ms | max ms | max CPU ms | < %.0f ms |\n", BUDGET_MS);
   printf ("|---|---|---|---:|---:|---:|---|\n");
@@ -340,6 +361,7 @@ main (int argc, char **argv)
     { "timeline", VIEW_TIMELINE, all, 0 },
     { "timeline (scrolled to the middle)", VIEW_TIMELINE, all,
       rsp_timeline_view_content_height (all, &theme) / 2 },
+    { "timeline, threads unfolded", VIEW_TIMELINE, unfolded, 0 },
     { "timeline --summary", VIEW_TIMELINE, summary, 0 },
     { "flame", VIEW_FLAME, NULL, 0 },
     { "consolidated", VIEW_CONSOLIDATED, NULL, 0 },
