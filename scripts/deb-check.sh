@@ -169,6 +169,9 @@ check() { # check DESCRIPTION SHELL-LINE
 check "rsp --version" "rsp --version"
 check "rsp report on the bundled recording" "rsp report /tmp/pingpong.rsp"
 check "rsp dump --stats on the bundled recording" "rsp dump --stats /tmp/pingpong.rsp"
+check "rsp render (the renderer's program, /usr/libexec/rsp/rsp-render) on the bundled recording" \
+  "rsp render /tmp/pingpong.rsp --view consolidated -o /tmp/consolidated.png && ls -l /tmp/consolidated.png"
+check "rsp view --help (the viewer's program, /usr/libexec/rsp/rsp-view)" "rsp view --help"
 check "the man page, desktop file, metainfo, icon, MIME type and translation are installed" \
   "ls /usr/share/man/man1/rsp.1.gz /usr/share/applications/io.github.rsp.Profiler.desktop \
       /usr/share/metainfo/io.github.rsp.Profiler.metainfo.xml \

@@ -1,26 +1,45 @@
-/* main.c — the rsp command line: dispatches to the subcommands. */
-#include <glib.h>
-#include <glib/gi18n.h>
+/* main.c — the rsp command line: dispatches to the subcommands.
+ *
+ * This executable links nothing but the C library, so that it starts as
+ * fast as a program can (`rsp --version`, `rsp --help`, a mistyped
+ * command).  A subcommand runs in what it needs:
+ *   - record, report, diff and dump in librsp-cli.so, a module loaded here
+ *     (the model, the collector, GLib, json-glib, libtraceevent,
+ *     libtracefs, elfutils);
+ *   - view and render in programs of their own that rsp executes: rsp-view
+ *     links GTK 4, rsp-render cairo and Pango.
+ * Each is looked for beside this executable first (a build tree), then
+ * where it is installed. */
+#include <dlfcn.h>
+#include <errno.h>
+#include <libintl.h>
+#include <limits.h>
 #include <locale.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
-#include "rsp-commands.h"
+#define _(s) gettext (s)
+#define N_(s) (s)
 
 typedef struct {
   const char *name;
-  int (*run) (int argc, char **argv);
+  const char *helper; /* a program of its own, or NULL: in the module */
   const char *summary;
 } RspCommand;
 
 static const RspCommand commands[] = {
-  { "record", rsp_cmd_record, N_ ("record the whole system while a command runs (perf record -a)") },
-  { "report", rsp_cmd_report, N_ ("where the wall time of a process went, and why (--json)") },
-  { "diff", rsp_cmd_diff, N_ ("what changed between two recordings of one workload (--json)") },
-  { "view", rsp_cmd_view, N_ ("open recordings in the desktop application (also: rsp FILE)") },
-  { "render", rsp_cmd_render, N_ ("draw a view of a recording to PNG, SVG or PDF, headless") },
-  { "dump", rsp_cmd_dump, N_ ("print the decoded events of a recording, or --stats") },
+  { "record", NULL, N_ ("record the whole system while a command runs (perf record -a)") },
+  { "report", NULL, N_ ("where the wall time of a process went, and why (--json)") },
+  { "diff", NULL, N_ ("what changed between two recordings of one workload (--json)") },
+  { "view", "rsp-view", N_ ("open recordings in the desktop application (also: rsp FILE)") },
+  { "render", "rsp-render", N_ ("draw a view of a recording to PNG, SVG or PDF, headless") },
+  { "dump", NULL, N_ ("print the decoded events of a recording, or --stats") },
 };
+
+#define N_COMMANDS (sizeof commands / sizeof commands[0])
 
 static void
 print_usage (FILE *out)
@@ -28,9 +47,60 @@ print_usage (FILE *out)
   fprintf (out, "%s", _("Usage: rsp COMMAND [OPTION...]\n\n"
                         "RSP, the Recursive Systemic Profiler: why did this take so long?\n\n"
                         "Commands:\n"));
-  for (gsize i = 0; i < G_N_ELEMENTS (commands); i++)
+  for (size_t i = 0; i < N_COMMANDS; i++)
     fprintf (out, "  %-8s %s\n", commands[i].name, _(commands[i].summary));
   fprintf (out, "\n%s\n", _("Run 'rsp COMMAND --help' for the options of one command."));
+}
+
+/* NAME beside this executable if it is a regular file there, else NAME in
+ * INSTALLED_DIR; in BUF. */
+static const char *
+find_part (const char *name, const char *installed_dir, char *buf, size_t size)
+{
+  char self[PATH_MAX];
+  ssize_t n = readlink ("/proc/self/exe", self, sizeof self - 1);
+  if (n > 0)
+    {
+      self[n] = '\0';
+      char *slash = strrchr (self, '/');
+      struct stat st;
+      if (slash != NULL && snprintf (buf, size, "%.*s/%s", (int) (slash - self), self, name) < (int) size
+          && stat (buf, &st) == 0 && S_ISREG (st.st_mode))
+        return buf;
+    }
+  snprintf (buf, size, "%s/%s", installed_dir, name);
+  return buf;
+}
+
+/* Executes HELPER with ARGV (the subcommand's: ARGV[0] is its name). */
+static int
+run_helper (const char *helper, char **argv)
+{
+  char path[PATH_MAX + 64];
+  find_part (helper, RSP_LIBEXECDIR, path, sizeof path);
+  execv (path, argv);
+  int err = errno;
+  fprintf (stderr, _("rsp %s: cannot run %s: %s; reinstall rsp (it installs %s in %s)\n"), argv[0], path,
+           strerror (err), helper, RSP_LIBEXECDIR);
+  return 1;
+}
+
+/* Runs the subcommand ARGV[0] of the module. */
+static int
+run_in_module (int argc, char **argv)
+{
+  char path[PATH_MAX + 64];
+  find_part ("librsp-cli.so", RSP_MODULEDIR, path, sizeof path);
+  void *module = dlopen (path, RTLD_NOW | RTLD_LOCAL);
+  int (*run) (int, char **) = NULL;
+  if (module != NULL)
+    *(void **) &run = dlsym (module, "rsp_cli_run");
+  if (run == NULL)
+    {
+      fprintf (stderr, _("rsp %s: cannot load %s: %s; reinstall rsp\n"), argv[0], path, dlerror ());
+      return 1;
+    }
+  return run (argc, argv);
 }
 
 int
@@ -56,24 +126,16 @@ main (int argc, char **argv)
       printf ("rsp %s\n", RSP_VERSION);
       return 0;
     }
-  for (gsize i = 0; i < G_N_ELEMENTS (commands); i++)
+  for (size_t i = 0; i < N_COMMANDS; i++)
     if (strcmp (argv[1], commands[i].name) == 0)
-      {
-        /* "Usage: rsp report [OPTION…] FILE", not "Usage: report …".  The
-         * viewer keeps the plain name: it is the application's. */
-        if (commands[i].run != rsp_cmd_view)
-          {
-            g_autofree char *prgname = g_strdup_printf ("rsp %s", commands[i].name);
-            g_set_prgname (prgname);
-          }
-        return commands[i].run (argc - 1, argv + 1);
-      }
+      return commands[i].helper != NULL ? run_helper (commands[i].helper, argv + 1)
+                                        : run_in_module (argc - 1, argv + 1);
 
   /* `rsp FILE` opens FILE in the viewer */
-  if (argv[1][0] != '-' && g_file_test (argv[1], G_FILE_TEST_EXISTS))
+  if (argv[1][0] != '-' && access (argv[1], F_OK) == 0)
     {
       char *view_argv[] = { (char *) "view", argv[1], NULL };
-      return rsp_cmd_view (2, view_argv);
+      return run_helper ("rsp-view", view_argv);
     }
   fprintf (stderr, _("rsp: unknown command '%s'\n\n"), argv[1]);
   print_usage (stderr);

@@ -2,6 +2,9 @@
 #include "rsp-cli-options.h"
 
 #include <glib/gi18n.h>
+#include <locale.h>
+
+#include <glib/gi18n.h>
 
 void
 rsp_cli_target_clear (RspCliTarget *target)
@@ -77,4 +80,13 @@ rsp_cli_target_range (const RspCliTarget *t, const RspModel *model, guint64 *fro
   guint64 origin = rsp_model_start_time (model);
   *from = t->from_ms >= 0 ? origin + (guint64) (t->from_ms * 1e6) : 0;
   *to = t->to_ms >= 0 ? origin + (guint64) (t->to_ms * 1e6) : G_MAXUINT64;
+}
+
+void
+rsp_cli_init_locale (void)
+{
+  setlocale (LC_ALL, "");
+  bindtextdomain (GETTEXT_PACKAGE, LOCALEDIR);
+  bind_textdomain_codeset (GETTEXT_PACKAGE, "UTF-8");
+  textdomain (GETTEXT_PACKAGE);
 }

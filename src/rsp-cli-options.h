@@ -28,6 +28,10 @@ typedef struct {
 /* Parses ARGV (argv[0] is the command's name).  Returns the recording's
  * path (g_free it), or NULL after printing what is wrong, with *STATUS set
  * to the exit status (2, a usage error).  TARGET, if any, is initialised. */
+/* setlocale and the message catalogue: the first thing each executable
+ * (rsp, and the viewer and renderer it starts) does. */
+void rsp_cli_init_locale (void);
+
 char *rsp_cli_parse (const RspCliParser *parser, int argc, char **argv, int *status);
 /* The same for a command that reads N_FILES recordings (rsp diff): their
  * paths (g_strfreev them), or NULL. */

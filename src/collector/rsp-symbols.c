@@ -10,18 +10,37 @@
  * Names follow what perf script prints for the same addresses: perf's
  * kallsyms and ELF symbol selection and fix-ups (see rsp-elf-cache.c),
  * except that symbol versions are dropped ("memcpy@@GLIBC_2.14" ->
- * "memcpy") and C++ names are demangled with __cxa_demangle.
+ * "memcpy") and C++ names are demangled with libstdc++'s __cxa_demangle.
  *
  * The parts: rsp-symbols-private.h.
  */
 #include "rsp-symbols-private.h"
 
+#include <dlfcn.h>
 #include <glib/gi18n-lib.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* libstdc++'s demangler (stdc++ is linked through meson's stdcxx_dep). */
-extern char *__cxa_demangle (const char *mangled, char *buf, size_t *len, int *status);
+/* libstdc++'s demangler, loaded on the first C++ name: linking libstdc++
+ * (and the libgcc_s and libm it needs) would cost every start of rsp about
+ * 4 ms of loading and relocation, C++ or not.  Without libstdc++ (never
+ * seen on Debian: apt needs it) C++ names stay mangled. */
+typedef char *(*DemangleFunc) (const char *mangled, char *buf, size_t *len, int *status);
+
+static DemangleFunc
+demangler (void)
+{
+  static gsize once = 0;
+  static DemangleFunc demangle;
+  if (g_once_init_enter (&once))
+    {
+      void *lib = dlopen ("libstdc++.so.6", RTLD_LAZY | RTLD_LOCAL);
+      if (lib != NULL)
+        *(void **) &demangle = dlsym (lib, "__cxa_demangle");
+      g_once_init_leave (&once, 1);
+    }
+  return demangle;
+}
 
 G_DEFINE_QUARK (rsp-symbolizer-error-quark, rsp_symbolizer_error)
 
@@ -215,7 +234,8 @@ symbolizer_sym_name (RspSymbolizer *self, const RspSym *csym, gboolean kernel)
   if (raw[0] == '_' && raw[1] == 'Z')
     {
       int status = -1;
-      char *demangled = __cxa_demangle (raw, NULL, NULL, &status);
+      DemangleFunc demangle = demangler ();
+      char *demangled = demangle != NULL ? demangle (raw, NULL, NULL, &status) : NULL;
       if (demangled != NULL && status == 0)
         raw = joined = g_strconcat (demangled, suffix, NULL);
       free (demangled);

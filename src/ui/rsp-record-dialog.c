@@ -47,12 +47,21 @@ static guint signals[N_SIGNALS];
 
 G_DEFINE_FINAL_TYPE (RspRecordDialog, rsp_record_dialog, GTK_TYPE_WINDOW)
 
-/* The rsp binary that runs this GUI: pkexec wants an absolute path. */
+/* The rsp executable that started this viewer (the viewer is a program of
+ * its own, rsp-view, which rsp executes): the one beside it in a build
+ * tree, else the installed one, else rsp in PATH.  pkexec wants an
+ * absolute path. */
 static char *
 rsp_binary (void)
 {
-  char *self = g_file_read_link ("/proc/self/exe", NULL);
-  return self != NULL ? self : g_find_program_in_path ("rsp");
+  g_autofree char *self = g_file_read_link ("/proc/self/exe", NULL);
+  g_autofree char *dir = self != NULL ? g_path_get_dirname (self) : NULL;
+  g_autofree char *beside = dir != NULL ? g_build_filename (dir, "rsp", NULL) : NULL;
+  if (beside != NULL && g_file_test (beside, G_FILE_TEST_IS_REGULAR | G_FILE_TEST_IS_EXECUTABLE))
+    return g_steal_pointer (&beside);
+  if (g_file_test (RSP_BINDIR "/rsp", G_FILE_TEST_IS_EXECUTABLE))
+    return g_strdup (RSP_BINDIR "/rsp");
+  return g_find_program_in_path ("rsp");
 }
 
 /* The rsp record argv for the dialog's fields, or NULL with ERROR set. */

@@ -90,8 +90,7 @@ def start_viewer(display, recording, workdir, debug=None, extra_env=()):
     # a copy the unprivileged user can reach wherever the build tree lives
     rsp = os.path.join(workdir, "rsp")
     if not os.path.exists(rsp):
-        shutil.copy(t.rsp_path(), rsp)
-        os.chmod(rsp, 0o755)
+        t.copy_rsp(workdir)
     argv = [rsp, "view"] + ([recording] if recording else [])
     # DEBUG: log domains whose debug messages the viewer prints (G_MESSAGES_DEBUG)
     debug_env = (["G_MESSAGES_DEBUG=" + debug] if debug else []) + list(extra_env)
@@ -347,6 +346,10 @@ here = os.path.dirname(os.path.abspath(__file__))
 args = sys.argv[1:]
 if len(args) < 2 or args[1] != "record" or "--stop-on-eof" not in args or "-o" not in args:
     print("fake pkexec: unexpected arguments %s" % args, flush=True)
+    sys.exit(2)
+# the rsp executable itself, by its absolute path (not the viewer's program)
+if not os.path.isabs(args[0]) or os.path.basename(args[0]) != "rsp" or not os.access(args[0], os.X_OK):
+    print("fake pkexec: not an absolute path to rsp: %s" % args[0], flush=True)
     sys.exit(2)
 out = args[args.index("-o") + 1]
 mode = open(os.path.join(here, "mode")).read().strip()

@@ -80,9 +80,7 @@ def non_root(rsp, workdir):
     user = ensure_test_user()
     # The build tree may not be readable by the test user: run a copy.
     os.chmod(workdir, 0o777)
-    exe = os.path.join(workdir, "rsp")
-    shutil.copy2(rsp, exe)
-    os.chmod(exe, 0o755)
+    exe = t.copy_rsp(workdir)
     out = os.path.join(workdir, "x.rsp")
     env = {"PATH": "/usr/local/bin:/usr/bin:/bin:/usr/sbin:/sbin", "HOME": user.pw_dir,
            "USER": TEST_USER, "LOGNAME": TEST_USER, "LANG": "C.UTF-8"}

@@ -1,0 +1,36 @@
+/* rsp-cli-module.c — librsp-cli.so, the module the rsp executable loads
+ * for the subcommands that run in-process: record, report, diff, dump (see
+ * main.c for why they are not linked into it). */
+#include <glib.h>
+#include <string.h>
+
+#include "rsp-cli-options.h"
+#include "rsp-commands.h"
+
+/* Runs the subcommand ARGV[0] with its arguments; the process exit status.
+ * The locale is set by the caller. */
+G_MODULE_EXPORT int rsp_cli_run (int argc, char **argv);
+
+int
+rsp_cli_run (int argc, char **argv)
+{
+  static const struct {
+    const char *name;
+    int (*run) (int argc, char **argv);
+  } commands[] = {
+    { "record", rsp_cmd_record },
+    { "report", rsp_cmd_report },
+    { "diff", rsp_cmd_diff },
+    { "dump", rsp_cmd_dump },
+  };
+  for (gsize i = 0; i < G_N_ELEMENTS (commands); i++)
+    if (strcmp (argv[0], commands[i].name) == 0)
+      {
+        /* "Usage: rsp report [OPTION…] FILE", not "Usage: report …" */
+        g_autofree char *prgname = g_strdup_printf ("rsp %s", commands[i].name);
+        g_set_prgname (prgname);
+        return commands[i].run (argc, argv);
+      }
+  g_printerr ("rsp: no command '%s' in librsp-cli\n", argv[0]);
+  return 2;
+}
