@@ -1,0 +1,148 @@
+#!/usr/bin/env python3
+"""bench/speed.py — `rsp report` against `perf script` on the kinds of
+recordings users make, in one run on the same files.
+
+    sudo bench/speed.py [--build build] [--reps 3] [--dir /var/tmp/rsp-speed]
+                        [--remake] [--output bench/results/speed.md]
+
+Makes (once; --remake to make them again), as root, in DIR:
+  small.rsp       rsp record of the pingpong workload, then ls -R /usr/include
+  small.perf.data the same workload under plain `perf record` with RSP's
+                  event set (the README's command line)
+  make.rsp        rsp record of `make -j2` over 24 generated C files (gcc -O2):
+                  many short processes, many binaries
+  messaging.rsp   rsp record of `perf bench sched messaging -g 8 -l 400`:
+                  a large recording
+then runs each tool once untimed (warm page cache, warm symbol files) and
+REPS times, and prints a Markdown table: the best wall time of each (the
+whole process, fork to wait4), the ratio perf script / rsp report, rsp's
+peak RSS (ru_maxrss from wait4) against the goal max(file size, 64 MB).
+Output goes to /dev/null.  The goal (issue 15) is a ratio of at least 30
+on every file.
+"""
+import argparse
+import datetime
+import os
+import shutil
+import subprocess
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+sys.path.insert(0, os.path.join(ROOT, "tests", "scripts"))
+import rsptest  # noqa: E402  (the README's perf command line)
+
+N_SOURCES = 24
+
+
+def run_timed(argv):
+    """Wall seconds and peak RSS (KiB) of ARGV, output discarded."""
+    start = time.monotonic()
+    with open(os.devnull, "wb") as null:
+        proc = subprocess.Popen(argv, stdout=null, stderr=null)
+        _, status, usage = os.wait4(proc.pid, 0)
+    wall = time.monotonic() - start
+    if os.waitstatus_to_exitcode(status) != 0:
+        sys.exit("speed: %s exited with %d" % (" ".join(argv), os.waitstatus_to_exitcode(status)))
+    return wall, usage.ru_maxrss
+
+
+def make_sources(directory):
+    """24 C files of some size and a Makefile that builds them with -O2."""
+    os.makedirs(directory, exist_ok=True)
+    for i in range(N_SOURCES):
+        with open(os.path.join(directory, "unit%02d.c" % i), "w") as f:
+            f.write("#include <stdio.h>\n#include <string.h>\n#include <stdlib.h>\n")
+            for k in range(60):
+                f.write("static int f%d_%d (const char *s, int n)\n{\n  int h = %d;\n"
+                        "  for (int i = 0; i < n && s[i]; i++)\n    h = h * 31 + s[i] * %d;\n"
+                        "  char buf[64];\n  snprintf (buf, sizeof buf, \"%%d\", h);\n"
+                        "  return (int) strlen (buf) + h %% %d;\n}\n" % (i, k, k, k + 1, k + 7))
+            f.write("int unit%02d (void)\n{\n  int t = 0;\n" % i)
+            for k in range(60):
+                f.write("  t += f%d_%d (\"abcdef\", %d);\n" % (i, k, k))
+            f.write("  return t;\n}\n")
+    with open(os.path.join(directory, "Makefile"), "w") as f:
+        objs = " ".join("unit%02d.o" % i for i in range(N_SOURCES))
+        f.write("all: %s\n%%.o: %%.c\n\tgcc -O2 -c $< -o $@\nclean:\n\trm -f *.o\n" % objs)
+
+
+def record(rsp, out, command, cwd=None):
+    proc = subprocess.run([rsp, "record", "-o", out, "--"] + command, cwd=cwd, capture_output=True, text=True)
+    if proc.returncode != 0:
+        sys.exit("speed: rsp record %s failed: %s" % (" ".join(command), proc.stderr[-2000:]))
+
+
+def make_recordings(rsp, build, directory):
+    pingpong = os.path.join(build, "tests", "workloads", "pingpong")
+    small_cmd = ["sh", "-c", "%s 100 20000 && ls -R /usr/include >/dev/null" % pingpong]
+    record(rsp, os.path.join(directory, "small.rsp"), small_cmd)
+    perf = shutil.which("perf")
+    argv = rsptest.perf_record_argv(perf, os.path.join(directory, "small.perf.data"), small_cmd)
+    proc = subprocess.run(argv, capture_output=True, text=True)
+    if proc.returncode != 0:
+        sys.exit("speed: perf record failed: %s" % proc.stderr[-2000:])
+    src = os.path.join(directory, "make-src")
+    make_sources(src)
+    subprocess.run(["make", "-s", "-C", src, "clean"], check=True)
+    record(rsp, os.path.join(directory, "make.rsp"), ["make", "-s", "-j2", "-C", src])
+    record(rsp, os.path.join(directory, "messaging.rsp"),
+           [perf, "bench", "sched", "messaging", "-g", "8", "-l", "400"])
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--build", default=os.path.join(ROOT, "build"))
+    ap.add_argument("--reps", type=int, default=3)
+    ap.add_argument("--dir", default="/var/tmp/rsp-speed")
+    ap.add_argument("--remake", action="store_true")
+    ap.add_argument("--output", default=os.path.join(HERE, "results", "speed.md"))
+    args = ap.parse_args()
+    rsp = os.path.join(args.build, "src", "rsp")
+    perf = shutil.which("perf")
+    if not os.access(rsp, os.X_OK) or perf is None:
+        sys.exit("speed: needs %s (build it) and perf (apt-get install linux-perf)" % rsp)
+    if os.geteuid() != 0:
+        sys.exit("speed: records the whole system: run it as root (sudo bench/speed.py)")
+    os.makedirs(args.dir, exist_ok=True)
+    files = [
+        ("RSP recording: pingpong + `ls -R /usr/include`", "small.rsp", []),
+        ("plain perf.data of the same workload (RSP's event set)", "small.perf.data", ["--comm", "pingpong"]),
+        ("RSP recording of `make -j2` over 24 C files", "make.rsp", []),
+        ("RSP recording of `perf bench sched messaging -g 8 -l 400`", "messaging.rsp", []),
+    ]
+    if args.remake or not all(os.path.exists(os.path.join(args.dir, f[1])) for f in files):
+        make_recordings(rsp, args.build, args.dir)
+
+    rev = subprocess.run(["git", "-C", ROOT, "rev-parse", "--short", "HEAD"], capture_output=True,
+                         text=True).stdout.strip()
+    lines = ["# rsp report against perf script, %s, git %s, best of %d\n"
+             % (datetime.datetime.utcnow().strftime("%Y-%m-%d %H:%M UTC"), rev or "?", args.reps),
+             "| file | size | perf script s | rsp report s | perf script / rsp report | rsp peak RSS | RSS goal |",
+             "|---|---:|---:|---:|---:|---:|---|"]
+    for label, name, extra in files:
+        path = os.path.join(args.dir, name)
+        size = os.path.getsize(path)
+        report = [rsp, "report"] + extra + [path]
+        script = [perf, "script", "-i", path]
+        run_timed(report)
+        run_timed(script)
+        r = [run_timed(report) for _ in range(args.reps)]
+        s = [run_timed(script) for _ in range(args.reps)]
+        best_r, best_s = min(w for w, _ in r), min(w for w, _ in s)
+        rss_mb = max(k for _, k in r) / 1024
+        goal_mb = max(size / 1e6, 64)
+        lines.append("| %s | %.1f MB | %.3f | %.3f | %.1f× | %.0f MB | %s |"
+                     % (label, size / 1e6, best_s, best_r, best_s / best_r, rss_mb,
+                        "met" if rss_mb <= goal_mb else "over (%.0f MB)" % goal_mb))
+        print(lines[-1], flush=True)
+    text = "\n".join(lines) + "\n"
+    os.makedirs(os.path.dirname(args.output), exist_ok=True)
+    with open(args.output, "w") as f:
+        f.write(text)
+    print("\n" + text)
+
+
+if __name__ == "__main__":
+    main()
