@@ -6,7 +6,9 @@
 
 #include <glib/gi18n-lib.h>
 #include <elf.h>
+#include <glib/gstdio.h>
 #include <string.h>
+#include <unistd.h>
 
 /* ------------------------------------------------------------------------ */
 /* Kernel                                                                   */
@@ -173,6 +175,8 @@ rsp_symbolizer_load_kallsyms (RspSymbolizer *self, const char *text, gsize lengt
     symbolizer_kernel_table_clear (&self->kallsyms);
     g_string_chunk_free (self->raw_names);
     self->raw_names = names;
+    g_clear_pointer (&self->kallsyms_cache, g_mapped_file_unref);
+    self->kernel_source = "text";
     self->kallsyms.syms = g_new (RspSym, out);
     self->kallsyms.dsos = g_new (const char *, out);
     self->kallsyms.n = out;
@@ -187,30 +191,217 @@ rsp_symbolizer_load_kallsyms (RspSymbolizer *self, const char *text, gsize lengt
   return TRUE;
 }
 
-gboolean
-rsp_symbolizer_load_proc_kallsyms (RspSymbolizer *self, GError **error)
+/* ------------------------------------------------------------------ cache */
+
+/* An entry of the kernel symbol cache: this header, N entries, then the
+ * names (NUL-terminated, NAMES_SIZE bytes); every integer in this
+ * machine's byte order (the cache never leaves the machine). */
+#define KCACHE_MAGIC "RSPKSYM"
+#define KCACHE_VERSION 1u
+#define KCACHE_KERNEL G_MAXUINT32 /* an entry's dso: the kernel itself */
+
+typedef struct {
+  char magic[8];
+  guint32 version;
+  guint32 n;
+  guint64 names_size;
+  guint64 key;  /* hash of the boot id and /proc/modules */
+  guint64 body; /* hash of everything after the header */
+} KcacheHeader;
+
+typedef struct {
+  guint64 start, size;
+  guint32 name, dso; /* offsets into the names; dso KCACHE_KERNEL for the kernel */
+} KcacheEntry;
+
+/* FNV-1a, 64 bits. */
+static guint64
+kcache_hash (guint64 h, const void *data, gsize len)
 {
-  g_autofree char *text = NULL;
+  const guint8 *p = data;
+  for (gsize i = 0; i < len; i++)
+    h = (h ^ p[i]) * G_GUINT64_CONSTANT (0x100000001b3);
+  return h;
+}
+#define KCACHE_HASH_INIT G_GUINT64_CONSTANT (0xcbf29ce484222325)
+
+/* The cache key of this boot with its modules, and the entry's path in
+ * CACHE_DIR; FALSE when the boot id cannot be read. */
+static gboolean
+kcache_key (const char *cache_dir, const char *source, guint64 *key, char **path)
+{
+  g_autofree char *boot = NULL, *modules = NULL;
+  gsize boot_len = 0, modules_len = 0;
+  if (!g_file_get_contents ("/proc/sys/kernel/random/boot_id", &boot, &boot_len, NULL))
+    return FALSE;
+  g_strstrip (boot);
+  if (*boot == '\0' || strchr (boot, '/') != NULL)
+    return FALSE;
+  /* a module loaded since changes /proc/kallsyms, and this */
+  if (!g_file_get_contents ("/proc/modules", &modules, &modules_len, NULL))
+    modules_len = 0;
+  *key = kcache_hash (kcache_hash (kcache_hash (KCACHE_HASH_INIT, boot, strlen (boot)), source, strlen (source) + 1),
+                      modules != NULL ? modules : "", modules_len);
+  g_autofree char *name = g_strdup_printf ("kallsyms-%s.cache", boot);
+  *path = g_build_filename (cache_dir, name, NULL);
+  return TRUE;
+}
+
+/* The table from the cache entry at PATH if it is whole and for KEY. */
+static gboolean
+kcache_load (RspSymbolizer *self, const char *path, guint64 key)
+{
+  g_autoptr (GMappedFile) map = g_mapped_file_new (path, FALSE, NULL);
+  if (map == NULL)
+    return FALSE;
+  gsize size = g_mapped_file_get_length (map);
+  const char *data = g_mapped_file_get_contents (map);
+  if (size < sizeof (KcacheHeader))
+    return FALSE;
+  KcacheHeader h;
+  memcpy (&h, data, sizeof h);
+  if (memcmp (h.magic, KCACHE_MAGIC, sizeof KCACHE_MAGIC) != 0 || h.version != KCACHE_VERSION || h.key != key
+      || h.n == 0 || h.names_size == 0 || h.n > (size - sizeof h) / sizeof (KcacheEntry)
+      || h.names_size != size - sizeof h - (gsize) h.n * sizeof (KcacheEntry))
+    return FALSE;
+  if (kcache_hash (KCACHE_HASH_INIT, data + sizeof h, size - sizeof h) != h.body)
+    return FALSE;
+  const KcacheEntry *e = (const KcacheEntry *) (data + sizeof h); /* the header keeps it 8-aligned */
+  const char *names = data + sizeof h + (gsize) h.n * sizeof (KcacheEntry);
+  if (names[h.names_size - 1] != '\0')
+    return FALSE;
+  for (guint32 i = 0; i < h.n; i++)
+    if (e[i].name >= h.names_size || (e[i].dso != KCACHE_KERNEL && e[i].dso >= h.names_size)
+        || (i > 0 && e[i].start <= e[i - 1].start))
+      return FALSE;
+
+  const char *kernel_dso = symbolizer_intern (self, KERNEL_DSO);
+  symbolizer_forget_used_in (self, self->kallsyms.syms, self->kallsyms.n);
+  symbolizer_kernel_table_clear (&self->kallsyms);
+  self->kallsyms.syms = g_new (RspSym, h.n);
+  self->kallsyms.dsos = g_new (const char *, h.n);
+  self->kallsyms.n = h.n;
+  for (guint32 i = 0; i < h.n; i++)
+    {
+      self->kallsyms.syms[i] = (RspSym){ e[i].start, e[i].size, names + e[i].name, NULL };
+      self->kallsyms.dsos[i] = e[i].dso == KCACHE_KERNEL ? kernel_dso : symbolizer_intern (self, names + e[i].dso);
+    }
+  /* the names stay in the mapping */
+  g_string_chunk_free (self->raw_names);
+  self->raw_names = g_string_chunk_new (64);
+  g_clear_pointer (&self->kallsyms_cache, g_mapped_file_unref);
+  self->kallsyms_cache = g_steal_pointer (&map);
+  self->kernel_source = "cache";
+  symbolizer_cache_clear (self);
+  return TRUE;
+}
+
+/* Writes the kallsyms table as the cache entry at PATH; FALSE (and
+ * nothing left behind) if it cannot. */
+static gboolean
+kcache_write (RspSymbolizer *self, const char *cache_dir, const char *path, guint64 key)
+{
+  const KernelTable *t = &self->kallsyms;
+  const char *kernel_dso = symbolizer_intern (self, KERNEL_DSO);
+  g_autoptr (GByteArray) names = g_byte_array_new ();
+  g_autoptr (GHashTable) dso_at = g_hash_table_new (g_direct_hash, g_direct_equal);
+  g_autofree KcacheEntry *e = g_new (KcacheEntry, MAX (t->n, 1));
+  for (guint i = 0; i < t->n; i++)
+    {
+      e[i].start = t->syms[i].start;
+      e[i].size = t->syms[i].size;
+      e[i].name = names->len;
+      g_byte_array_append (names, (const guint8 *) t->syms[i].raw, strlen (t->syms[i].raw) + 1);
+      if (t->dsos[i] == kernel_dso)
+        e[i].dso = KCACHE_KERNEL;
+      else
+        {
+          gpointer at;
+          if (!g_hash_table_lookup_extended (dso_at, t->dsos[i], NULL, &at))
+            {
+              at = GUINT_TO_POINTER (names->len);
+              g_byte_array_append (names, (const guint8 *) t->dsos[i], strlen (t->dsos[i]) + 1);
+              g_hash_table_insert (dso_at, (gpointer) t->dsos[i], at);
+            }
+          e[i].dso = GPOINTER_TO_UINT (at);
+        }
+      if (names->len >= KCACHE_KERNEL)
+        return FALSE;
+    }
+  KcacheHeader h = { .version = KCACHE_VERSION, .n = t->n, .names_size = names->len, .key = key };
+  memcpy (h.magic, KCACHE_MAGIC, sizeof KCACHE_MAGIC);
+  g_autoptr (GByteArray) out = g_byte_array_sized_new (sizeof h + t->n * sizeof *e + names->len);
+  g_byte_array_append (out, (const guint8 *) &h, sizeof h);
+  g_byte_array_append (out, (const guint8 *) e, t->n * sizeof *e);
+  g_byte_array_append (out, names->data, names->len);
+  h.body = kcache_hash (KCACHE_HASH_INIT, out->data + sizeof h, out->len - sizeof h);
+  memcpy (out->data, &h, sizeof h);
+  /* never a file of ours in someone else's directory (root under sudo -E
+   * with the user's XDG_CACHE_HOME or HOME): files written for a user
+   * belong to that user */
+  g_autofree char *parent = g_path_get_dirname (cache_dir);
+  GStatBuf st;
+  if ((g_stat (cache_dir, &st) == 0 || g_stat (parent, &st) == 0) && st.st_uid != geteuid ())
+    return FALSE;
+  if (g_mkdir_with_parents (cache_dir, 0700) != 0)
+    return FALSE;
+  /* a temporary file renamed over the entry: a reader sees the old entry
+   * or the new one, never half of one */
+  return g_file_set_contents_full (path, (const char *) out->data, out->len, G_FILE_SET_CONTENTS_CONSISTENT, 0600,
+                                   NULL);
+}
+
+gboolean
+rsp_symbolizer_load_kallsyms_file_cached (RspSymbolizer *self, const char *source, const char *cache_dir,
+                                          GError **error)
+{
+  g_autofree char *text = NULL, *path = NULL;
   gsize length = 0;
+  guint64 key = 0;
   g_autoptr (GError) local = NULL;
 
-  g_return_val_if_fail (self != NULL, FALSE);
-  if (!g_file_get_contents ("/proc/kallsyms", &text, &length, &local))
+  g_return_val_if_fail (self != NULL && source != NULL, FALSE);
+  gboolean cached = cache_dir != NULL && kcache_key (cache_dir, source, &key, &path);
+  if (cached && kcache_load (self, path, key))
+    return TRUE;
+  if (!g_file_get_contents (source, &text, &length, &local))
     {
-      g_set_error (error, RSP_SYMBOLIZER_ERROR, RSP_SYMBOLIZER_ERROR_IO,
-                   _("cannot read /proc/kallsyms: %s"), local->message);
+      g_set_error (error, RSP_SYMBOLIZER_ERROR, RSP_SYMBOLIZER_ERROR_IO, _("cannot read %s: %s"), source,
+                   local->message);
       return FALSE;
     }
   if (!rsp_symbolizer_load_kallsyms (self, text, length, &local))
     {
       if (g_error_matches (local, RSP_SYMBOLIZER_ERROR, RSP_SYMBOLIZER_ERROR_HIDDEN))
-        g_set_error_literal (error, RSP_SYMBOLIZER_ERROR, RSP_SYMBOLIZER_ERROR_HIDDEN,
-                             _("kernel addresses in /proc/kallsyms are hidden; run as root or "
-                             "set sysctl kernel.kptr_restrict=0"));
+        g_set_error (error, RSP_SYMBOLIZER_ERROR, RSP_SYMBOLIZER_ERROR_HIDDEN,
+                     _("kernel addresses in %s are hidden; run as root or set sysctl kernel.kptr_restrict=0"),
+                     source);
       else
-        g_propagate_prefixed_error (error, g_steal_pointer (&local), "/proc/kallsyms: ");
+        g_propagate_prefixed_error (error, g_steal_pointer (&local), "%s: ", source);
       return FALSE;
     }
+  self->kernel_source = "kallsyms";
+  if (cached)
+    kcache_write (self, cache_dir, path, key);
   return TRUE;
 }
 
+gboolean
+rsp_symbolizer_load_proc_kallsyms_cached (RspSymbolizer *self, const char *cache_dir, GError **error)
+{
+  return rsp_symbolizer_load_kallsyms_file_cached (self, "/proc/kallsyms", cache_dir, error);
+}
+
+gboolean
+rsp_symbolizer_load_proc_kallsyms (RspSymbolizer *self, GError **error)
+{
+  const char *off = g_getenv ("RSP_NO_CACHE");
+  g_autofree char *dir = off != NULL && *off != '\0' ? NULL : g_build_filename (g_get_user_cache_dir (), "rsp", NULL);
+  return rsp_symbolizer_load_proc_kallsyms_cached (self, dir, error);
+}
+
+const char *
+rsp_symbolizer_kernel_source (RspSymbolizer *self)
+{
+  return self->kernel_source;
+}

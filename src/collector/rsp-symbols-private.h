@@ -65,6 +65,8 @@ typedef struct {
 struct _RspSymbolizer {
   GStringChunk *strings; /* interned names and paths */
   GStringChunk *raw_names; /* kallsyms names, not interned */
+  GMappedFile *kallsyms_cache; /* the cache entry the kallsyms table's names point into, or NULL */
+  const char *kernel_source;
 
   KernelTable kallsyms;
   KernelTable stored_kernel;

@@ -120,6 +120,7 @@ rsp_symbolizer_free (RspSymbolizer *self)
   g_hash_table_unref (self->used);
   g_free (self->cache);
   g_string_chunk_free (self->raw_names);
+  g_clear_pointer (&self->kallsyms_cache, g_mapped_file_unref);
   g_string_chunk_free (self->strings);
   g_free (self);
 }

@@ -45,8 +45,25 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC (RspSymbolizer, rsp_symbolizer_free)
 gboolean rsp_symbolizer_load_kallsyms (RspSymbolizer *self, const char *text, gsize length,
                                        GError **error);
 /* This machine's /proc/kallsyms; fails with a clear message when the
- * addresses are hidden (kptr_restrict, not root). */
+ * addresses are hidden (kptr_restrict, not root).  The table is cached in
+ * the user's cache directory (XDG_CACHE_HOME/rsp, see
+ * rsp_symbolizer_load_proc_kallsyms_cached) unless RSP_NO_CACHE is set. */
 gboolean rsp_symbolizer_load_proc_kallsyms (RspSymbolizer *self, GError **error);
+/* The same with the cache in CACHE_DIR (NULL: no cache).  The cache holds
+ * the table as it is loaded, sorted and fixed up, keyed by the boot id and
+ * the loaded modules (/proc/modules), and is memory-mapped when it
+ * matches; an entry that does not (another boot, a module loaded since, a
+ * truncated or damaged file, another version) is rebuilt.  It is written
+ * to a temporary file and renamed (concurrent writers leave one whole
+ * entry), mode 0600; a cache that cannot be written only costs speed. */
+gboolean rsp_symbolizer_load_proc_kallsyms_cached (RspSymbolizer *self, const char *cache_dir, GError **error);
+/* The same for the kallsyms-format file SOURCE (tests). */
+gboolean rsp_symbolizer_load_kallsyms_file_cached (RspSymbolizer *self, const char *source, const char *cache_dir,
+                                                   GError **error);
+/* Where the kernel table came from: "cache", "kallsyms" (/proc/kallsyms or
+ * SOURCE, read and parsed), "text" (a recording's copy, given to
+ * rsp_symbolizer_load_kallsyms), or NULL. */
+const char *rsp_symbolizer_kernel_source (RspSymbolizer *self);
 
 /* Symbols stored in an RSP recording (the "symbols" section).  They are used
  * first; binaries on this machine fill in what they lack. */

@@ -271,6 +271,188 @@ test_proc_kallsyms (void)
   g_assert_cmpstr (resolve_name (sym, -1, addr + 1, TRUE, NULL), ==, "schedule");
 }
 
+/* Every 50th kept kallsyms line's address (+1), resolved by A and B: the
+ * same name, offset and module. */
+static guint
+compare_kernel_tables (RspSymbolizer *a, RspSymbolizer *b)
+{
+  g_autofree char *text = NULL;
+  g_assert_true (g_file_get_contents ("/proc/kallsyms", &text, NULL, NULL));
+  guint compared = 0, n = 0;
+  /* lines by hand: g_strsplit's strstr is quadratic under AddressSanitizer */
+  for (const char *line = text, *nl; *line != '\0'; line = nl != NULL ? nl + 1 : line + strlen (line))
+    {
+      nl = strchr (line, '\n');
+      if (n++ % 50 != 0 || (nl != NULL ? nl - line : (ptrdiff_t) strlen (line)) < 20
+          || !strchr ("TtWwDdBb", line[17]))
+        continue;
+      guint64 addr = g_ascii_strtoull (line, NULL, 16);
+      RspFrame fa, fb;
+      rsp_symbolizer_resolve (a, -1, addr + 1, TRUE, &fa);
+      rsp_symbolizer_resolve (b, -1, addr + 1, TRUE, &fb);
+      g_assert_cmpstr (fa.symbol, ==, fb.symbol);
+      g_assert_cmpstr (fa.dso, ==, fb.dso);
+      g_assert_cmpuint (fa.offset, ==, fb.offset);
+      compared++;
+    }
+  return compared;
+}
+
+/* The one cache entry in DIR, or NULL. */
+static char *
+cache_entry (const char *dir)
+{
+  g_autoptr (GDir) d = g_dir_open (dir, 0, NULL);
+  const char *name;
+  char *found = NULL;
+  while (d != NULL && (name = g_dir_read_name (d)) != NULL)
+    if (g_str_has_prefix (name, "kallsyms-") && g_str_has_suffix (name, ".cache"))
+      {
+        g_assert_null (found); /* one entry per boot: no temporary file left */
+        found = g_build_filename (dir, name, NULL);
+      }
+  return found;
+}
+
+/* Loads SOURCE (a kallsyms file) with the cache in DIR; where the table
+ * came from ("cache" or "kallsyms"). */
+static const char *
+load_from (const char *source, const char *dir)
+{
+  g_autoptr (RspSymbolizer) s = rsp_symbolizer_new ();
+  g_autoptr (GError) error = NULL;
+  g_assert_true (rsp_symbolizer_load_kallsyms_file_cached (s, source, dir, &error));
+  g_assert_no_error (error);
+  return rsp_symbolizer_kernel_source (s);
+}
+
+typedef struct {
+  const char *source, *dir;
+} LoadJob;
+
+static gpointer
+load_thread (gpointer data)
+{
+  const LoadJob *job = data;
+  return (gpointer) load_from (job->source, job->dir);
+}
+
+/* The kernel's symbol table cached per boot: the same table from the
+ * cache as from /proc/kallsyms; a damaged, truncated or foreign entry
+ * rebuilt; concurrent writers; an unwritable directory; RSP_NO_CACHE.
+ * /proc/kallsyms is parsed three times (slow under AddressSanitizer): the
+ * rest runs on a kallsyms file of 3,000 symbols made here. */
+static void
+test_kallsyms_cache (void)
+{
+  g_autofree char *dir = g_dir_make_tmp ("rsp-kcache-XXXXXX", NULL);
+  g_assert_nonnull (dir);
+  g_autoptr (RspSymbolizer) parsed = rsp_symbolizer_new ();
+  g_autoptr (GError) error = NULL;
+  if (!rsp_symbolizer_load_proc_kallsyms_cached (parsed, dir, &error))
+    {
+      g_test_skip ("kernel addresses hidden here");
+      g_rmdir (dir);
+      return;
+    }
+  /* the first load parses and writes the entry (0600), the next reads it */
+  g_assert_cmpstr (rsp_symbolizer_kernel_source (parsed), ==, "kallsyms");
+  g_autofree char *entry = cache_entry (dir);
+  g_assert_nonnull (entry);
+  GStatBuf st;
+  g_assert_cmpint (g_stat (entry, &st), ==, 0);
+  g_assert_cmpint (st.st_mode & 0777, ==, 0600);
+  g_autoptr (RspSymbolizer) cached = rsp_symbolizer_new ();
+  g_assert_true (rsp_symbolizer_load_proc_kallsyms_cached (cached, dir, NULL));
+  g_assert_cmpstr (rsp_symbolizer_kernel_source (cached), ==, "cache");
+  guint compared = compare_kernel_tables (parsed, cached);
+  g_assert_cmpuint (compared, >, 100);
+  g_test_message ("%u kernel addresses resolved alike from /proc/kallsyms and from the cache", compared);
+  g_assert_cmpint (g_unlink (entry), ==, 0);
+
+  /* the default directory, XDG_CACHE_HOME/rsp (set by main), unless
+   * RSP_NO_CACHE */
+  g_autofree char *xdg = g_build_filename (g_get_user_cache_dir (), "rsp", NULL);
+  g_autofree char *earlier = cache_entry (xdg); /* /symbols/kallsyms/proc's */
+  if (earlier != NULL)
+    g_assert_cmpint (g_unlink (earlier), ==, 0);
+  g_setenv ("RSP_NO_CACHE", "1", TRUE);
+  g_autoptr (RspSymbolizer) off = rsp_symbolizer_new ();
+  g_assert_true (rsp_symbolizer_load_proc_kallsyms (off, NULL));
+  g_autofree char *none = cache_entry (xdg);
+  g_assert_null (none);
+  g_unsetenv ("RSP_NO_CACHE");
+  g_autoptr (RspSymbolizer) on = rsp_symbolizer_new ();
+  g_assert_true (rsp_symbolizer_load_proc_kallsyms (on, NULL));
+  g_autofree char *made = cache_entry (xdg);
+  g_assert_nonnull (made);
+  g_assert_cmpint (g_unlink (made), ==, 0);
+
+  /* a kallsyms file of our own for the rest */
+  g_autoptr (GString) text = g_string_new (NULL);
+  for (guint i = 0; i < 3000; i++)
+    g_string_append_printf (text, "ffffffff8%07x %c sym_%u%s\n", 0x1000 + i * 0x40, "TtWD"[i % 4], i,
+                            i >= 2900 ? "\t[some_module]" : "");
+  g_autofree char *source = g_build_filename (dir, "kallsyms.txt", NULL);
+  g_assert_true (g_file_set_contents (source, text->str, text->len, NULL));
+  g_assert_cmpstr (load_from (source, dir), ==, "kallsyms");
+  entry = (g_free (entry), cache_entry (dir));
+  g_assert_nonnull (entry);
+  g_autofree char *good = NULL;
+  gsize len = 0;
+  g_assert_true (g_file_get_contents (entry, &good, &len, NULL));
+  g_assert_cmpstr (load_from (source, dir), ==, "cache");
+
+  /* damaged: each is found, and the entry is made again, byte for byte */
+  static const char *const damages[] = { "a byte of a name", "the key", "the length (half)", "the length (empty)",
+                                         "the version" };
+  for (guint d = 0; d < G_N_ELEMENTS (damages); d++)
+    {
+      g_autofree char *bad = g_memdup2 (good, len);
+      gsize bad_len = len;
+      if (d == 0)
+        bad[len - 10] ^= 0x20;
+      else if (d == 1)
+        bad[24] ^= 1; /* KcacheHeader.key */
+      else if (d == 2)
+        bad_len = len / 2;
+      else if (d == 3)
+        bad_len = 0;
+      else
+        bad[8] ^= 2; /* KcacheHeader.version */
+      g_assert_true (g_file_set_contents (entry, bad, bad_len, NULL));
+      g_assert_cmpstr (load_from (source, dir), ==, "kallsyms");
+      g_autofree char *again = NULL;
+      gsize again_len = 0;
+      g_assert_true (g_file_get_contents (entry, &again, &again_len, NULL));
+      g_assert_cmpmem (again, again_len, good, len);
+      g_test_message ("a cache entry with %s damaged: rebuilt", damages[d]);
+    }
+
+  /* concurrent writers into an empty directory: each loads, one whole
+   * entry is left */
+  g_assert_cmpint (g_unlink (entry), ==, 0);
+  LoadJob job = { source, dir };
+  GThread *threads[4];
+  for (guint i = 0; i < G_N_ELEMENTS (threads); i++)
+    threads[i] = g_thread_new ("kcache", load_thread, &job);
+  for (guint i = 0; i < G_N_ELEMENTS (threads); i++)
+    g_assert_nonnull (g_thread_join (threads[i]));
+  g_autofree char *after = NULL;
+  gsize after_len = 0;
+  g_assert_true (g_file_get_contents (entry, &after, &after_len, NULL));
+  g_assert_cmpmem (after, after_len, good, len);
+  g_assert_cmpstr (load_from (source, dir), ==, "cache");
+
+  /* a directory that cannot be made costs only speed */
+  g_assert_cmpstr (load_from (source, "/proc/rsp-no-such-dir/cache"), ==, "kallsyms");
+
+  g_unlink (entry);
+  g_unlink (source);
+  g_rmdir (xdg);
+  g_rmdir (dir);
+}
+
 /* ------------------------------------------------------------------------ */
 /* ELF                                                                      */
 
@@ -1112,12 +1294,17 @@ test_unwind_in_process (void)
 int
 main (int argc, char **argv)
 {
+  /* the kernel symbol cache of these tests, not the user's */
+  g_autofree char *cache_home = g_dir_make_tmp ("rsp-test-cache-XXXXXX", NULL);
+  g_setenv ("XDG_CACHE_HOME", cache_home, TRUE);
+  g_unsetenv ("RSP_NO_CACHE");
   g_test_init (&argc, &argv, NULL);
 
   g_test_add_func ("/symbols/kallsyms/parse", test_kallsyms);
   g_test_add_func ("/symbols/kallsyms/interned", test_kallsyms_interned);
   g_test_add_func ("/symbols/kallsyms/errors", test_kallsyms_errors);
   g_test_add_func ("/symbols/kallsyms/proc", test_proc_kallsyms);
+  g_test_add_func ("/symbols/kallsyms/cache", test_kallsyms_cache);
   g_test_add_func ("/symbols/elf/fixture", test_elf_fixture);
   g_test_add_func ("/symbols/elf/build-id", test_build_id);
   g_test_add_func ("/symbols/elf/debuglink", test_debuglink);
