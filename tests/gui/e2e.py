@@ -1197,7 +1197,7 @@ def viewer_rss_kb(proc):
         try:
             with open("/proc/%d/comm" % pid) as f:
                 comm = f.read().strip()
-            if comm == "rsp":
+            if comm in ("rsp", "rsp-view"):  # the viewer is rsp-view, which rsp executes
                 with open("/proc/%d/status" % pid) as f:
                     for line in f:
                         if line.startswith("VmRSS:"):
