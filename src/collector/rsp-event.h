@@ -139,7 +139,7 @@ typedef struct {
     RspForkExit fork; /* PERF_RECORD_FORK and EXIT */
     RspLost lost;     /* PERF_RECORD_LOST; LOST_SAMPLES sets only .lost */
   } u;
-  const struct perf_event_header *header; /* the raw record */
+  const guint8 *record;  /* the raw record, header first (not always aligned) */
 } RspEvent;
 
 /* "PERF_RECORD_SAMPLE", "PERF_RECORD_MMAP2", ... ; "PERF_RECORD_UNKNOWN" for

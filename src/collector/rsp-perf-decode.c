@@ -424,13 +424,29 @@ gboolean
 rsp_perf_record_decode (RspPerfReader *self, guint64 offset, RspEvsel *evsel, RspEvent *ev)
 {
   const guint8 *rec = self->data + offset;
-  const struct perf_event_header *h = (const struct perf_event_header *) rec;
+  struct perf_event_header header;
+  const struct perf_event_header *h = &header;
+  memcpy (&header, rec, sizeof header);
+  if (((guintptr) rec & 7) != 0)
+    {
+      /* the record's fields are read in place (the callchain as a
+       * guint64 array): decode an aligned copy */
+      gsize words = (header.size + 7) / 8;
+      if (self->aligned_size < words)
+        {
+          g_free (self->aligned);
+          self->aligned = g_new (guint64, MAX (words, 8192));
+          self->aligned_size = MAX (words, 8192);
+        }
+      memcpy (self->aligned, rec, header.size);
+      rec = (const guint8 *) self->aligned;
+    }
 
   memset (ev, 0, sizeof *ev);
   ev->type = h->type;
   ev->misc = h->misc;
   ev->size = h->size;
-  ev->header = h;
+  ev->record = rec;
   ev->file_offset = offset;
   ev->evsel = evsel;
   ev->pid = ev->tid = -1;

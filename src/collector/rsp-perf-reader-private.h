@@ -28,6 +28,12 @@ struct _RspPerfReader {
   const guint8 *data; /* whole file */
   gsize size;
   gboolean mapped;
+  /* a record that is not 8-aligned in the file (a data section that does
+   * not start at a multiple of 8: perf never writes one) is decoded from a
+   * copy here, so that its u64 fields and callchain are aligned; valid
+   * until the next record, as the RspEvent contract says */
+  guint64 *aligned;
+  gsize aligned_size;
 
   RspPerfHeader header;
   RspRecording *recording;
