@@ -58,6 +58,24 @@ kallsyms_type_kept (char type)
   return t == 'T' || t == 'W' || t == 'D' || t == 'B';
 }
 
+/* Drops the kallsyms table for one of N symbols (allocated, to be filled
+ * by the caller) whose raw names live in NAMES or in MAP (may be NULL),
+ * read from SOURCE. */
+static void
+kallsyms_replace (RspSymbolizer *self, guint n, GStringChunk *names, GMappedFile *map, const char *source)
+{
+  symbolizer_forget_used_in (self, self->kallsyms.syms, self->kallsyms.n);
+  symbolizer_kernel_table_clear (&self->kallsyms);
+  g_string_chunk_free (self->raw_names);
+  self->raw_names = names;
+  g_clear_pointer (&self->kallsyms_cache, g_mapped_file_unref);
+  self->kallsyms_cache = map;
+  self->kernel_source = source;
+  self->kallsyms.syms = g_new (RspSym, n);
+  self->kallsyms.dsos = g_new (const char *, n);
+  self->kallsyms.n = n;
+}
+
 gboolean
 rsp_symbolizer_load_kallsyms (RspSymbolizer *self, const char *text, gsize length,
                               GError **error)
@@ -171,15 +189,7 @@ rsp_symbolizer_load_kallsyms (RspSymbolizer *self, const char *text, gsize lengt
         out++;
       }
 
-    symbolizer_forget_used_in (self, self->kallsyms.syms, self->kallsyms.n);
-    symbolizer_kernel_table_clear (&self->kallsyms);
-    g_string_chunk_free (self->raw_names);
-    self->raw_names = names;
-    g_clear_pointer (&self->kallsyms_cache, g_mapped_file_unref);
-    self->kernel_source = "text";
-    self->kallsyms.syms = g_new (RspSym, out);
-    self->kallsyms.dsos = g_new (const char *, out);
-    self->kallsyms.n = out;
+    kallsyms_replace (self, out, names, NULL, "text");
     for (guint i = 0; i < out; i++)
       {
         self->kallsyms.syms[i] = (RspSym){ v[i].start, sizes[i], v[i].name, NULL };
@@ -276,22 +286,13 @@ kcache_load (RspSymbolizer *self, const char *path, guint64 key)
       return FALSE;
 
   const char *kernel_dso = symbolizer_intern (self, KERNEL_DSO);
-  symbolizer_forget_used_in (self, self->kallsyms.syms, self->kallsyms.n);
-  symbolizer_kernel_table_clear (&self->kallsyms);
-  self->kallsyms.syms = g_new (RspSym, h.n);
-  self->kallsyms.dsos = g_new (const char *, h.n);
-  self->kallsyms.n = h.n;
+  /* the names stay in the mapping */
+  kallsyms_replace (self, h.n, g_string_chunk_new (64), g_steal_pointer (&map), "cache");
   for (guint32 i = 0; i < h.n; i++)
     {
       self->kallsyms.syms[i] = (RspSym){ e[i].start, e[i].size, names + e[i].name, NULL };
       self->kallsyms.dsos[i] = e[i].dso == KCACHE_KERNEL ? kernel_dso : symbolizer_intern (self, names + e[i].dso);
     }
-  /* the names stay in the mapping */
-  g_string_chunk_free (self->raw_names);
-  self->raw_names = g_string_chunk_new (64);
-  g_clear_pointer (&self->kallsyms_cache, g_mapped_file_unref);
-  self->kallsyms_cache = g_steal_pointer (&map);
-  self->kernel_source = "cache";
   symbolizer_cache_clear (self);
   return TRUE;
 }

@@ -633,16 +633,18 @@ path_pids_done (GObject *source, GAsyncResult *result, gpointer data)
     rsp_timeline_widget_set_path_pids (RSP_TIMELINE_WIDGET (self->timeline), (const gint32 *) pids->data, pids->len);
 }
 
+/* Runs THREAD on an analysis job for PID of the current model beside the
+ * UI; DONE gets the result on the main thread. */
 static void
-order_timeline_by_paths (RspViews *self, gint32 pid)
+start_analysis_job (RspViews *self, gint32 pid, GTaskThreadFunc thread, GAsyncReadyCallback done)
 {
   AnalysisJob *job = g_new0 (AnalysisJob, 1);
   job->views = self;
   job->model = rsp_model_ref (self->model);
   job->pid = pid;
-  GTask *task = g_task_new (self, NULL, path_pids_done, NULL);
+  GTask *task = g_task_new (self, NULL, done, NULL);
   g_task_set_task_data (task, job, analysis_job_free);
-  g_task_run_in_thread (task, path_pids_thread);
+  g_task_run_in_thread (task, thread);
   g_object_unref (task);
 }
 
@@ -659,14 +661,7 @@ rsp_views_open_process (RspViews *self, gint32 pid)
   if (g_hash_table_contains (self->pending, GINT_TO_POINTER (pid)))
     return;
   g_hash_table_add (self->pending, GINT_TO_POINTER (pid));
-  AnalysisJob *job = g_new0 (AnalysisJob, 1);
-  job->views = self;
-  job->model = rsp_model_ref (self->model);
-  job->pid = pid;
-  GTask *task = g_task_new (self, NULL, analysis_done, NULL);
-  g_task_set_task_data (task, job, analysis_job_free);
-  g_task_run_in_thread (task, analysis_thread);
-  g_object_unref (task);
+  start_analysis_job (self, pid, analysis_thread, analysis_done);
 }
 
 static void
@@ -1120,7 +1115,7 @@ rsp_views_set_model (RspViews *self, const RspModel *model, const char *title)
   gint32 pid = meta != NULL ? meta->target_pid : 0;
   self->timeline = rsp_timeline_widget_new (model, pid);
   if (pid > 0)
-    order_timeline_by_paths (self, pid);
+    start_analysis_job (self, pid, path_pids_thread, path_pids_done); /* the timeline's order */
   g_signal_connect (self->timeline, "task-activated", G_CALLBACK (on_task_activated), self);
   g_signal_connect (self->timeline, "range-selected", G_CALLBACK (on_range_selected), self);
 
