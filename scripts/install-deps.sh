@@ -18,10 +18,14 @@ libelf-dev libdw-dev linux-perf procps util-linux python3"
 # sanitizers print bare addresses, and suppressions by function name, such
 # as the ui suite's, match nothing on a fresh machine), useradd (passwd)
 # for the unprivileged recording test, a display and screenshots for the GUI
-# tests, validators for the desktop files, groff for the man page check.
+# tests, validators for the desktop files, groff for the man page check;
+# for the export test: Chromium (speedscope opens the exports in it),
+# nodejs (pprof-format decodes the pprof export) and python3-jsonschema
+# (speedscope's schema), with the two npm packages that
+# scripts/fetch-test-readers.py downloads into tests/readers/.
 test_packages="clang libclang-rt-14-dev llvm passwd xvfb xdotool imagemagick
 desktop-file-utils appstream libxml2-utils librsvg2-bin shared-mime-info libglib2.0-bin
-sqlite3 groff-base"
+sqlite3 groff-base chromium nodejs python3-jsonschema"
 
 list=0
 test=0
@@ -45,7 +49,15 @@ missing=""
 for p in $want; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
 done
-[ -z "$missing" ] && exit 0
+# the export test's readers (npm tarballs, pinned): after the packages
+readers() {
+  [ "$test" -eq 1 ] || return 0
+  python3 "$(dirname "$0")/fetch-test-readers.py"
+}
+if [ -z "$missing" ]; then
+  readers
+  exit 0
+fi
 
 if [ "$(id -u)" -ne 0 ]; then
   if command -v sudo >/dev/null 2>&1; then
@@ -63,3 +75,4 @@ if ! apt-get update -q; then
 fi
 # shellcheck disable=SC2086
 apt-get install -y -q --no-install-recommends $missing
+readers

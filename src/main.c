@@ -3,7 +3,7 @@
  * This executable links nothing but the C library, so that it starts as
  * fast as a program can (`rsp --version`, `rsp --help`, a mistyped
  * command).  A subcommand runs in what it needs:
- *   - record, report, diff and dump in librsp-cli.so, a module loaded here
+ *   - record, report, diff, export and dump in librsp-cli.so, a module loaded here
  *     (the model, the collector, GLib, json-glib, libtraceevent,
  *     libtracefs, elfutils);
  *   - view and render in programs of their own that rsp executes: rsp-view
@@ -34,6 +34,7 @@ static const RspCommand commands[] = {
   { "record", NULL, N_ ("record the whole system while a command runs (perf record -a)") },
   { "report", NULL, N_ ("where the wall time of a process went, and why (--json)") },
   { "diff", NULL, N_ ("what changed between two recordings of one workload (--json)") },
+  { "export", NULL, N_ ("write a process's profile for other tools: folded, speedscope, chrome, pprof") },
   { "view", "rsp-view", N_ ("open recordings in the desktop application (also: rsp FILE)") },
   { "render", "rsp-render", N_ ("draw a view of a recording to PNG, SVG or PDF, headless") },
   { "dump", NULL, N_ ("print the decoded events of a recording, or --stats") },

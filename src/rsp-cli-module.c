@@ -1,5 +1,5 @@
 /* rsp-cli-module.c — librsp-cli.so, the module the rsp executable loads
- * for the subcommands that run in-process: record, report, diff, dump (see
+ * for the subcommands that run in-process: record, report, diff, export, dump (see
  * main.c for why they are not linked into it). */
 #include <glib.h>
 #include <string.h>
@@ -22,6 +22,7 @@ rsp_cli_run (int argc, char **argv)
     { "report", rsp_cmd_report },
     { "diff", rsp_cmd_diff },
     { "dump", rsp_cmd_dump },
+    { "export", rsp_cmd_export },
   };
   for (gsize i = 0; i < G_N_ELEMENTS (commands); i++)
     if (strcmp (argv[0], commands[i].name) == 0)

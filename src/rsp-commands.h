@@ -7,6 +7,7 @@ int rsp_cmd_record (int argc, char **argv);
 int rsp_cmd_dump (int argc, char **argv);
 int rsp_cmd_report (int argc, char **argv);
 int rsp_cmd_diff (int argc, char **argv);
+int rsp_cmd_export (int argc, char **argv);
 /* In programs of their own, which rsp executes (see main.c): */
 int rsp_cmd_render (int argc, char **argv);
 int rsp_cmd_view (int argc, char **argv);

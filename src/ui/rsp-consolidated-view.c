@@ -56,7 +56,7 @@ typedef struct {
 
 typedef struct {
   const RspAnalysis *a;
-  RspFlameStacks *stacks;
+  RspStackNames *stacks;
   gboolean full_stacks;
   gboolean inverted;
   GArray *nodes;     /* Node; 0 is the root */
@@ -85,7 +85,7 @@ static void
 tree_free (gpointer p)
 {
   Tree *t = p;
-  rsp_flame_stacks_free (t->stacks);
+  rsp_stack_names_free (t->stacks);
   g_array_unref (t->nodes);
   g_free (t->kids);
   g_clear_pointer (&t->index, g_hash_table_unref);
@@ -145,7 +145,7 @@ static guint32
 add_stack (Tree *t, guint32 node, RspStackId stack, gboolean user_only, guint64 ns, gboolean run, guint16 cats)
 {
   guint n, n_user;
-  const char *const *names = rsp_flame_stacks_get (t->stacks, stack, &n, &n_user);
+  const char *const *names = rsp_stack_names_get (t->stacks, stack, &n, &n_user);
   if (user_only)
     n = n_user;
   for (guint k = 0; k < n; k++)
@@ -192,7 +192,7 @@ add_segment (Tree *t, RspIdx i, guint32 parent)
       add_time (t, task, s->end - s->start, FALSE, FALSE, 1u << cat);
       if (run->n_samples == 0)
         {
-          add_stack (t, task, rsp_flame_unsampled_stack (m, run), TRUE, s->end - s->start, TRUE, 1u << cat);
+          add_stack (t, task, rsp_model_unsampled_stack (m, run), TRUE, s->end - s->start, TRUE, 1u << cat);
           return;
         }
       /* each sample's share of the run, as the accounting divided it */
@@ -345,7 +345,7 @@ tree_build (const RspAnalysis *const *analyses, guint n_analyses, gboolean full_
   t->names = g_string_chunk_new (256);
   t->a = analyses[0];
   t->full_stacks = full_stacks;
-  t->stacks = rsp_flame_stacks_new (rsp_analysis_model (analyses[0]), full_stacks);
+  t->stacks = rsp_stack_names_new (rsp_analysis_model (analyses[0]), full_stacks);
   t->nodes = g_array_new (FALSE, TRUE, sizeof (Node));
   t->index = g_hash_table_new_full (node_key_hash, node_key_equal, g_free, NULL);
   t->crumb_widths = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);

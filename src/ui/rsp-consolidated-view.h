@@ -21,7 +21,7 @@ typedef struct {
   gint highlight_category; /* an RspCategory to highlight, or -1 */
   const char *const *zoom_path; /* frames from the root to the zoomed subtree, NULL-terminated; NULL = root */
   double scroll_y;         /* logical px the stacks are scrolled up from the bottom */
-  gboolean full_stacks;    /* also draw scheduler plumbing frames (see rsp_flame_stacks_new) */
+  gboolean full_stacks;    /* also draw scheduler plumbing frames (see rsp_stack_names_new) */
   gboolean inverted;       /* bottom-up: each frame's own time, its callers above it */
 } RspConsolidatedOptions;
 

@@ -1,6 +1,8 @@
 /* rsp-export.c — a drawing written to PNG, SVG or PDF. */
 #include "rsp-export.h"
 
+#include "rsp-user-file.h"
+
 #include <cairo-pdf.h>
 #include <cairo-svg.h>
 #include <errno.h>
@@ -22,23 +24,6 @@ rsp_image_format_for (const char *path)
   if (g_ascii_strcasecmp (dot, ".pdf") == 0)
     return RSP_IMAGE_PDF;
   return RSP_IMAGE_UNKNOWN;
-}
-
-/* Under sudo the picture belongs to the user who asked for it: a root-owned
- * file in their directory is one they cannot replace.  A failure is only a
- * warning, the picture is written. */
-static void
-give_to_invoking_user (const char *path)
-{
-  const char *uid_text = g_getenv ("SUDO_UID"), *gid_text = g_getenv ("SUDO_GID");
-  if (geteuid () != 0 || uid_text == NULL || gid_text == NULL)
-    return;
-  guint64 uid, gid;
-  if (!g_ascii_string_to_unsigned (uid_text, 10, 0, G_MAXUINT32, &uid, NULL)
-      || !g_ascii_string_to_unsigned (gid_text, 10, 0, G_MAXUINT32, &gid, NULL))
-    return;
-  if (chown (path, (uid_t) uid, (gid_t) gid) != 0)
-    g_printerr (_("rsp: warning: cannot give %s to uid %s: %s\n"), path, uid_text, g_strerror (errno));
 }
 
 gboolean
@@ -84,6 +69,6 @@ rsp_export_image (const char *path, double width, double height, RspDrawFunc dra
                    cairo_status_to_string (status));
       return FALSE;
     }
-  give_to_invoking_user (path);
+  rsp_give_to_invoking_user (path);
   return TRUE;
 }

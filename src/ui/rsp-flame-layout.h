@@ -24,6 +24,7 @@
 #include <pango/pango.h>
 
 #include "rsp-analysis.h"
+#include "rsp-stack-names.h"
 #include "rsp-theme.h"
 
 G_BEGIN_DECLS
@@ -167,23 +168,6 @@ gboolean rsp_flame_name_matches (const char *name, const char *search);
 
 /* The shade of a frame's colour: the same name, the same shade. */
 guint8 rsp_flame_name_shade (const char *name);
-/* Stacks as the views draw them: frame names outermost first, each stack
- * resolved once.  Unless FULL, the frames the model's kernel table calls
- * scheduler plumbing (schedule, io_schedule, do_syscall_64,
- * finish_task_switch...) are left out: every sleep has them, they say
- * nothing about why it slept, and they cost each layer five rows. */
-typedef struct _RspFlameStacks RspFlameStacks;
-RspFlameStacks *rsp_flame_stacks_new (const RspModel *model, gboolean full);
-void rsp_flame_stacks_free (RspFlameStacks *stacks);
-/* Valid until the next call.  N_USER (may be NULL): how many of the
- * outermost frames are user-space. */
-const char *const *rsp_flame_stacks_get (RspFlameStacks *stacks, RspStackId stack, guint *n_frames, guint *n_user);
-/* The stack a run is drawn with when no sample fell in it: the user-space
- * part of the stack it blocked with at its end, as the accounting names
- * such runs ("ran 4.6 ms in short runs ... each ending in read()"); its
- * kernel part says where it stopped, not where it ran.  0 if none. */
-RspStackId rsp_flame_unsampled_stack (const RspModel *model, const RspRun *run);
-
 /* The box a sleep's stretch of category CAT gets on top of its frames
  * ("disk I/O", "I/O queue", "network 10.0.0.1:80"), or NULL if none.  A
  * label made for the stretch is kept in NAMES, which the caller frees when

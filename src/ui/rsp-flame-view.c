@@ -60,7 +60,7 @@ typedef struct {
  * (reference counted: a GRcBox). */
 typedef struct {
   const RspAnalysis *a;
-  RspFlameStacks *stacks;
+  RspStackNames *stacks;
   gboolean full_stacks;
   double row_height;
   double content_height;
@@ -91,7 +91,7 @@ static void
 flame_clear (gpointer p)
 {
   Flame *f = p;
-  rsp_flame_stacks_free (f->stacks);
+  rsp_stack_names_free (f->stacks);
   g_array_unref (f->row_ys);
   for (guint i = 0; i < f->lanes->len; i++)
     g_array_unref (g_array_index (f->lanes, Lane, i).roots);
@@ -146,7 +146,7 @@ static guint
 stack_frames (Flame *f, RspStackId stack, gboolean user_only)
 {
   guint n, n_user;
-  rsp_flame_stacks_get (f->stacks, stack, &n, &n_user);
+  rsp_stack_names_get (f->stacks, stack, &n, &n_user);
   return user_only ? n_user : n;
 }
 
@@ -185,7 +185,7 @@ measure_segments (Flame *f)
       else
         {
           const RspRun *run = rsp_model_run (m, s->item);
-          guint most = stack_frames (f, rsp_flame_unsampled_stack (m, run), TRUE);
+          guint most = stack_frames (f, rsp_model_unsampled_stack (m, run), TRUE);
           for (guint k = 0; k < run->n_samples; k++)
             most = MAX (most, stack_frames (f, rsp_model_sample (m, run->first_sample + k)->stack, FALSE));
           f->seg_frames[i] = most;
@@ -412,7 +412,7 @@ add_stack (Builder *b, guint level, RspStackId stack, gboolean user_only, guint6
            RspFlameBoxKind kind, guint32 parent, RspIdx seg, guint16 cats)
 {
   guint n, n_user;
-  const char *const *names = rsp_flame_stacks_get (b->f->stacks, stack, &n, &n_user);
+  const char *const *names = rsp_stack_names_get (b->f->stacks, stack, &n, &n_user);
   if (user_only)
     n = n_user;
   for (guint k = 0; k < n; k++)
@@ -438,7 +438,7 @@ lay_out_segment (Builder *b, RspIdx i, guint32 parent)
       const RspRun *run = rsp_model_run (m, s->item);
       if (run->n_samples == 0)
         {
-          add_stack (b, base + 1, rsp_flame_unsampled_stack (m, run), TRUE, s->start, s->end, RSP_FLAME_BOX_RUN,
+          add_stack (b, base + 1, rsp_model_unsampled_stack (m, run), TRUE, s->start, s->end, RSP_FLAME_BOX_RUN,
                      task_box, i, 1u << RSP_CAT_CPU_UNSAMPLED);
           return;
         }
@@ -526,7 +526,7 @@ flame_new (const RspAnalysis *analysis, gboolean full_stacks, double row_height)
   f->a = analysis;
   f->full_stacks = full_stacks;
   f->row_height = row_height;
-  f->stacks = rsp_flame_stacks_new (rsp_analysis_model (analysis), full_stacks);
+  f->stacks = rsp_stack_names_new (rsp_analysis_model (analysis), full_stacks);
   f->row_ys = g_array_new (FALSE, FALSE, sizeof (double));
   f->lanes = g_array_new (FALSE, FALSE, sizeof (Lane));
   f->bands = g_array_new (FALSE, FALSE, sizeof (Band));

@@ -30,7 +30,7 @@ typedef struct {
   const char *search;      /* highlight frames whose name contains this, or NULL */
   gint highlight_category; /* an RspCategory to highlight, or -1 */
   double scroll_y;         /* logical px the bands are scrolled up from the bottom (0 = path 0's base) */
-  gboolean full_stacks;    /* also draw scheduler plumbing frames (see rsp_flame_stacks_new) */
+  gboolean full_stacks;    /* also draw scheduler plumbing frames (see rsp_stack_names_new) */
 } RspFlameOptions;
 
 void rsp_flame_options_init (RspFlameOptions *options);

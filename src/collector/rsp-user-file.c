@@ -1,0 +1,20 @@
+/* rsp-user-file.c — handing written files to the invoking user. */
+#include "rsp-user-file.h"
+
+#include <errno.h>
+#include <glib/gi18n-lib.h>
+#include <unistd.h>
+
+void
+rsp_give_to_invoking_user (const char *path)
+{
+  const char *uid_text = g_getenv ("SUDO_UID"), *gid_text = g_getenv ("SUDO_GID");
+  if (geteuid () != 0 || uid_text == NULL || gid_text == NULL)
+    return;
+  guint64 uid, gid;
+  if (!g_ascii_string_to_unsigned (uid_text, 10, 0, G_MAXUINT32, &uid, NULL)
+      || !g_ascii_string_to_unsigned (gid_text, 10, 0, G_MAXUINT32, &gid, NULL))
+    return;
+  if (chown (path, (uid_t) uid, (gid_t) gid) != 0)
+    g_printerr (_("rsp: warning: cannot give %s to uid %s: %s\n"), path, uid_text, g_strerror (errno));
+}

@@ -1,0 +1,329 @@
+#!/usr/bin/env python3
+"""rsp export, read back by readers that are not RSP's.
+
+For every recording in tests/data and one recorded here (sqlite3 commits,
+each an fsync), the four exports of the process of interest are read by
+something other than rsp and their totals compared with the accounting
+table of `rsp report --json`, category by category:
+
+- folded: parsed as FlameGraph's stackcollapse format (frames split on ';',
+  the weight after the last space), in microseconds;
+- speedscope: validated against the JSON schema the speedscope npm package
+  ships, its weights summed per profile; and opened by speedscope itself in
+  headless Chromium, which must show the profile (a broken file, the
+  negative control, must not);
+- chrome: parsed as trace-event JSON: slices nested on their tracks, every
+  flow start with its end, every track named; speedscope imports it too;
+- pprof: decoded by pprof-format (tests/scripts/read-pprof.js under node).
+
+The readers come from scripts/install-deps.sh --test (Debian packages and
+two pinned npm tarballs in tests/readers/, scripts/fetch-test-readers.py).
+Also the command's errors: no --format, an unknown one, no -o, an output
+that cannot be written, a plain perf.data without --pid.
+"""
+import decimal
+import functools
+import glob
+import http.server
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import threading
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import rsptest  # noqa: E402
+
+SOURCE = os.environ.get("RSP_SOURCE_ROOT") or os.path.join(os.path.dirname(__file__), "..", "..")
+READERS = os.path.join(SOURCE, "tests", "readers")
+SPEEDSCOPE = os.path.join(READERS, "speedscope-1.25.0")
+PPROF_FORMAT = os.path.join(READERS, "pprof-format-2.3.2")
+HOW = "run scripts/install-deps.sh --test"
+
+
+def readers():
+    for d in (SPEEDSCOPE, PPROF_FORMAT):
+        if not os.path.isfile(os.path.join(d, ".integrity")):
+            rsptest.skip_or_fail("%s is missing: %s" % (d, HOW))
+    for prog in ("node", "chromium"):
+        if shutil.which(prog) is None:
+            rsptest.skip_or_fail("%s is not installed: %s" % (prog, HOW))
+    try:
+        import jsonschema  # noqa: F401
+    except ImportError:
+        rsptest.skip_or_fail("python3-jsonschema is not installed: " + HOW)
+
+
+def accounting(rsp, recording, target):
+    rep = json.loads(rsptest.run([rsp, "report", "--json", *target, recording]).stdout)
+    acc = rep["accounting"]
+    cats = {c["id"]: round(c["ms"] * 1000) for c in acc["categories"]}
+    labels = {"[%s]" % c["label"]: c["id"] for c in acc["categories"]}
+    return rep, cats, labels, round(acc["total_ms"] * 1000)
+
+
+def same_us(what, got_ns, want_us, slack_us=1):
+    """An export's nanoseconds against the report's microseconds (ms with
+    three decimals, rounded from the same nanoseconds)."""
+    if abs(got_ns / 1000 - want_us) > slack_us:
+        rsptest.fail("%s: %.3f us in the export, %d us in the accounting table" % (what, got_ns / 1000, want_us))
+
+
+def check_folded(path, cats, labels, name):
+    per = {}
+    roots = set()
+    with open(path) as f:
+        for n, line in enumerate(f, 1):
+            stack, _, weight = line.rstrip("\n").rpartition(" ")
+            if not stack or not weight.isdigit() or int(weight) <= 0:
+                rsptest.fail("%s: line %d is not 'frame;frame;... weight': %r" % (name, n, line))
+            frames = stack.split(";")
+            if len(frames) < 2 or frames[-1] not in labels:
+                rsptest.fail("%s: line %d does not end in a category frame: %r" % (name, n, line))
+            roots.add(frames[0])
+            per[labels[frames[-1]]] = per.get(labels[frames[-1]], 0) + int(weight)
+    for cat, us in cats.items():
+        # folded rounds each category's sum to the microsecond, as the report does
+        if abs(per.get(cat, 0) - us) > 1:
+            rsptest.fail("%s: %s is %d us in the folded export, %d us in the accounting" % (name, cat, per.get(cat, 0), us))
+    return roots
+
+
+def check_speedscope(path, cats, labels, total_us, name):
+    import jsonschema
+    with open(os.path.join(SPEEDSCOPE, "dist", "release", "file-format-schema.json")) as f:
+        schema = json.load(f)
+    with open(path) as f:
+        doc = json.load(f)
+    try:
+        jsonschema.validate(doc, schema)
+    except jsonschema.ValidationError as e:
+        rsptest.fail("%s: not valid against speedscope's schema: %s" % (name, e.message))
+    frames = [fr["name"] for fr in doc["shared"]["frames"]]
+    per = {}
+    total = 0
+    for p in doc["profiles"]:
+        if p["type"] != "sampled" or p["unit"] != "nanoseconds" or len(p["samples"]) != len(p["weights"]):
+            rsptest.fail("%s: profile %r is not a sampled profile in nanoseconds" % (name, p["name"]))
+        if sum(p["weights"]) != p["endValue"] - p["startValue"]:
+            rsptest.fail("%s: profile %r: weights add up to %d, its span is %d"
+                         % (name, p["name"], sum(p["weights"]), p["endValue"] - p["startValue"]))
+        for stack, w in zip(p["samples"], p["weights"]):
+            top = frames[stack[-1]]
+            if top not in labels:
+                rsptest.fail("%s: a stack ends in %r, not a category" % (name, top))
+            per[labels[top]] = per.get(labels[top], 0) + w
+            total += w
+    for cat, us in cats.items():
+        same_us("%s: %s" % (name, cat), per.get(cat, 0), us)
+    same_us("%s: total" % name, total, total_us)
+    return doc
+
+
+def check_chrome(path, cats, total_us, name):
+    with open(path) as f:
+        doc = json.load(f, parse_float=decimal.Decimal)
+    events = doc["traceEvents"]
+    named = {(e["pid"], e["tid"]) for e in events if e["ph"] == "M" and e["name"] == "thread_name"}
+    slices = {}
+    per = {}
+    flows = {}
+    for e in events:
+        if e["ph"] == "M":
+            continue
+        track = (e["pid"], e["tid"])
+        if track not in named:
+            rsptest.fail("%s: track %s has no thread_name" % (name, track))
+        if e["ph"] == "X":
+            ts, dur = decimal.Decimal(e["ts"]), decimal.Decimal(e["dur"])
+            slices.setdefault(track, []).append((ts, ts + dur, e["cat"] in cats, e))
+            if e["cat"] in cats:
+                per[e["cat"]] = per.get(e["cat"], 0) + dur
+        elif e["ph"] in ("s", "f"):
+            flows.setdefault(e["id"], []).append(e["ph"])
+        else:
+            rsptest.fail("%s: unexpected event phase %r" % (name, e["ph"]))
+    for fid, phases in flows.items():
+        if sorted(phases) != ["f", "s"]:
+            rsptest.fail("%s: flow %s has %s" % (name, fid, phases))
+    # a stretch lies inside a segment's slice of its own track; segments of
+    # one track do not overlap
+    for track, sl in slices.items():
+        segments = sorted((a, b) for a, b, is_stretch, _ in sl if not is_stretch)
+        for (a1, b1), (a2, b2) in zip(segments, segments[1:]):
+            if a2 < b1:
+                rsptest.fail("%s: segments overlap on track %s: %s-%s and %s-%s" % (name, track, a1, b1, a2, b2))
+        for a, b, is_stretch, e in sl:
+            if is_stretch and not any(sa <= a and b <= sb for sa, sb in segments):
+                rsptest.fail("%s: stretch %s-%s on %s is in no segment" % (name, a, b, track))
+    total = 0
+    for cat, us in cats.items():
+        ns = int(per.get(cat, 0) * 1000)
+        total += ns
+        same_us("%s: %s" % (name, cat), ns, us)
+    same_us("%s: total" % name, total, total_us)
+    return len(flows)
+
+
+def check_pprof(path, cats, labels, total_us, name):
+    out = rsptest.run(["node", os.path.join(os.path.dirname(os.path.abspath(__file__)), "read-pprof.js"),
+                       PPROF_FORMAT, path]).stdout
+    p = json.loads(out)
+    if p["sample_types"] != [["wall", "nanoseconds"]]:
+        rsptest.fail("%s: sample types %s" % (name, p["sample_types"]))
+    for cat, us in cats.items():
+        same_us("%s: %s" % (name, cat), int(p["by_category"].get(cat, 0)), us)
+    for leaf, ns in p["by_leaf"].items():
+        if leaf not in labels:
+            rsptest.fail("%s: a sample's leaf is %r, not a category frame" % (name, leaf))
+    same_us("%s: total" % name, sum(int(v) for v in p["by_category"].values()), total_us)
+    return p
+
+
+class QuietHandler(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, *args):
+        pass
+
+
+class Server:
+    """speedscope's release directory and the files to open, over HTTP on
+    localhost: the application fetches the profile it is pointed at."""
+
+    def __init__(self, served):
+        handler = functools.partial(QuietHandler, directory=served)
+        self.httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
+        self.port = self.httpd.server_address[1]
+
+    def close(self):
+        self.httpd.shutdown()
+
+
+def speedscope_shows(server, profile, profile_dir):
+    """The text of the page speedscope makes of PROFILE (headless Chromium)."""
+    url = "http://127.0.0.1:%d/index.html#profileURL=http://127.0.0.1:%d/%s" % (server.port, server.port, profile)
+    argv = ["chromium", "--headless", "--no-sandbox", "--disable-dev-shm-usage", "--enable-unsafe-swiftshader",
+            "--user-data-dir=" + os.path.join(profile_dir, "chromium"), "--virtual-time-budget=15000",
+            "--dump-dom", url]
+    proc = rsptest.run(argv, timeout=120, check=False)
+    if proc.returncode != 0:
+        rsptest.fail("chromium exited with %d: %s" % (proc.returncode, proc.stderr[-2000:]))
+    return re.sub(r"\s+", " ", re.sub(r"<[^>]*>", " ", proc.stdout))
+
+
+def record_sqlite(rsp, tmp):
+    """A recording of 40 sqlite3 commits, each an fsync, on a real disk."""
+    rsptest.require_perf_and_root()
+    work = tempfile.mkdtemp(prefix="rsp-export-", dir="/var/tmp")
+    try:
+        sql = os.path.join(work, "commits.sql")
+        with open(sql, "w") as f:
+            f.write("PRAGMA journal_mode=WAL;\nPRAGMA synchronous=FULL;\nCREATE TABLE t(x);\n")
+            for i in range(40):
+                f.write("INSERT INTO t VALUES(%d);\n" % i)
+        out = os.path.join(tmp, "sqlite.rsp")
+        rsptest.run([rsp, "record", "-o", out, "--", "sqlite3", os.path.join(work, "db.sqlite"), ".read " + sql],
+                    timeout=300)
+        return out
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+def errors(rsp, tmp):
+    rec = os.path.join(SOURCE, "tests", "data", "tcp_loop.rsp")
+    cases = [
+        (["export", "-o", os.path.join(tmp, "x"), rec], 2, "--format is required"),
+        (["export", "--format", "svg", "-o", os.path.join(tmp, "x"), rec], 2, "unknown format 'svg'"),
+        (["export", "--format", "folded", rec], 2, "-o OUT is required"),
+        (["export", "--format", "folded", "-o", os.path.join(tmp, "no", "such", "dir", "x"), rec], 1,
+         "No such file or directory"),
+        (["export", "--format", "folded", "-o", os.path.join(tmp, "x"),
+          os.path.join(SOURCE, "tests", "data", "pingpong-plain.perf.data")], 1, "name the process of interest"),
+    ]
+    for argv, status, message in cases:
+        proc = rsptest.run([rsp, *argv], check=False)
+        if proc.returncode != status or message not in proc.stderr:
+            rsptest.fail("rsp %s: exit %d, %r; expected exit %d and %r"
+                         % (" ".join(argv), proc.returncode, proc.stderr.strip(), status, message))
+    # - is standard output
+    proc = rsptest.run([rsp, "export", "--format", "folded", "-o", "-", rec])
+    with open(os.path.join(tmp, "stdout.folded"), "w") as f:
+        f.write(proc.stdout)
+    rsptest.run([rsp, "export", "--format", "folded", "-o", os.path.join(tmp, "file.folded"), rec])
+    with open(os.path.join(tmp, "file.folded")) as f:
+        if f.read() != proc.stdout:
+            rsptest.fail("-o - does not write what -o FILE writes")
+    rsptest.log("ok: the command's errors and -o -")
+
+
+def main():
+    rsp = rsptest.rsp_path()
+    readers()
+    tmp = tempfile.mkdtemp(prefix="rsp-export-")
+    served = os.path.join(tmp, "served")
+    shutil.copytree(os.path.join(SPEEDSCOPE, "dist", "release"), served)
+    server = Server(served)
+    try:
+        errors(rsp, tmp)
+        recordings = sorted(glob.glob(os.path.join(SOURCE, "tests", "data", "*.rsp")))
+        recordings = [(r, []) for r in recordings]
+        recordings.append((os.path.join(SOURCE, "tests", "data", "pingpong-plain.perf.data"), ["--comm", "pingpong"]))
+        recordings.append((record_sqlite(rsp, tmp), []))
+        opened = 0
+        for rec, target in recordings:
+            base = os.path.basename(rec)
+            files = {}
+            for fmt in ("folded", "speedscope", "chrome", "pprof"):
+                files[fmt] = os.path.join(served, "%s.%s" % (base, fmt))
+                rsptest.run([rsp, "export", "--format", fmt, "-o", files[fmt], *target, rec])
+            # the report of the process the export picked (a --repeat
+            # recording's report is about its runs unless one is named)
+            with open(files["chrome"]) as f:
+                pid = json.load(f)["otherData"]["pid"]
+            rep, cats, labels, total_us = accounting(rsp, rec, ["--pid", str(pid)])
+            comm = rep["target"]["comm"]
+            roots = check_folded(files["folded"], cats, labels, base + " folded")
+            if comm not in roots:
+                rsptest.fail("%s folded: no stack starts at the process of interest %s: %s" % (base, comm, roots))
+            doc = check_speedscope(files["speedscope"], cats, labels, total_us, base + " speedscope")
+            n_flows = check_chrome(files["chrome"], cats, total_us, base + " chrome")
+            p = check_pprof(files["pprof"], cats, labels, total_us, base + " pprof")
+            rsptest.log("ok: %s: %s (%d): total %.3f ms in %d categories; folded, speedscope (%d profiles), "
+                        "chrome (%d wake-up flows), pprof (%d samples, %d functions) add up to it"
+                        % (base, comm, rep["target"]["pid"], total_us / 1000, sum(1 for v in cats.values() if v),
+                           len(doc["profiles"]), n_flows, p["samples"], p["functions"]))
+            if base == "sqlite.rsp":
+                if cats.get("disk_io", 0) == 0:
+                    rsptest.fail("sqlite.rsp: no disk I/O in the accounting of 40 fsync'd commits")
+            # speedscope opens two of them in headless Chromium, and the Chrome trace
+            if base in ("tcp_loop.rsp", "sqlite.rsp"):
+                title = doc["profiles"][0]["name"]
+                page = speedscope_shows(server, os.path.basename(files["speedscope"]), tmp)
+                if title not in page:
+                    rsptest.fail("speedscope did not show %s: the page reads %r" % (title, page[:500]))
+                page = speedscope_shows(server, os.path.basename(files["chrome"]), tmp)
+                want = "%s (pid %d)" % (comm, rep["target"]["pid"])
+                if want not in page:
+                    rsptest.fail("speedscope did not open the Chrome trace of %s: the page reads %r" % (base, page[:500]))
+                opened += 1
+                rsptest.log("ok: speedscope in headless Chromium shows %r and the Chrome trace's %r" % (title, want))
+        # the negative control: a file speedscope cannot read is not shown
+        with open(os.path.join(served, "tcp_loop.rsp.speedscope")) as f:
+            doc = json.load(f)
+        title = doc["profiles"][0]["name"]
+        del doc["profiles"][0]["samples"]
+        with open(os.path.join(served, "broken.json"), "w") as f:
+            json.dump(doc, f)
+        if title in speedscope_shows(server, "broken.json", tmp):
+            rsptest.fail("speedscope shows a profile without samples: the check above proves nothing")
+        rsptest.log("ok: %d recordings exported; speedscope opened %d, and not a broken file" % (len(recordings), opened))
+    finally:
+        server.close()
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
