@@ -137,6 +137,15 @@ prepare() {
   mounted+=("$run_root/tmp")
   bind "$work/apt-archives" "$run_root/var/cache/apt/archives"
   cp /etc/resolv.conf "$run_root/etc/resolv.conf" 2>/dev/null || true
+  # The network's own TLS certificate authorities (a site's intercepting
+  # proxy), when this machine has some: part of the network, like
+  # resolv.conf, not a package.  Debian's ca-certificates, which
+  # install-deps.sh --test installs for the npm downloads, adds them to the
+  # system's bundle, as it would on a fresh machine of that site.
+  if ls /usr/local/share/ca-certificates/*.crt >/dev/null 2>&1; then
+    mkdir -p "$run_root/usr/local/share/ca-certificates"
+    cp /usr/local/share/ca-certificates/*.crt "$run_root/usr/local/share/ca-certificates/"
+  fi
   local home=/root
   if [ "$m" = user ]; then
     chroot "$run_root" /bin/sh -c 'DEBIAN_FRONTEND=noninteractive apt-get update -q >/dev/null &&

@@ -22,10 +22,11 @@ libelf-dev libdw-dev linux-perf procps util-linux python3"
 # for the export test: Chromium (speedscope opens the exports in it),
 # nodejs (pprof-format decodes the pprof export) and python3-jsonschema
 # (speedscope's schema), with the two npm packages that
-# scripts/fetch-test-readers.py downloads into tests/readers/.
+# scripts/fetch-test-readers.py downloads into tests/readers/ over HTTPS
+# (ca-certificates: a minimal Debian trusts no certificate authority).
 test_packages="clang libclang-rt-14-dev llvm passwd xvfb xdotool imagemagick
 desktop-file-utils appstream libxml2-utils librsvg2-bin shared-mime-info libglib2.0-bin
-sqlite3 groff-base chromium nodejs python3-jsonschema"
+sqlite3 groff-base chromium nodejs python3-jsonschema ca-certificates"
 
 list=0
 test=0

@@ -128,6 +128,99 @@ dump_event (Dumper *d, const RspEvent *ev)
   fwrite (d->line->str, 1, d->line->len, d->out);
 }
 
+/* Frames without a symbol, per process: what stays unnamed in the views
+ * (named there by file and offset). */
+typedef struct {
+  gint32 pid;
+  guint64 frames, unnamed;
+  GHashTable *by_file; /* interned dso -> count of unnamed frames */
+} Unnamed;
+
+static void
+unnamed_free (gpointer p)
+{
+  Unnamed *u = p;
+  g_hash_table_unref (u->by_file);
+  g_free (u);
+}
+
+static void
+count_unnamed (GHashTable *per_pid, gint32 pid, const RspFrame *frames, guint n)
+{
+  Unnamed *u = g_hash_table_lookup (per_pid, GINT_TO_POINTER (pid));
+  if (u == NULL)
+    {
+      u = g_new0 (Unnamed, 1);
+      u->pid = pid;
+      u->by_file = g_hash_table_new (g_direct_hash, g_direct_equal);
+      g_hash_table_insert (per_pid, GINT_TO_POINTER (pid), u);
+    }
+  u->frames += n;
+  for (guint i = 0; i < n; i++)
+    if (frames[i].symbol == NULL)
+      {
+        u->unnamed++;
+        gpointer key = (gpointer) (frames[i].dso != NULL ? frames[i].dso : "");
+        g_hash_table_insert (u->by_file, key,
+                             GSIZE_TO_POINTER (GPOINTER_TO_SIZE (g_hash_table_lookup (u->by_file, key)) + 1));
+      }
+}
+
+static gint
+compare_unnamed (gconstpointer pa, gconstpointer pb)
+{
+  const Unnamed *a = *(Unnamed *const *) pa, *b = *(Unnamed *const *) pb;
+  if (a->unnamed != b->unnamed)
+    return a->unnamed > b->unnamed ? -1 : 1;
+  return a->pid - b->pid;
+}
+
+#define UNNAMED_SHOWN 10
+
+static void
+print_unnamed (Dumper *d, GHashTable *per_pid)
+{
+  FILE *out = d->out;
+  g_autoptr (GPtrArray) list = g_ptr_array_new ();
+  GHashTableIter it;
+  gpointer key, value;
+  g_hash_table_iter_init (&it, per_pid);
+  while (g_hash_table_iter_next (&it, &key, &value))
+    g_ptr_array_add (list, value);
+  g_ptr_array_sort (list, compare_unnamed);
+  guint64 frames = 0, unnamed = 0;
+  for (guint i = 0; i < list->len; i++)
+    {
+      const Unnamed *u = g_ptr_array_index (list, i);
+      frames += u->frames;
+      unnamed += u->unnamed;
+    }
+  fprintf (out, _("unnamed:       %llu of %llu frames have no symbol (the views name them by file and offset, or address); by process:\n"),
+           (unsigned long long) unnamed, (unsigned long long) frames);
+  for (guint i = 0; i < list->len && i < UNNAMED_SHOWN; i++)
+    {
+      const Unnamed *u = g_ptr_array_index (list, i);
+      if (u->unnamed == 0)
+        break;
+      /* the file most of them fall in */
+      const char *top = NULL;
+      gsize top_n = 0;
+      g_hash_table_iter_init (&it, u->by_file);
+      while (g_hash_table_iter_next (&it, &key, &value))
+        if (GPOINTER_TO_SIZE (value) > top_n || (GPOINTER_TO_SIZE (value) == top_n && g_strcmp0 (key, top) < 0))
+          {
+            top = key;
+            top_n = GPOINTER_TO_SIZE (value);
+          }
+      const char *comm = rsp_threads_get_comm (d->threads, u->pid);
+      fprintf (out, _("  pid %-7d %-16s %llu of %llu unnamed, %llu in %s\n"), u->pid, comm != NULL ? comm : "?",
+               (unsigned long long) u->unnamed, (unsigned long long) u->frames, (unsigned long long) top_n,
+               top != NULL && *top != '\0' ? top : _("no file (unmapped)"));
+    }
+  if (list->len > UNNAMED_SHOWN)
+    fprintf (out, _("  (%u processes in all)\n"), list->len);
+}
+
 static void
 print_stats (Dumper *d, const char *path, const guint64 *per_event, guint64 frames, gdouble seconds)
 {
@@ -234,7 +327,7 @@ rsp_cmd_dump (int argc, char **argv)
   gboolean offline = FALSE;
   const GOptionEntry entries[] = {
     { "stats", 's', 0, G_OPTION_ARG_NONE, &stats,
-      N_ ("Print counts per event and record type, lost events, health and throughput"), NULL },
+      N_ ("Print counts per event and record type, lost events, health, throughput and the frames without a symbol per process"), NULL },
     { "offline", 0, 0, G_OPTION_ARG_NONE, &offline,
       N_ ("Use only the symbols stored in the recording, nothing from this machine"), NULL },
     { NULL },
@@ -277,6 +370,7 @@ rsp_cmd_dump (int argc, char **argv)
 
   g_autofree guint64 *per_event = g_new0 (guint64, MAX (rsp_perf_reader_get_n_evsels (reader), 1));
   guint64 frames = 0;
+  g_autoptr (GHashTable) unnamed = g_hash_table_new_full (g_direct_hash, g_direct_equal, NULL, unnamed_free);
   gint64 t0 = g_get_monotonic_time ();
   RspEvent ev;
   while (rsp_perf_reader_next (reader, &ev))
@@ -288,7 +382,9 @@ rsp_cmd_dump (int argc, char **argv)
           if (ev.type == PERF_RECORD_SAMPLE)
             {
               per_event[ev.evsel->index]++;
-              frames += rsp_symbolizer_resolve_callchain (d.symbolizer, &ev, d.frames, MAX_FRAMES);
+              guint n = rsp_symbolizer_resolve_callchain (d.symbolizer, &ev, d.frames, MAX_FRAMES);
+              frames += n;
+              count_unnamed (unnamed, ev.pid, d.frames, n);
             }
         }
       else
@@ -296,7 +392,10 @@ rsp_cmd_dump (int argc, char **argv)
     }
   gdouble seconds = (g_get_monotonic_time () - t0) / 1e6;
   if (stats)
-    print_stats (&d, path, per_event, frames, seconds);
+    {
+      print_stats (&d, path, per_event, frames, seconds);
+      print_unnamed (&d, unnamed);
+    }
   fflush (stdout);
 
   status = 0;

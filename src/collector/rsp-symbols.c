@@ -523,6 +523,9 @@ resolve_user (RspSymbolizer *self, gint32 pid, guint64 ip, RspFrame *frame)
     }
   if (sym == NULL)
     {
+      /* named by its file and this offset ("libc.so.6+0x27d0a"), which
+       * addr2line and objdump take */
+      frame->offset = offset;
       self->stats.unknown++;
       return;
     }

@@ -32,7 +32,8 @@ typedef enum {
 typedef struct {
   guint64 ip;          /* address as recorded (user: virtual address in the process) */
   const char *symbol;  /* interned function name, NULL if unknown */
-  guint64 offset;      /* ip - symbol start (0 when unknown) */
+  guint64 offset;      /* ip - symbol start; without a symbol, user space: the offset in the
+                        * file the address falls in (ip - map start + pgoff); else 0 */
   const char *dso;     /* interned path ("[kernel.kallsyms]" for the kernel), NULL if unmapped */
   gboolean kernel;
 } RspFrame;

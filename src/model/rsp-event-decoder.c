@@ -95,6 +95,7 @@ resolve_stack (Decoder *d, const RspEvent *ev, RspModelEvent *out)
       d->mframes[i].symbol = d->rframes[i].symbol;
       d->mframes[i].dso = d->rframes[i].dso;
       d->mframes[i].ip = d->rframes[i].ip;
+      d->mframes[i].offset = d->rframes[i].symbol == NULL ? d->rframes[i].offset : 0;
       d->mframes[i].kernel = d->rframes[i].kernel;
     }
   out->frames = d->mframes;

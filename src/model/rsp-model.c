@@ -44,7 +44,7 @@ stack_key_equal (gconstpointer a, gconstpointer b)
   const RspModelFrame *fa = key_frames (ka);
   const RspModelFrame *fb = key_frames (kb);
   for (guint i = 0; i < ka->n; i++)
-    if (fa[i].ip != fb[i].ip || fa[i].symbol != fb[i].symbol || fa[i].dso != fb[i].dso)
+    if (fa[i].ip != fb[i].ip || fa[i].offset != fb[i].offset || fa[i].symbol != fb[i].symbol || fa[i].dso != fb[i].dso)
       return FALSE;
   return TRUE;
 }
@@ -193,9 +193,34 @@ compute_describing_frame (const RspModel *m, RspStackId stack, GStringChunk *str
   return NULL;
 }
 
+static const char *
+frame_label (RspModel *m, const RspModelFrame *f)
+{
+  if (f->symbol != NULL)
+    return f->symbol;
+  g_autofree char *label = NULL;
+  if (f->kernel)
+    label = g_strdup_printf ("[kernel] 0x%" G_GINT64_MODIFIER "x", f->ip);
+  else if (f->dso == NULL)
+    label = g_strdup_printf ("[unmapped] 0x%" G_GINT64_MODIFIER "x", f->ip);
+  else if (g_str_has_prefix (f->dso, "//anon") || g_str_has_prefix (f->dso, "[anon"))
+    label = g_strdup_printf ("[anon] 0x%" G_GINT64_MODIFIER "x", f->ip);
+  else
+    {
+      g_autofree char *base = g_path_get_basename (f->dso);
+      label = g_strdup_printf ("%s+0x%" G_GINT64_MODIFIER "x", base, f->offset);
+    }
+  return g_string_chunk_insert_const (m->strings, label);
+}
+
 void
 rsp_model_compute_frames (RspModel *m)
 {
+  for (guint i = 0; i < m->frames->len; i++)
+    {
+      RspModelFrame *f = &g_array_index (m->frames, RspModelFrame, i);
+      f->name = frame_label (m, f);
+    }
   guint n = m->stack_index->len / 2;
   g_clear_pointer (&m->describing, g_ptr_array_unref);
   m->describing = g_ptr_array_sized_new (n);

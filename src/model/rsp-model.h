@@ -36,7 +36,14 @@ typedef struct {
   const char *symbol; /* interned, NULL if unknown */
   const char *dso;    /* interned, NULL if unmapped */
   guint64 ip;
+  guint64 offset;     /* without a symbol, in a file: the offset in it (RspFrame.offset) */
   gboolean kernel;
+  /* what the views and exports call it, set when the model is built: the
+   * symbol, else the file's base name and the offset in it,
+   * "libpython3.11.so.1.0+0x1a2b30", or the address where no file is
+   * known: "[anon] 0x7f3a12c04e10" (anonymous memory: JIT code),
+   * "[unmapped] 0x...", "[kernel] 0xffff...".  Never a bare "[unknown]". */
+  const char *name;
 } RspModelFrame;
 
 typedef guint32 RspStackId; /* 0 = empty stack */

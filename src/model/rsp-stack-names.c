@@ -6,7 +6,6 @@
 struct _RspStackNames {
   const RspModel *m;
   gboolean full;
-  GStringChunk *labels; /* "[binary]" names of frames without a symbol */
   GArray *names; /* const char *: every resolved stack, outermost frame first */
   GArray *where; /* per stack id: offset into names + 1 (0 = not resolved yet), length, user frames */
 };
@@ -17,7 +16,6 @@ rsp_stack_names_new (const RspModel *model, gboolean full)
   RspStackNames *s = g_new0 (RspStackNames, 1);
   s->m = model;
   s->full = full;
-  s->labels = g_string_chunk_new (256);
   s->names = g_array_new (FALSE, FALSE, sizeof (const char *));
   s->where = g_array_new (FALSE, TRUE, 3 * sizeof (guint32));
   return s;
@@ -30,22 +28,7 @@ rsp_stack_names_free (RspStackNames *s)
     return;
   g_array_unref (s->names);
   g_array_unref (s->where);
-  g_string_chunk_free (s->labels);
   g_free (s);
-}
-
-/* What both views call a frame: its symbol, else "[binary]" as the model
- * names binaries without symbols. */
-static const char *
-frame_name (RspStackNames *s, const RspModelFrame *f)
-{
-  if (f->symbol != NULL)
-    return f->symbol;
-  if (f->dso == NULL)
-    return f->kernel ? "[kernel]" : "[unknown]";
-  g_autofree char *base = g_path_get_basename (f->dso);
-  g_autofree char *label = g_strdup_printf ("[%s]", base);
-  return g_string_chunk_insert_const (s->labels, label);
 }
 
 const char *const *
@@ -71,7 +54,7 @@ rsp_stack_names_get (RspStackNames *s, RspStackId stack, guint *n_frames, guint 
             continue;
           if (!f->kernel && user == s->names->len - offset)
             user++;
-          const char *name = frame_name (s, f);
+          const char *name = f->name != NULL ? f->name : "?";
           g_array_append_val (s->names, name);
         }
       w[0] = offset + 1;

@@ -2,8 +2,8 @@
  * with, shared by the flame views and the exports (rsp-profile-export.h), so that
  * a frame is called the same everywhere.
  *
- * A frame is its symbol; one without a symbol is "[binary]", the base name
- * of the file it falls in; "[kernel]" or "[unknown]" without either.
+ * A frame is RspModelFrame.name: its symbol, else the file it falls in and
+ * the offset there, or its address where there is no file.
  * Unless FULL, the frames the model's kernel table calls scheduler plumbing
  * (schedule, io_schedule, do_syscall_64, finish_task_switch...) are left
  * out: every sleep has them, they say nothing about why it slept, and they

@@ -215,7 +215,8 @@ def speedscope_shows(server, profile, profile_dir):
 
 
 def record_sqlite(rsp, tmp):
-    """A recording of 40 sqlite3 commits, each an fsync, on a real disk."""
+    """A recording of 40 sqlite3 commits, each an fsync, on a real disk,
+    and a query that runs in libsqlite3 for a while."""
     rsptest.require_perf_and_root()
     work = tempfile.mkdtemp(prefix="rsp-export-", dir="/var/tmp")
     try:
@@ -224,12 +225,84 @@ def record_sqlite(rsp, tmp):
             f.write("PRAGMA journal_mode=WAL;\nPRAGMA synchronous=FULL;\nCREATE TABLE t(x);\n")
             for i in range(40):
                 f.write("INSERT INTO t VALUES(%d);\n" % i)
+            # and CPU time inside libsqlite3, whose internal functions have
+            # no symbol in Debian's build: frames named by library and offset
+            f.write("WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 400000) "
+                    "SELECT sum(x) FROM c;\n")
         out = os.path.join(tmp, "sqlite.rsp")
         rsptest.run([rsp, "record", "-o", out, "--", "sqlite3", os.path.join(work, "db.sqlite"), ".read " + sql],
                     timeout=300)
         return out
     finally:
         shutil.rmtree(work, ignore_errors=True)
+
+
+def unnamed(rsp, rec, files):
+    """Frames without a symbol: rsp dump --stats counts them per process as
+    rsp dump's own frame lines do ("[unknown]", as perf script prints
+    them), and no export has a bare [unknown] frame: each is named by its
+    file and offset, or its address."""
+    per_pid = {}
+    pid = None
+    for line in rsptest.run([rsp, "dump", rec]).stdout.splitlines():
+        if line.startswith("\t"):
+            if pid is not None and line.split()[1] == "[unknown]":
+                per_pid[pid] = per_pid.get(pid, 0) + 1
+            continue
+        m = re.match(r"\d+\.\d+ \[\d+\] .*? (-?\d+)/-?\d+ ", line)
+        pid = int(m.group(1)) if m else None
+    english = dict(os.environ, LC_ALL="C.UTF-8", LANGUAGE="")
+    stats = rsptest.run([rsp, "dump", "--stats", rec], env=english).stdout
+    m = re.search(r"^unnamed: +(\d+) of (\d+) frames", stats, re.M)
+    if not m:
+        rsptest.fail("%s: rsp dump --stats has no 'unnamed:' line:\n%s" % (rec, stats[-1500:]))
+    if int(m.group(1)) != sum(per_pid.values()):
+        rsptest.fail("%s: dump --stats counts %s unnamed frames, rsp dump prints %d"
+                     % (rec, m.group(1), sum(per_pid.values())))
+    shown = {int(p): int(n) for p, n in re.findall(r"^  pid (\d+) +\S+ +(\d+) of \d+ unnamed", stats, re.M)}
+    for p, n in shown.items():
+        if per_pid.get(p) != n:
+            rsptest.fail("%s: dump --stats: pid %d has %d unnamed frames, rsp dump prints %s" % (rec, p, n, per_pid.get(p)))
+    for fmt in ("folded", "speedscope"):
+        with open(files[fmt]) as f:
+            if "[unknown]" in f.read():
+                rsptest.fail("%s: the %s export has a bare [unknown] frame" % (rec, fmt))
+    return int(m.group(1)), len(shown)
+
+
+def exec_segments(path):
+    """The file ranges of PATH's executable PT_LOAD segments (readelf)."""
+    out = rsptest.run(["readelf", "-lW", path]).stdout
+    ranges = []
+    for line in out.splitlines():
+        f = line.split()
+        if f and f[0] == "LOAD" and "E" in f[6:-1]:
+            off, filesz = int(f[1], 16), int(f[4], 16)
+            ranges.append((off, off + filesz))
+    return ranges
+
+
+def check_offsets(folded, rec):
+    """Every 'library+0xOFFSET' frame is an offset in the code of a file of
+    that name the recording mapped."""
+    rsp = rsptest.rsp_path()
+    files = set(re.findall(r"\((/[^)]+)\)$", rsptest.run([rsp, "dump", rec]).stdout, re.M))
+    by_base = {}
+    for f in files:
+        by_base.setdefault(os.path.basename(f), f)
+    with open(folded) as f:
+        frames = set(re.findall(r"(?:^|;)([^;\[\]]+)\+0x([0-9a-f]+)(?=;)", f.read(), re.M))
+    checked = 0
+    for base, off in frames:
+        path = by_base.get(base)
+        if path is None or not os.path.exists(path):
+            continue
+        if not any(a <= int(off, 16) < b for a, b in exec_segments(path)):
+            rsptest.fail("%s+0x%s: not in an executable segment of %s" % (base, off, path))
+        checked += 1
+    if checked == 0:
+        rsptest.fail("no library+offset frame of %s could be checked against its file" % rec)
+    rsptest.log("ok: %d library+offset frames lie in the code of their files" % checked)
 
 
 def errors(rsp, tmp):
@@ -295,7 +368,18 @@ def main():
                         "chrome (%d wake-up flows), pprof (%d samples, %d functions) add up to it"
                         % (base, comm, rep["target"]["pid"], total_us / 1000, sum(1 for v in cats.values() if v),
                            len(doc["profiles"]), n_flows, p["samples"], p["functions"]))
+            n_unnamed, n_shown = unnamed(rsp, rec, files)
+            rsptest.log("ok: %s: %d frames without a symbol, counted per process by dump --stats as rsp dump "
+                        "prints them (%d processes shown); no [unknown] in the exports" % (base, n_unnamed, n_shown))
             if base == "sqlite.rsp":
+                # a library without a symbol for every function: its frames
+                # named by the library, never [unknown]
+                with open(files["folded"]) as f:
+                    libs = set(re.findall(r"(lib[\w.+-]*\.so[\w.]*)\+0x[0-9a-f]+", f.read()))
+                if not libs:
+                    rsptest.fail("sqlite.rsp: no frame named by its library and offset in the folded export")
+                check_offsets(files["folded"], rec)
+                rsptest.log("ok: sqlite.rsp: frames named by library and offset in %s" % ", ".join(sorted(libs)))
                 if cats.get("disk_io", 0) == 0:
                     rsptest.fail("sqlite.rsp: no disk I/O in the accounting of 40 fsync'd commits")
             # speedscope opens two of them in headless Chromium, and the Chrome trace

@@ -183,12 +183,22 @@ test_consolidated_colours (Fixture *fx, gconstpointer data)
 static const char *
 expected_frame_name (const RspModelFrame *f)
 {
+  /* a symbol; else file+offset, or the address where no file is known */
   if (f->symbol != NULL)
     return f->symbol;
-  if (f->dso == NULL)
-    return f->kernel ? "[kernel]" : "[unknown]";
-  g_autofree char *base = g_path_get_basename (f->dso);
-  g_autofree char *label = g_strdup_printf ("[%s]", base);
+  g_autofree char *label = NULL;
+  if (f->kernel)
+    label = g_strdup_printf ("[kernel] 0x%" G_GINT64_MODIFIER "x", f->ip);
+  else if (f->dso == NULL)
+    label = g_strdup_printf ("[unmapped] 0x%" G_GINT64_MODIFIER "x", f->ip);
+  else if (strcmp (f->dso, "//anon") == 0)
+    label = g_strdup_printf ("[anon] 0x%" G_GINT64_MODIFIER "x", f->ip);
+  else
+    {
+      g_autofree char *base = g_path_get_basename (f->dso);
+      label = g_strdup_printf ("%s+0x%" G_GINT64_MODIFIER "x", base, f->offset);
+    }
+  g_assert_false (strstr (label, "[unknown]"));
   return g_intern_string (label);
 }
 
