@@ -54,7 +54,7 @@ recorder_check_output_path (const char *output, GError **error)
  * recorded field, and gathers the symbols the samples use. */
 gboolean
 recorder_post_pass (const char *path, guint64 window_start, guint64 window_end, GArray *health,
-                    PostPass *result, GError **error)
+                    guint32 jit_uid, PostPass *result, GError **error)
 {
   g_autoptr (RspPerfReader) reader = rsp_perf_reader_open (path, error);
   if (reader == NULL)
@@ -72,6 +72,9 @@ recorder_post_pass (const char *path, guint64 window_start, guint64 window_end, 
         rsp_symbolizer_add_build_id (symbolizer, build_id->filename, build_id->id, build_id->size);
     }
   rsp_symbolizer_set_track_used (symbolizer, TRUE);
+  /* the JIT maps of COMMAND's user (rsp-symbols-jit.c) */
+  if (jit_uid != (guint32) -1)
+    rsp_symbolizer_trust_jit_maps_of (symbolizer, jit_uid);
 
   guint n_evsels = rsp_perf_reader_get_n_evsels (reader);
   g_autofree guint64 *samples_per_evsel = g_new0 (guint64, n_evsels);

@@ -193,8 +193,10 @@ typedef struct {
 } PostPass;
 
 gboolean recorder_check_output_path (const char *output, GError **error);
+/* JIT_UID: whose /tmp/perf-PID.map files to read too (COMMAND's user
+ * under sudo), or (guint32) -1. */
 gboolean recorder_post_pass (const char *path, guint64 window_start, guint64 window_end, GArray *health,
-                             PostPass *result, GError **error);
+                             guint32 jit_uid, PostPass *result, GError **error);
 RspRecordingMeta *session_build_meta (const Session *s, char **events, const GArray *missing, const GArray *health,
                                       gboolean idle_loss_suspected);
 gboolean session_write_recording (Session *s, RspRecordingMeta *meta, GBytes *symbols, GError **error);

@@ -208,7 +208,8 @@ session_finish (Session *s, const Probe *probe, GArray *health, GError **error)
   PostPass result = { 0 };
   RspHealthVerdict verdict;
 
-  if (!recorder_post_pass (s->tmp_path, s->health_start_ns, s->health_end_ns, health, &result, error))
+  if (!recorder_post_pass (s->tmp_path, s->health_start_ns, s->health_end_ns, health,
+                           s->drop_privileges ? (guint32) s->user_uid : (guint32) -1, &result, error))
     return 1;
 
   g_autoptr (RspFtraceMeta) ftrace_now = s->ftrace != NULL ? rsp_ftrace_build_meta (s->ftrace) : NULL;

@@ -98,6 +98,12 @@ struct _RspSymbolizer {
   gboolean track_used;
   GHashTable *used; /* RspSym* -> RspDso* (NULL for the kernel) */
 
+  /* JIT code (rsp-symbols-jit.c) */
+  gboolean has_stored;      /* a stored table was loaded: its JIT symbols only, never /tmp */
+  guint32 jit_trusted_uid;  /* map files of this user are read too; (guint32) -1: none */
+  GHashTable *jit_maps;     /* pid -> JitMap* (NULL: none), owned */
+  GHashTable *used_jit;     /* RspSym* -> JitMap* */
+
   RspSymbolizerStats stats;
 };
 
@@ -116,6 +122,19 @@ void symbolizer_stored_dso_free (gpointer stored_dso);
 const char *symbolizer_kernel_sym_dso (RspSymbolizer *self, const RspSym *sym);
 /* The maps of PID (one-entry cache), or NULL. */
 RspProcessMaps *symbolizer_process_maps (RspSymbolizer *self, gint32 pid);
+
+/* rsp-symbols-jit.c */
+typedef struct _JitMap JitMap;
+void symbolizer_jit_map_free (gpointer map);
+/* The JIT symbol of IP in process PID, from its perf map: fills FRAME's
+ * symbol, offset and dso ("/tmp/perf-PID.map"); FALSE if none. */
+gboolean symbolizer_jit_resolve (RspSymbolizer *self, gint32 pid, guint64 ip, RspFrame *frame);
+/* The used JIT symbols as "P" lines of a stored table. */
+void symbolizer_jit_export_used (RspSymbolizer *self, GString *out, void (*append_clean) (GString *, const char *));
+/* A stored "P" line into PENDING (pid -> entries), FALSE if malformed;
+ * then the whole table's into SELF. */
+gboolean symbolizer_jit_parse_stored_line (RspSymbolizer *self, GHashTable *pending, const char *line, gsize len);
+void symbolizer_jit_install_stored (RspSymbolizer *self, GHashTable *pending);
 
 /* rsp-symbols-kernel.c */
 /* LEN (1-16) lowercase or uppercase hex digits. */

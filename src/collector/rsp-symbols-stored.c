@@ -12,6 +12,9 @@
  *   D <build-id-hex | -> <path>        a binary; its S lines follow
  *   S <offset> <size> <name>           symbol at file offset <offset> of
  *                                      the binary of the last D line
+ *   P <pid> <start> <size> <name>      JIT-compiled code at address <start>
+ *                                      of process <pid>, from its
+ *                                      /tmp/perf-PID.map (rsp-symbols-jit.c)
  *
  * Offsets are file offsets (what an mmap record's pgoff measures), so a
  * stored table works without the binary's program headers.  Names are
@@ -147,6 +150,7 @@ rsp_symbolizer_export_used (RspSymbolizer *self)
         }
     }
 
+  symbolizer_jit_export_used (self, out, append_clean);
   return g_string_free_to_bytes (g_steal_pointer (&out));
 }
 
@@ -194,6 +198,7 @@ typedef struct {
   GArray *kernel;       /* StoredKsym */
   GPtrArray *dsos;      /* StoredDso*, owned until committed */
   GArray *current;      /* RspSym of the last D line */
+  GHashTable *jit;   /* pid -> GArray of its P lines' entries (rsp-symbols-jit.c) */
 } StoredParse;
 
 static void
@@ -292,6 +297,7 @@ parse_line (RspSymbolizer *self, StoredParse *ps, const char *line, gsize len)
     case 'K': return parse_k_line (self, ps, line, len);
     case 'D': return parse_d_line (self, ps, line, len);
     case 'S': return parse_s_line (self, ps, line, len);
+    case 'P': return symbolizer_jit_parse_stored_line (self, ps->jit, line, len);
     default: return FALSE;
     }
 }
@@ -395,6 +401,8 @@ commit_table (RspSymbolizer *self, StoredParse *ps)
       else
         dso->stored = g_hash_table_lookup (self->stored_by_path, dso->path);
     }
+  symbolizer_jit_install_stored (self, ps->jit);
+  self->has_stored = TRUE;
   symbolizer_cache_clear (self);
 }
 
@@ -408,6 +416,7 @@ rsp_symbolizer_load_stored (RspSymbolizer *self, const guint8 *data, gsize size,
   StoredParse ps = {
     .kernel = g_array_new (FALSE, FALSE, sizeof (StoredKsym)),
     .dsos = g_ptr_array_new_with_free_func (symbolizer_stored_dso_free),
+    .jit = g_hash_table_new_full (NULL, NULL, NULL, (GDestroyNotify) g_array_unref),
   };
   gboolean ok = parse_table (self, &ps, data, size, error);
   if (ok)
@@ -416,5 +425,6 @@ rsp_symbolizer_load_stored (RspSymbolizer *self, const guint8 *data, gsize size,
     g_array_unref (ps.current);
   g_array_unref (ps.kernel);
   g_ptr_array_unref (ps.dsos);
+  g_hash_table_unref (ps.jit);
   return ok;
 }

@@ -96,6 +96,9 @@ rsp_symbolizer_new (void)
   self->unwinder = rsp_unwinder_new (find_unwind_module, self);
   self->dwarf_unwind = TRUE;
   self->used = g_hash_table_new (NULL, NULL);
+  self->jit_trusted_uid = (guint32) -1;
+  self->jit_maps = g_hash_table_new_full (NULL, NULL, NULL, symbolizer_jit_map_free);
+  self->used_jit = g_hash_table_new (NULL, NULL);
   cache_reset (self, CACHE_MIN_SLOTS);
   return self;
 }
@@ -118,6 +121,8 @@ rsp_symbolizer_free (RspSymbolizer *self)
   rsp_maps_free (self->maps);
   rsp_elf_cache_free (self->elf_cache);
   g_hash_table_unref (self->used);
+  g_hash_table_unref (self->used_jit);
+  g_hash_table_unref (self->jit_maps);
   g_free (self->cache);
   g_string_chunk_free (self->raw_names);
   g_clear_pointer (&self->kallsyms_cache, g_mapped_file_unref);
@@ -502,12 +507,20 @@ resolve_user (RspSymbolizer *self, gint32 pid, guint64 ip, RspFrame *frame)
 
   if (map == NULL)
     {
+      /* JIT code in memory perf saw no mapping of */
+      if (symbolizer_jit_resolve (self, pid, ip, frame))
+        return;
       self->stats.unmapped++;
       self->stats.unknown++;
       return;
     }
   frame->dso = map->filename;
   dso = dso_for_map (self, map);
+  /* JIT code: anonymous memory (//anon, [anon:...], a memfd), named by the
+   * JIT's perf map */
+  if ((dso->pseudo || g_str_has_prefix (map->filename, "/memfd:"))
+      && symbolizer_jit_resolve (self, pid, ip, frame))
+    return;
   offset = ip - map->start + map->pgoff;
   slot = cache_find (self, dso->id, offset);
   if (slot->dso_id != 0)

@@ -105,6 +105,11 @@ void rsp_symbolizer_set_dwarf_unwind (RspSymbolizer *self, gboolean enable);
  * the machine (golden tests). */
 void rsp_symbolizer_set_offline (RspSymbolizer *self, gboolean offline);
 
+/* JIT code is named from /tmp/perf-PID.map (rsp-symbols-jit.c), read only
+ * when owned by root or the user rsp runs as, and, after this call, by UID
+ * too (the user rsp record ran the command as). */
+void rsp_symbolizer_trust_jit_maps_of (RspSymbolizer *self, guint32 uid);
+
 /* Records which symbols were resolved, so that rsp record can store them in
  * the recording ("symbols" section) for reading on another machine. */
 void rsp_symbolizer_set_track_used (RspSymbolizer *self, gboolean track);

@@ -804,6 +804,61 @@ test_stored_precedence (void)
   g_assert_cmpuint (off, ==, 4);
 }
 
+/* JIT symbols stored as P lines (rsp-symbols-jit.c): anonymous memory of
+ * the process is named by them, the later of two overlapping entries wins,
+ * a process without any is not looked up in /tmp (the table is the
+ * recording's word), and the used ones are exported again. */
+static void
+test_stored_jit (void)
+{
+  g_autoptr (RspSymbolizer) sym = rsp_symbolizer_new ();
+  g_autoptr (GError) error = NULL;
+  const char table[] = "RSP-SYMBOLS 1\n"
+                       "P 4d 7f0000001000 100 JS:*old /a.js:1:1\n"
+                       "P 4d 7f0000001080 100 JS:*new /a.js:2:1\n"
+                       "P 4d 7f0000002000 10 LazyCompile:~tiny\n";
+  rsp_symbolizer_set_track_used (sym, TRUE);
+  g_assert_true (rsp_symbolizer_load_stored (sym, (const guint8 *) table, strlen (table), &error));
+  g_assert_no_error (error);
+  RspEvent ev = mmap_event (0x4d, 0x7f0000000000, 0x10000, 0, "//anon");
+  rsp_symbolizer_process_event (sym, &ev);
+  RspFrame frame;
+  rsp_symbolizer_resolve (sym, 0x4d, 0x7f0000001010, FALSE, &frame);
+  g_assert_cmpstr (frame.symbol, ==, "JS:*old /a.js:1:1");
+  g_assert_cmpuint (frame.offset, ==, 0x10);
+  g_assert_cmpstr (frame.dso, ==, "/tmp/perf-77.map");
+  /* the later line keeps the addresses the two share, and its own beyond */
+  g_assert_cmpstr (resolve_name (sym, 0x4d, 0x7f0000001090, FALSE, NULL), ==, "JS:*new /a.js:2:1");
+  g_assert_cmpstr (resolve_name (sym, 0x4d, 0x7f0000001170, FALSE, NULL), ==, "JS:*new /a.js:2:1");
+  g_assert_null (resolve_name (sym, 0x4d, 0x7f0000001180, FALSE, NULL));
+  /* unmapped addresses too (code perf saw no mapping of) */
+  g_assert_cmpstr (resolve_name (sym, 0x4d, 0x7f000000200f, FALSE, NULL), ==, "LazyCompile:~tiny");
+  g_assert_null (resolve_name (sym, 0x4d, 0x7f0000002010, FALSE, NULL));
+  /* another process (a pid above any pid_max: no real file is touched):
+   * nothing stored, and /tmp is not read */
+  g_autofree char *planted = g_strdup_printf ("/tmp/perf-%d.map", 0x7ffffff0);
+  g_assert_true (g_file_set_contents (planted, "7f0000001000 100 planted\n", -1, NULL));
+  ev = mmap_event (0x7ffffff0, 0x7f0000000000, 0x10000, 0, "//anon");
+  rsp_symbolizer_process_event (sym, &ev);
+  g_assert_null (resolve_name (sym, 0x7ffffff0, 0x7f0000001010, FALSE, NULL));
+  /* without a stored table the file is read, as perf script reads it */
+  g_autoptr (RspSymbolizer) live = rsp_symbolizer_new ();
+  rsp_symbolizer_process_event (live, &ev);
+  g_assert_cmpstr (resolve_name (live, 0x7ffffff0, 0x7f0000001010, FALSE, NULL), ==, "planted");
+  g_unlink (planted);
+
+  g_autoptr (GBytes) exported = rsp_symbolizer_export_used (sym);
+  g_autofree char *text = g_strndup (g_bytes_get_data (exported, NULL), g_bytes_get_size (exported));
+  g_assert_nonnull (strstr (text, "P 4d 7f0000001000 80 JS:*old /a.js:1:1\n"));
+  g_assert_nonnull (strstr (text, "P 4d 7f0000001080 100 JS:*new /a.js:2:1\n"));
+  g_assert_nonnull (strstr (text, "P 4d 7f0000002000 10 LazyCompile:~tiny\n"));
+  /* and read back */
+  g_autoptr (RspSymbolizer) again = rsp_symbolizer_new ();
+  g_assert_true (rsp_symbolizer_load_stored (again, g_bytes_get_data (exported, NULL), g_bytes_get_size (exported),
+                                             &error));
+  g_assert_cmpstr (resolve_name (again, 0x4d, 0x7f0000001010, FALSE, NULL), ==, "JS:*old /a.js:1:1");
+}
+
 static void
 expect_rejected (const char *what, const guint8 *data, gsize size)
 {
@@ -828,6 +883,11 @@ test_stored_garbage (void)
     "RSP-SYMBOLS 1\nK 10 10 \n",
     "RSP-SYMBOLS 1\nK 10 10 x",
     "RSP-SYMBOLS 1\nK 10  x\n",
+    "RSP-SYMBOLS 1\nP 0 10 10 pid_zero\n",
+    "RSP-SYMBOLS 1\nP 4d 10 0 size_zero\n",
+    "RSP-SYMBOLS 1\nP 4d 10 10\n",
+    "RSP-SYMBOLS 1\nP 4d zz 10 x\n",
+    "RSP-SYMBOLS 1\nP ffffffffff 10 10 big_pid\n",
     "RSP-SYMBOLS 1\nK 12345678901234567 10 x\n",
     "RSP-SYMBOLS 1\nK ffffffffffffffff 10 wraps\n",
     "RSP-SYMBOLS 1\nK 10 10 x\t\n",
@@ -1312,6 +1372,7 @@ main (int argc, char **argv)
   g_test_add_func ("/symbols/stored/round-trip", test_stored_round_trip);
   g_test_add_func ("/symbols/stored/precedence", test_stored_precedence);
   g_test_add_func ("/symbols/stored/garbage", test_stored_garbage);
+  g_test_add_func ("/symbols/stored/jit", test_stored_jit);
   g_test_add_func ("/symbols/stored/fuzz", test_stored_fuzz);
   g_test_add_func ("/symbols/maps/overlap", test_maps_overlap);
   g_test_add_func ("/symbols/maps/fork-exec", test_fork_exec);

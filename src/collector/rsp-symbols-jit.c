@@ -1,0 +1,328 @@
+/* rsp-symbols-jit.c — names of JIT-compiled code: perf's map files.
+ *
+ * A JIT (node --perf-basic-prof, the JVM with perf-map-agent, LuaJIT,
+ * CPython 3.12's -X perf, .NET with DOTNET_PerfMapEnabled) writes
+ * /tmp/perf-PID.map, one line per piece of code it emits:
+ *
+ *   START SIZE NAME          hex, with or without 0x; NAME to the end of the line
+ *
+ * at addresses in anonymous memory, which no binary names.  perf script
+ * reads the file of the process when it reports; so does rsp for a plain
+ * perf.data.  rsp record reads it when the recording ends and stores the
+ * symbols the samples used in the recording ("P" lines of the stored
+ * table, rsp-symbols-stored.c), so a recording names its JIT frames on any
+ * machine, after the process and its file are gone; a recording with a
+ * stored table never reads /tmp.
+ *
+ * /tmp is everyone's: like perf, a map file is read only when it is a
+ * regular file (not a link) owned by root, by the user rsp runs as, or by
+ * the user rsp record ran the command as.  Where entries overlap (code
+ * freed and emitted again), the later line of the file wins, as the JIT's
+ * latest word on that address.
+ */
+#include "rsp-symbols-private.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define JIT_MAP_MAX_BYTES (512u << 20)
+
+struct _JitMap {
+  gint32 pid;
+  const char *path; /* "/tmp/perf-PID.map", interned: the frames' dso, as perf script names it */
+  RspSym *syms;     /* sorted by start, not overlapping */
+  guint n;
+};
+
+void
+symbolizer_jit_map_free (gpointer p)
+{
+  JitMap *m = p;
+  if (m == NULL)
+    return;
+  g_free (m->syms);
+  g_free (m);
+}
+
+typedef struct {
+  RspSym sym;
+  guint line; /* later lines win */
+} Entry;
+
+static gint
+compare_entries (gconstpointer pa, gconstpointer pb)
+{
+  const Entry *a = pa, *b = pb;
+  if (a->sym.start != b->sym.start)
+    return a->sym.start < b->sym.start ? -1 : 1;
+  return a->line < b->line ? -1 : a->line > b->line;
+}
+
+static gboolean
+parse_hex_field (const char **p, const char *end, guint64 *value)
+{
+  const char *s = *p;
+  if (end - s >= 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X'))
+    s += 2;
+  const char *e = s;
+  while (e < end && g_ascii_isxdigit (*e))
+    e++;
+  if (e == s || e - s > 16 || (e < end && *e != ' ' && *e != '\t'))
+    return FALSE;
+  if (!symbolizer_parse_hex (s, e - s, value))
+    return FALSE;
+  while (e < end && (*e == ' ' || *e == '\t'))
+    e++;
+  *p = e;
+  return TRUE;
+}
+
+/* Sorted, without overlaps.  Where two entries overlap, the one from the
+ * later line wins: an earlier one is cut where the later one starts (and
+ * loses what lies beyond it), an earlier one that a later one at a lower
+ * or equal start covers is dropped. */
+static void
+jit_map_set (RspSymbolizer *self, JitMap *map, GArray *entries)
+{
+  (void) self;
+  g_array_sort (entries, compare_entries);
+  GArray *out = g_array_sized_new (FALSE, FALSE, sizeof (RspSym), entries->len);
+  g_autoptr (GArray) lines = g_array_sized_new (FALSE, FALSE, sizeof (guint), entries->len);
+  for (guint i = 0; i < entries->len; i++)
+    {
+      const Entry *e = &g_array_index (entries, Entry, i);
+      if (out->len > 0)
+        {
+          RspSym *prev = &g_array_index (out, RspSym, out->len - 1);
+          guint prev_line = g_array_index (lines, guint, lines->len - 1);
+          if (prev->start + prev->size > e->sym.start)
+            {
+              if (prev_line > e->line)
+                continue; /* the later entry keeps its addresses */
+              prev->size = e->sym.start - prev->start;
+              if (prev->size == 0)
+                {
+                  g_array_set_size (out, out->len - 1);
+                  g_array_set_size (lines, lines->len - 1);
+                }
+            }
+        }
+      g_array_append_val (out, e->sym);
+      g_array_append_val (lines, e->line);
+    }
+  map->n = out->len;
+  map->syms = (RspSym *) g_array_free (out, FALSE);
+}
+
+/* Parses the text of a map file into MAP; malformed lines are skipped, as
+ * perf does. */
+static void
+jit_map_parse (RspSymbolizer *self, JitMap *map, const char *text, gsize len)
+{
+  g_autoptr (GArray) entries = g_array_new (FALSE, FALSE, sizeof (Entry));
+  const char *p = text, *end = text + len;
+  guint line = 0;
+  while (p < end)
+    {
+      const char *nl = memchr (p, '\n', end - p);
+      const char *eol = nl != NULL ? nl : end;
+      const char *q = p;
+      guint64 start, size;
+      line++;
+      if (parse_hex_field (&q, eol, &start) && parse_hex_field (&q, eol, &size) && size > 0 && q < eol
+          && start + size > start)
+        {
+          const char *name_end = eol;
+          while (name_end > q && (name_end[-1] == '\r' || name_end[-1] == ' '))
+            name_end--;
+          if (name_end > q)
+            {
+              Entry e = { { start, size, NULL, NULL }, line };
+              e.sym.name = symbolizer_intern_len (self, q, name_end - q);
+              e.sym.raw = e.sym.name;
+              g_array_append_val (entries, e);
+            }
+        }
+      p = nl != NULL ? nl + 1 : end;
+    }
+  jit_map_set (self, map, entries);
+}
+
+/* The map file of PID on this machine, read under the rules above; NULL
+ * if there is none or it may not be trusted. */
+static char *
+read_map_file (RspSymbolizer *self, const char *path, gsize *len)
+{
+  int fd = open (path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0)
+    return NULL;
+  struct stat st;
+  char *data = NULL;
+  if (fstat (fd, &st) == 0 && S_ISREG (st.st_mode) && (guint64) st.st_size <= JIT_MAP_MAX_BYTES
+      && (st.st_uid == 0 || st.st_uid == geteuid () || (self->jit_trusted_uid != (guint32) -1
+                                                         && st.st_uid == self->jit_trusted_uid)))
+    {
+      gsize size = (gsize) st.st_size, got = 0;
+      data = g_malloc (size + 1);
+      while (got < size)
+        {
+          ssize_t r = read (fd, data + got, size - got);
+          if (r < 0 && errno == EINTR)
+            continue;
+          if (r <= 0)
+            break;
+          got += (gsize) r;
+        }
+      data[got] = '\0';
+      *len = got;
+    }
+  close (fd);
+  return data;
+}
+
+/* The JIT symbols of PID: stored in the recording, else (without a stored
+ * table, and not offline) its map file on this machine; NULL if none. */
+static const JitMap *
+jit_map_for (RspSymbolizer *self, gint32 pid)
+{
+  gpointer found;
+  if (g_hash_table_lookup_extended (self->jit_maps, GINT_TO_POINTER (pid), NULL, &found))
+    return found;
+  JitMap *map = NULL;
+  if (!self->has_stored && !self->offline && pid > 0)
+    {
+      g_autofree char *path = g_strdup_printf ("/tmp/perf-%d.map", pid);
+      gsize len = 0;
+      g_autofree char *text = read_map_file (self, path, &len);
+      if (text != NULL)
+        {
+          map = g_new0 (JitMap, 1);
+          map->pid = pid;
+          map->path = symbolizer_intern (self, path);
+          jit_map_parse (self, map, text, len);
+        }
+    }
+  g_hash_table_insert (self->jit_maps, GINT_TO_POINTER (pid), map);
+  return map;
+}
+
+gboolean
+symbolizer_jit_resolve (RspSymbolizer *self, gint32 pid, guint64 ip, RspFrame *frame)
+{
+  const JitMap *map = jit_map_for (self, pid);
+  if (map == NULL || map->n == 0)
+    return FALSE;
+  const RspSym *sym = rsp_sym_table_lookup (map->syms, map->n, ip);
+  if (sym == NULL || ip - sym->start >= sym->size)
+    return FALSE;
+  frame->symbol = sym->name;
+  frame->offset = ip - sym->start;
+  frame->dso = map->path;
+  if (self->track_used)
+    g_hash_table_insert (self->used_jit, (gpointer) sym, (gpointer) map);
+  return TRUE;
+}
+
+/* ------------------------------------------------------------------ stored */
+
+static gint
+compare_used (gconstpointer pa, gconstpointer pb)
+{
+  const RspSym *a = *(const RspSym *const *) pa, *b = *(const RspSym *const *) pb;
+  return a->start < b->start ? -1 : a->start > b->start;
+}
+
+static gint
+compare_maps (gconstpointer pa, gconstpointer pb)
+{
+  const JitMap *a = *(const JitMap *const *) pa, *b = *(const JitMap *const *) pb;
+  return a->pid - b->pid;
+}
+
+void
+symbolizer_jit_export_used (RspSymbolizer *self, GString *out, void (*append_clean) (GString *, const char *))
+{
+  g_autoptr (GHashTable) by_map = g_hash_table_new_full (NULL, NULL, NULL, (GDestroyNotify) g_ptr_array_unref);
+  GHashTableIter iter;
+  gpointer key, value;
+  g_hash_table_iter_init (&iter, self->used_jit);
+  while (g_hash_table_iter_next (&iter, &key, &value))
+    {
+      GPtrArray *list = g_hash_table_lookup (by_map, value);
+      if (list == NULL)
+        g_hash_table_insert (by_map, value, list = g_ptr_array_new ());
+      g_ptr_array_add (list, key);
+    }
+  g_autoptr (GPtrArray) maps = g_ptr_array_new ();
+  g_hash_table_iter_init (&iter, by_map);
+  while (g_hash_table_iter_next (&iter, &key, NULL))
+    g_ptr_array_add (maps, key);
+  g_ptr_array_sort (maps, compare_maps);
+  for (guint m = 0; m < maps->len; m++)
+    {
+      const JitMap *map = maps->pdata[m];
+      GPtrArray *list = g_hash_table_lookup (by_map, map);
+      g_ptr_array_sort (list, compare_used);
+      for (guint i = 0; i < list->len; i++)
+        {
+          const RspSym *sym = list->pdata[i];
+          g_string_append_printf (out, "P %x %" G_GINT64_MODIFIER "x %" G_GINT64_MODIFIER "x ", (guint) map->pid,
+                                  sym->start, sym->size);
+          append_clean (out, sym->name);
+          g_string_append_c (out, '\n');
+        }
+    }
+}
+
+/* Stored "P" lines, collected while a table is parsed: pid -> GArray of Entry. */
+gboolean
+symbolizer_jit_parse_stored_line (RspSymbolizer *self, GHashTable *pending, const char *line, gsize len)
+{
+  /* "P <pid> <start> <size> <name>" */
+  const char *p = line + 2, *end = line + len;
+  guint64 pid, start, size;
+  if (!parse_hex_field (&p, end, &pid) || pid == 0 || pid > G_MAXINT32 || !parse_hex_field (&p, end, &start)
+      || !parse_hex_field (&p, end, &size) || size == 0 || start + size < start || p >= end)
+    return FALSE;
+  GArray *entries = g_hash_table_lookup (pending, GUINT_TO_POINTER ((guint) pid));
+  if (entries == NULL)
+    {
+      entries = g_array_new (FALSE, FALSE, sizeof (Entry));
+      g_hash_table_insert (pending, GUINT_TO_POINTER ((guint) pid), entries);
+    }
+  Entry e = { { start, size, NULL, NULL }, entries->len };
+  e.sym.name = symbolizer_intern_len (self, p, end - p);
+  e.sym.raw = e.sym.name;
+  g_array_append_val (entries, e);
+  return TRUE;
+}
+
+/* Replaces the JIT maps by the stored ones in PENDING. */
+void
+symbolizer_jit_install_stored (RspSymbolizer *self, GHashTable *pending)
+{
+  g_hash_table_remove_all (self->used_jit);
+  g_hash_table_remove_all (self->jit_maps);
+  GHashTableIter iter;
+  gpointer key, value;
+  g_hash_table_iter_init (&iter, pending);
+  while (g_hash_table_iter_next (&iter, &key, &value))
+    {
+      JitMap *map = g_new0 (JitMap, 1);
+      map->pid = (gint32) GPOINTER_TO_UINT (key);
+      g_autofree char *path = g_strdup_printf ("/tmp/perf-%d.map", map->pid);
+      map->path = symbolizer_intern (self, path);
+      jit_map_set (self, map, value);
+      g_hash_table_insert (self->jit_maps, key, map);
+    }
+}
+
+void
+rsp_symbolizer_trust_jit_maps_of (RspSymbolizer *self, guint32 uid)
+{
+  g_return_if_fail (self != NULL);
+  self->jit_trusted_uid = uid;
+}
