@@ -219,6 +219,7 @@ def record_sqlite(rsp, tmp):
     and a query that runs in libsqlite3 for a while."""
     rsptest.require_perf_and_root()
     work = tempfile.mkdtemp(prefix="rsp-export-", dir="/var/tmp")
+    os.chmod(work, 0o777)  # under sudo, rsp record runs sqlite3 as the invoking user
     try:
         sql = os.path.join(work, "commits.sql")
         with open(sql, "w") as f:

@@ -44,6 +44,7 @@ def main():
     if shutil.which("node") is None:
         rsptest.skip_or_fail("node is not installed: run scripts/install-deps.sh --test")
     tmp = tempfile.mkdtemp(prefix="rsp-jit-")
+    os.chmod(tmp, 0o777)  # under sudo, rsp record runs node as the invoking user
     maps = []
     try:
         js = os.path.join(tmp, "hot.js")
@@ -70,7 +71,8 @@ def main():
 
         # rsp dump against perf script, while the map file is there
         ours = jit_lines(rsptest.run([rsp, "dump", rec]).stdout)
-        theirs = jit_lines(rsptest.run([perf, "script", "-i", rec]).stdout)
+        # -f: under sudo the recording and the map belong to the invoking user
+        theirs = jit_lines(rsptest.run([perf, "script", "-f", "-i", rec]).stdout)
         if not ours or ours != theirs:
             rsptest.fail("JIT frames: rsp dump prints %d, perf script %d; first difference: %s"
                          % (len(ours), len(theirs),
