@@ -43,6 +43,25 @@ rsp_cli_pick_matching (const RspModel *a, gint32 pid_a, const RspModel *b, const
   return -1;
 }
 
+RspAnalysis *
+rsp_cli_analyse (const RspModel *model, const char *path, gint32 pid, const RspCliTarget *target,
+                 const char *command)
+{
+  guint64 from, to;
+  rsp_cli_target_range (target, model, &from, &to);
+  g_autoptr (GError) error = NULL;
+  RspAnalysis *analysis = rsp_analysis_new (model, pid, from, to, &error);
+  if (analysis == NULL)
+    {
+      if (command != NULL)
+        g_printerr ("rsp %s: %s: %s\n", command, path, error->message);
+      else
+        g_printerr ("rsp: %s: %s\n", path, error->message);
+      rsp_cli_print_candidates (model);
+    }
+  return analysis;
+}
+
 void
 rsp_cli_print_report (const char *text, gboolean json)
 {

@@ -4,6 +4,7 @@
 #pragma once
 
 #include "rsp-cli-options.h"
+#include "rsp-analysis.h"
 #include "rsp-model.h"
 
 /* Loads PATH, printing the reader's warnings; prints the error and returns
@@ -18,6 +19,11 @@ RspModel *rsp_cli_load_offline (const char *path, gboolean offline);
  * or B's recorded command).  -1 after a message starting "rsp COMMAND:". */
 gint32 rsp_cli_pick_matching (const RspModel *a, gint32 pid_a, const RspModel *b, const char *path_b,
                               const RspCliTarget *target, const char *command);
+/* PID's analysis over TARGET's range of MODEL (read from PATH); NULL after
+ * printing why ("rsp COMMAND: PATH: ...", "rsp: PATH: ..." when COMMAND is
+ * NULL) and the busiest processes. */
+RspAnalysis *rsp_cli_analyse (const RspModel *model, const char *path, gint32 pid, const RspCliTarget *target,
+                              const char *command);
 /* A report on standard output: TEXT, and a newline after JSON. */
 void rsp_cli_print_report (const char *text, gboolean json);
 /* Lists the busiest processes, for "did you mean" messages. */

@@ -11,21 +11,6 @@
 #include "rsp-diff.h"
 #include "rsp-report.h"
 
-static RspAnalysis *
-analyse (const RspModel *model, const char *path, gint32 pid, const RspCliTarget *target)
-{
-  guint64 from, to;
-  rsp_cli_target_range (target, model, &from, &to);
-  g_autoptr (GError) error = NULL;
-  RspAnalysis *analysis = rsp_analysis_new (model, pid, from, to, &error);
-  if (analysis == NULL)
-    {
-      g_printerr ("rsp diff: %s: %s\n", path, error->message);
-      rsp_cli_print_candidates (model);
-    }
-  return analysis;
-}
-
 static int
 diff (const char *path_a, const char *path_b, const RspCliTarget *target, gboolean json, gboolean offline)
 {
@@ -51,10 +36,10 @@ diff (const char *path_a, const char *path_b, const RspCliTarget *target, gboole
                   path_a, ta->comm != NULL ? ta->comm : "?", path_b, tb->comm != NULL ? tb->comm : "?");
       return 1;
     }
-  g_autoptr (RspAnalysis) analysis_a = analyse (a, path_a, pid_a, target);
+  g_autoptr (RspAnalysis) analysis_a = rsp_cli_analyse (a, path_a, pid_a, target, "diff");
   if (analysis_a == NULL)
     return 1;
-  g_autoptr (RspAnalysis) analysis_b = analyse (b, path_b, pid_b, target);
+  g_autoptr (RspAnalysis) analysis_b = rsp_cli_analyse (b, path_b, pid_b, target, "diff");
   if (analysis_b == NULL)
     return 1;
   g_autoptr (RspDiff) d = rsp_diff_new (analysis_a, analysis_b);

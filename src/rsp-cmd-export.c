@@ -45,16 +45,10 @@ export (const char *path, const RspCliTarget *target, RspExportFormat format, co
   gint32 pid = rsp_cli_pick_target (model, path, target->pid, target->comm, TRUE);
   if (pid < 0)
     return 1;
-  guint64 from, to;
-  rsp_cli_target_range (target, model, &from, &to);
-  g_autoptr (GError) error = NULL;
-  g_autoptr (RspAnalysis) analysis = rsp_analysis_new (model, pid, from, to, &error);
+  g_autoptr (RspAnalysis) analysis = rsp_cli_analyse (model, path, pid, target, NULL);
   if (analysis == NULL)
-    {
-      g_printerr ("rsp: %s: %s\n", path, error->message);
-      rsp_cli_print_candidates (model);
-      return 1;
-    }
+    return 1;
+  g_autoptr (GError) error = NULL;
   g_autofree char *title = g_path_get_basename (path);
   g_autoptr (GBytes) bytes = rsp_export (analysis, format, title);
   if (!write_out (output, bytes, &error))

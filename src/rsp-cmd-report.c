@@ -54,19 +54,12 @@ report (const char *path, const RspCliTarget *target, gboolean json, const char 
   if (pid < 0)
     return 1;
 
-  guint64 from, to;
-  rsp_cli_target_range (target, model, &from, &to);
   /* The JSON is for scripts: its finding sentences are English with
    * decimal points whatever the locale (RSP_DESCRIBE_PLAIN); the locale
    * itself is left alone. */
-  g_autoptr (GError) error = NULL;
-  g_autoptr (RspAnalysis) analysis = rsp_analysis_new (model, pid, from, to, &error);
+  g_autoptr (RspAnalysis) analysis = rsp_cli_analyse (model, path, pid, target, NULL);
   if (analysis == NULL)
-    {
-      g_printerr ("rsp: %s: %s\n", path, error->message);
-      rsp_cli_print_candidates (model);
-      return 1;
-    }
+    return 1;
   g_autofree char *text = json ? rsp_report_json (analysis, path) : rsp_report_text (analysis, path);
   rsp_cli_print_report (text, json);
   return 0;

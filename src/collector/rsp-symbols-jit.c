@@ -85,9 +85,8 @@ parse_hex_field (const char **p, const char *end, guint64 *value)
  * loses what lies beyond it), an earlier one that a later one at a lower
  * or equal start covers is dropped. */
 static void
-jit_map_set (RspSymbolizer *self, JitMap *map, GArray *entries)
+jit_map_set (JitMap *map, GArray *entries)
 {
-  (void) self;
   g_array_sort (entries, compare_entries);
   GArray *out = g_array_sized_new (FALSE, FALSE, sizeof (RspSym), entries->len);
   g_autoptr (GArray) lines = g_array_sized_new (FALSE, FALSE, sizeof (guint), entries->len);
@@ -148,7 +147,7 @@ jit_map_parse (RspSymbolizer *self, JitMap *map, const char *text, gsize len)
         }
       p = nl != NULL ? nl + 1 : end;
     }
-  jit_map_set (self, map, entries);
+  jit_map_set (map, entries);
 }
 
 /* The map file of PID on this machine, read under the rules above; NULL
@@ -243,7 +242,7 @@ compare_maps (gconstpointer pa, gconstpointer pb)
 }
 
 void
-symbolizer_jit_export_used (RspSymbolizer *self, GString *out, void (*append_clean) (GString *, const char *))
+symbolizer_jit_export_used (RspSymbolizer *self, GString *out)
 {
   g_autoptr (GHashTable) by_map = g_hash_table_new_full (NULL, NULL, NULL, (GDestroyNotify) g_ptr_array_unref);
   GHashTableIter iter;
@@ -271,7 +270,7 @@ symbolizer_jit_export_used (RspSymbolizer *self, GString *out, void (*append_cle
           const RspSym *sym = list->pdata[i];
           g_string_append_printf (out, "P %x %" G_GINT64_MODIFIER "x %" G_GINT64_MODIFIER "x ", (guint) map->pid,
                                   sym->start, sym->size);
-          append_clean (out, sym->name);
+          symbolizer_append_clean (out, sym->name);
           g_string_append_c (out, '\n');
         }
     }
@@ -315,7 +314,7 @@ symbolizer_jit_install_stored (RspSymbolizer *self, GHashTable *pending)
       map->pid = (gint32) GPOINTER_TO_UINT (key);
       g_autofree char *path = g_strdup_printf ("/tmp/perf-%d.map", map->pid);
       map->path = symbolizer_intern (self, path);
-      jit_map_set (self, map, value);
+      jit_map_set (map, value);
       g_hash_table_insert (self->jit_maps, key, map);
     }
 }

@@ -123,6 +123,11 @@ const char *symbolizer_kernel_sym_dso (RspSymbolizer *self, const RspSym *sym);
 /* The maps of PID (one-entry cache), or NULL. */
 RspProcessMaps *symbolizer_process_maps (RspSymbolizer *self, gint32 pid);
 
+/* rsp-symbols-stored.c */
+/* Appends S to a stored table, control characters (the format's
+ * separators) written as '?'. */
+void symbolizer_append_clean (GString *out, const char *s);
+
 /* rsp-symbols-jit.c */
 typedef struct _JitMap JitMap;
 void symbolizer_jit_map_free (gpointer map);
@@ -130,7 +135,7 @@ void symbolizer_jit_map_free (gpointer map);
  * symbol, offset and dso ("/tmp/perf-PID.map"); FALSE if none. */
 gboolean symbolizer_jit_resolve (RspSymbolizer *self, gint32 pid, guint64 ip, RspFrame *frame);
 /* The used JIT symbols as "P" lines of a stored table. */
-void symbolizer_jit_export_used (RspSymbolizer *self, GString *out, void (*append_clean) (GString *, const char *));
+void symbolizer_jit_export_used (RspSymbolizer *self, GString *out);
 /* A stored "P" line into PENDING (pid -> entries), FALSE if malformed;
  * then the whole table's into SELF. */
 gboolean symbolizer_jit_parse_stored_line (RspSymbolizer *self, GHashTable *pending, const char *line, gsize len);

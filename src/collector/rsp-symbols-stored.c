@@ -31,9 +31,8 @@
 /* ------------------------------------------------------------------------ */
 /* Stored symbols                                                           */
 
-/* Writes S with control characters (the format's separators) as '?'. */
-static void
-append_clean (GString *out, const char *s)
+void
+symbolizer_append_clean (GString *out, const char *s)
 {
   for (; *s != '\0'; s++)
     g_string_append_c (out, (guchar) *s < 0x20 || *s == 0x7f ? '?' : *s);
@@ -94,12 +93,12 @@ rsp_symbolizer_export_used (RspSymbolizer *self)
       const char *dso = symbolizer_kernel_sym_dso (self, sym);
       g_string_append_printf (out, "K %" G_GINT64_MODIFIER "x %" G_GINT64_MODIFIER "x ",
                               sym->start, sym->size);
-      append_clean (out, symbolizer_sym_name (self, sym, TRUE));
+      symbolizer_append_clean (out, symbolizer_sym_name (self, sym, TRUE));
       if (strcmp (dso, KERNEL_DSO) != 0 && strlen (dso) > 2)
         {
           g_autofree char *module = g_strndup (dso + 1, strlen (dso) - 2);
           g_string_append_c (out, '\t');
-          append_clean (out, module);
+          symbolizer_append_clean (out, module);
         }
       g_string_append_c (out, '\n');
     }
@@ -136,7 +135,7 @@ rsp_symbolizer_export_used (RspSymbolizer *self)
       else
         g_string_append_c (out, '-');
       g_string_append_c (out, ' ');
-      append_clean (out, dso->path);
+      symbolizer_append_clean (out, dso->path);
       g_string_append_c (out, '\n');
 
       g_ptr_array_sort (list, sym_ptr_compare);
@@ -145,12 +144,12 @@ rsp_symbolizer_export_used (RspSymbolizer *self)
           const RspSym *sym = list->pdata[i];
           g_string_append_printf (out, "S %" G_GINT64_MODIFIER "x %" G_GINT64_MODIFIER "x ",
                                   sym->start, sym->size);
-          append_clean (out, symbolizer_sym_name (self, sym, FALSE));
+          symbolizer_append_clean (out, symbolizer_sym_name (self, sym, FALSE));
           g_string_append_c (out, '\n');
         }
     }
 
-  symbolizer_jit_export_used (self, out, append_clean);
+  symbolizer_jit_export_used (self, out);
   return g_string_free_to_bytes (g_steal_pointer (&out));
 }
 

@@ -499,6 +499,14 @@ typedef struct {
   gint32 tid;  /* the track's id in the trace */
 } Track;
 
+/* A track to name: "comm tid", or "comm tid (COPY)" for a task's second
+ * and later tracks. */
+typedef struct {
+  RspIdx task;
+  gint32 tid;  /* the track's id in the trace */
+  guint copy;  /* 1 for a task's first track */
+} TrackName;
+
 static gint
 compare_segments_by_task (gconstpointer pa, gconstpointer pb, gpointer data)
 {
@@ -514,7 +522,7 @@ compare_segments_by_task (gconstpointer pa, gconstpointer pb, gpointer data)
  * on several lanes or paths at once (a server serving two of the threads)
  * get a second track. */
 static gint32 *
-chrome_tracks (const RspAnalysis *a, GArray *names)
+chrome_tracks (const RspAnalysis *a, GArray *names /* TrackName */)
 {
   const RspModel *m = rsp_analysis_model (a);
   guint n = rsp_analysis_n_segments (a);
@@ -540,12 +548,8 @@ chrome_tracks (const RspAnalysis *a, GArray *names)
           Track fresh = { s->task, 0, tracks->len == 0 ? task->tid : next_extra++ };
           g_array_append_val (tracks, fresh);
           t = &g_array_index (tracks, Track, tracks->len - 1);
-          /* one name per track: "comm tid", "comm tid (2)" */
-          g_array_append_val (names, fresh.tid);
-          g_array_append_val (names, task->pid);
-          guint32 copy = tracks->len;
-          g_array_append_val (names, copy);
-          g_array_append_val (names, s->task);
+          TrackName name = { s->task, fresh.tid, tracks->len };
+          g_array_append_val (names, name);
         }
       t->end = MAX (t->end, s->end);
       track_of[order[k]] = t->tid;
@@ -559,7 +563,7 @@ export_chrome (const RspAnalysis *a, const char *title)
   const RspModel *m = rsp_analysis_model (a);
   guint n = rsp_analysis_n_segments (a);
   guint64 t0 = rsp_analysis_start (a);
-  g_autoptr (GArray) names = g_array_new (FALSE, FALSE, sizeof (gint32)); /* tid, pid, copy, task */
+  g_autoptr (GArray) names = g_array_new (FALSE, FALSE, sizeof (TrackName));
   g_autofree gint32 *track = chrome_tracks (a, names);
   g_autoptr (GArray) events = g_array_new (FALSE, FALSE, sizeof (ChromeEvent));
   guint32 flows = 0;
@@ -610,11 +614,12 @@ export_chrome (const RspAnalysis *a, const char *title)
   gboolean first = TRUE;
   /* the processes and tracks, named */
   g_autoptr (GHashTable) named = g_hash_table_new (g_direct_hash, g_direct_equal);
-  for (guint k = 0; k + 3 < names->len; k += 4)
+  for (guint k = 0; k < names->len; k++)
     {
-      gint32 tid = g_array_index (names, gint32, k), pid = g_array_index (names, gint32, k + 1);
-      guint32 copy = (guint32) g_array_index (names, gint32, k + 2);
-      const RspTask *task = rsp_model_task (m, (RspIdx) g_array_index (names, gint32, k + 3));
+      const TrackName *track_name = &g_array_index (names, TrackName, k);
+      const RspTask *task = rsp_model_task (m, track_name->task);
+      gint32 tid = track_name->tid, pid = task->pid;
+      guint copy = track_name->copy;
       if (!g_hash_table_contains (named, GINT_TO_POINTER (pid)))
         {
           g_hash_table_add (named, GINT_TO_POINTER (pid));
