@@ -251,13 +251,41 @@ add_link (Assembler *a, RspLinkKind kind, guint64 time, RspIdx from_run, RspIdx 
   return a->m->links->len - 1;
 }
 
+/* A request in flight during sleep S that is the likeliest to have ended
+ * it: the task's own latest one; else, another task's (the flusher's
+ * writeback, the journal's commit that an fsync waits for), the one whose
+ * recorded completion came last before S ended, else the latest one issued
+ * whose completion was not recorded, within a second of S. */
+static RspIdx
+disk_op_for_sleep (RspModel *m, const RspSleep *s)
+{
+  RspIdx other_done = RSP_NONE, other_open = RSP_NONE;
+  for (guint i = m->disk_ops->len; i > 0 && m->disk_ops->len - i < 4096; i--)
+    {
+      const RspDiskOp *op = &g_array_index (m->disk_ops, RspDiskOp, i - 1);
+      guint64 began = op->insert != 0 ? op->insert : op->issue;
+      if (began == 0 || began > s->end || (op->complete != 0 && op->complete < s->start))
+        continue;
+      if (op->task == s->task)
+        return i - 1;
+      if (op->complete != 0 && op->complete <= s->end)
+        {
+          if (other_done == RSP_NONE || op->complete > g_array_index (m->disk_ops, RspDiskOp, other_done).complete)
+            other_done = i - 1;
+        }
+      else if (op->complete == 0 && other_open == RSP_NONE && began + G_GUINT64_CONSTANT (1000000000) >= s->start)
+        other_open = i - 1;
+    }
+  return other_done != RSP_NONE ? other_done : other_open;
+}
+
 /* A sleep whose wake-up was not recorded (perf drops those that fire in
  * interrupt context on idle CPUs): what its own stack says it waited for.
- * Waiting for I/O with a disk request of its task outstanding: that
- * request.  In nanosleep: a deliberate sleep.  In poll, select or epoll
- * (not a futex: threads wake those, and perf records such wake-ups): its
- * timeout.  Marks the sleep inferred and counts it; FALSE if the stack
- * says nothing. */
+ * Waiting for I/O with a disk request in flight (its task's own, else
+ * another task's: see disk_op_for_sleep): that request.  In nanosleep: a
+ * deliberate sleep.  In poll, select or epoll (not a futex: threads wake
+ * those, and perf records such wake-ups): its timeout.  Marks the sleep
+ * inferred and counts it; FALSE if the stack says nothing. */
 static gboolean
 infer_wake (Assembler *a, RspSleep *s)
 {
@@ -272,28 +300,25 @@ infer_wake (Assembler *a, RspSleep *s)
       poll |= sig == RSP_SIG_POLL && f[i].symbol != NULL && !rsp_kernel_is_futex (f[i].symbol);
       io |= rsp_kernel_is_io_wait (f[i].symbol);
     }
-  if (io)
+  RspIdx op_idx = io ? disk_op_for_sleep (m, s) : RSP_NONE;
+  if (op_idx != RSP_NONE)
     {
-      /* the task's latest request that was in flight during the sleep */
-      for (guint i = m->disk_ops->len; i > 0 && m->disk_ops->len - i < 4096; i--)
+      RspDiskOp *op = &g_array_index (m->disk_ops, RspDiskOp, op_idx);
+      if (op->complete == 0 && op->task == s->task)
         {
-          RspDiskOp *op = &g_array_index (m->disk_ops, RspDiskOp, i - 1);
-          guint64 began = op->insert != 0 ? op->insert : op->issue;
-          if (op->task != s->task || began == 0 || began > s->end || (op->complete != 0 && op->complete < s->start))
-            continue;
-          if (op->complete == 0)
-            {
-              op->complete = s->end;
-              op->complete_inferred = TRUE;
-              m->anomalies[RSP_ANOMALY_MISSING_COMPLETION]++;
-            }
-          s->reason = RSP_WAKE_DISK;
-          s->disk_op = i - 1;
-          s->runnable_at = MIN (op->complete, s->end);
-          s->inferred = TRUE;
-          m->anomalies[RSP_ANOMALY_INFERRED_DISK]++;
-          return TRUE;
+          /* its own request: the sleep ended when it completed */
+          op->complete = s->end;
+          op->complete_inferred = TRUE;
+          m->anomalies[RSP_ANOMALY_MISSING_COMPLETION]++;
         }
+      s->reason = RSP_WAKE_DISK;
+      s->disk_op = op_idx;
+      /* another task's completion may have ended another wait of ours: the
+       * sleep's own end is the safe bound */
+      s->runnable_at = op->complete != 0 && op->task == s->task ? MIN (op->complete, s->end) : s->end;
+      s->inferred = TRUE;
+      m->anomalies[RSP_ANOMALY_INFERRED_DISK]++;
+      return TRUE;
     }
   if (nanosleep || poll)
     {

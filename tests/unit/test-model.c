@@ -891,6 +891,48 @@ test_inferred_from_stack (void)
     }
 }
 
+/* An fsync often waits for writeback that another task issued (the
+ * flusher kworker, the journal thread): with the wake-up dropped, that
+ * request in flight during the sleep is what it waited for; the other
+ * task's request gets no inferred completion, and the wait ends at the
+ * sleep's end.  With no request in flight at all, the wait stays a kernel
+ * block: the stack alone does not prove a disk. */
+static void
+test_inferred_other_writeback (void)
+{
+  for (guint k = 0; k < 3; k++)
+    {
+      Stream s;
+      stream_init (&s);
+      sw (&s, T0, 0, 0, 0, 100, NULL);
+      if (k < 2)
+        {
+          /* the flusher (tid 300) issued the writeback before the fsync */
+          rq (&s, RSP_MEV_RQ_INSERT, T0 + 50 * US, 1, 300, 4096);
+          rq (&s, RSP_MEV_RQ_ISSUE, T0 + 60 * US, 1, 300, 4096);
+        }
+      sw (&s, T0 + 200 * US, 0, 100, 2, 0, io_stack);
+      if (k == 1)
+        rq (&s, RSP_MEV_RQ_COMPLETE, T0 + 3 * MS, 1, 0, 4096);
+      sw (&s, T0 + 5 * MS, 0, 0, 0, 100, NULL);
+      sw (&s, T0 + 6 * MS, 0, 100, 0x20, 0, NULL);
+      g_autoptr (RspModel) m = rsp_assembler_finish (s.as);
+      g_autoptr (RspAnalysis) a = rsp_analysis_new (m, 100, 0, G_MAXUINT64, NULL);
+      check_invariants (a);
+      RspCategory want = k < 2 ? RSP_CAT_DISK_IO : RSP_CAT_KERNEL_MISC;
+      g_assert_cmpuint (rsp_analysis_category_ns (a, want), ==, 5 * MS - 200 * US);
+      g_assert_cmpuint (rsp_analysis_category_ns (a, RSP_CAT_SCHEDULER), ==, 0);
+      g_assert_cmpuint (rsp_analysis_inferred_ns (a, RSP_CAT_DISK_IO), ==, k < 2 ? 5 * MS - 200 * US : 0);
+      g_assert_cmpuint (rsp_model_anomaly_count (m, RSP_ANOMALY_INFERRED_DISK), ==, k < 2 ? 1 : 0);
+      if (k == 0)
+        {
+          /* not our request: its completion is not invented */
+          g_assert_false (rsp_model_disk_op (m, 0)->complete_inferred);
+          g_assert_cmpuint (rsp_model_disk_op (m, 0)->complete, ==, 0);
+        }
+    }
+}
+
 int
 main (int argc, char **argv)
 {
@@ -910,6 +952,7 @@ main (int argc, char **argv)
   g_test_add_func ("/model/stackless-timer", test_stackless_timer);
   g_test_add_func ("/model/stackless-disk", test_stackless_disk);
   g_test_add_func ("/model/inferred-from-stack", test_inferred_from_stack);
+  g_test_add_func ("/model/inferred-other-writeback", test_inferred_other_writeback);
   g_test_add_func ("/model/missing-completion", test_missing_completion);
   g_test_add_func ("/model/preemption", test_preemption);
   g_test_add_func ("/model/missing-switches", test_missing_switches);
