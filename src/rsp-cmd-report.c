@@ -31,8 +31,8 @@ report_requests (const char *path, const RspModel *model, const char *spec, gdou
 /* The command once its arguments are checked: load, pick the process,
  * analyse, print. */
 static int
-report (const char *path, const RspCliTarget *target, gboolean json, const char *requests, gdouble slow_above_ms,
-        gboolean offline)
+report (const char *path, const RspCliTarget *target, gboolean json, gboolean files, const char *requests,
+        gdouble slow_above_ms, gboolean offline)
 {
   g_autoptr (RspModel) model = rsp_cli_load_offline (path, offline);
   if (model == NULL)
@@ -61,6 +61,13 @@ report (const char *path, const RspCliTarget *target, gboolean json, const char 
   if (analysis == NULL)
     return 1;
   g_autofree char *text = json ? rsp_report_json (analysis, path) : rsp_report_text (analysis, path);
+  if (files && !json)
+    {
+      g_autofree char *table = rsp_report_files_text (analysis);
+      g_autofree char *both = g_strconcat (text, table, NULL);
+      rsp_cli_print_report (both, json);
+      return 0;
+    }
   rsp_cli_print_report (text, json);
   return 0;
 }
@@ -69,12 +76,15 @@ int
 rsp_cmd_report (int argc, char **argv)
 {
   gboolean json = FALSE;
+  gboolean files = FALSE;
   char *requests = NULL;
   gdouble slow_above_ms = 0;
   gboolean offline = FALSE;
   RspCliTarget target;
   const GOptionEntry entries[] = {
     { "json", 'j', 0, G_OPTION_ARG_NONE, &json, N_ ("Print the report as JSON (its fields: docs/REPORT-JSON.md)"), NULL },
+    { "files", 0, 0, G_OPTION_ARG_NONE, &files,
+      N_ ("Add the time waited for the disk per file, most first (always in --json as \"files\")"), NULL },
     { "requests", 0, 0, G_OPTION_ARG_STRING, &requests,
       N_ ("Analyse many requests: 'runs' takes each run of rsp record --repeat as one (the default for such "
           "a recording), 'tcp:PORT' each exchange on a server's TCP port, 'probe:FUNCTION' each call of a "
@@ -113,7 +123,7 @@ rsp_cmd_report (int argc, char **argv)
       status = 2;
     }
   else
-    status = report (path, &target, json, requests, slow_above_ms, offline);
+    status = report (path, &target, json, files, requests, slow_above_ms, offline);
   rsp_cli_target_clear (&target);
   g_free (requests);
   return status;

@@ -35,6 +35,14 @@ static const char *const ftrace_events[] = {
   "timer:hrtimer_expire_exit",
   "timer:hrtimer_start",
   "timer:hrtimer_cancel",
+  /* the files behind disk waits: rsp_file_events () (rsp-files.h) */
+  "filemap:mm_filemap_get_pages",
+  "filemap:mm_filemap_fault",
+  "filemap:file_check_and_advance_wb_err",
+  "ext4:ext4_sync_file_enter",
+  "writeback:folio_wait_writeback",
+  "writeback:writeback_single_inode_start",
+  "iomap:iomap_dio_rw_begin",
   NULL,
 };
 

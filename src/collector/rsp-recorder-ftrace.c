@@ -7,6 +7,13 @@
 #include <stdio.h>
 #include <unistd.h>
 
+#include "rsp-ftrace-reader.h"
+#include "rsp-perf-reader-private.h"
+
+/* The walk for files not open at the start or the end: at most this many
+ * directory entries (and WALK_SECONDS, rsp-files.c). */
+#define FILE_WALK_MAX_ENTRIES 2000000
+
 /* Starts RSP's tracefs instance (tracing still off), after removing the
  * stale ones.  When it cannot run, says once what is lost and how to fix
  * it; the recording goes on with perf alone. */
@@ -83,4 +90,53 @@ recorder_report_ftrace_losses (const RspFtraceMeta *ftrace)
                    "its %d kB buffer filled faster than rsp record emptied it; %s\n"),
                  (unsigned long long) lost, c->cpu, RSP_FTRACE_BUFFER_KB, _(RSP_FTRACE_LOSS_TEXT));
     }
+}
+
+static gboolean
+pull_nothing (gpointer source, RspEvent *event)
+{
+  (void) source;
+  (void) event;
+  return FALSE;
+}
+
+GBytes *
+session_name_files (Session *s)
+{
+  if (s->ftrace == NULL || s->files == NULL)
+    return NULL;
+  g_autoptr (GError) error = NULL;
+  g_autoptr (GPtrArray) parts = rsp_ftrace_section_parts (s->ftrace, &error);
+  if (parts == NULL)
+    return NULL;
+  g_autoptr (GByteArray) all = g_byte_array_new ();
+  for (guint i = 0; i < parts->len; i++)
+    {
+      gsize size;
+      const guint8 *data = g_bytes_get_data (g_ptr_array_index (parts, i), &size);
+      g_byte_array_append (all, data, (guint) size);
+    }
+  g_autoptr (GPtrArray) evsels = g_ptr_array_new_with_free_func (rsp_perf_evsel_free);
+  RspFtraceStream *stream = rsp_ftrace_stream_new (all->data, all->len, evsels, &error);
+  if (stream == NULL)
+    {
+      fprintf (stderr, _("rsp record: warning: the files behind disk waits stay unnamed: %s\n"), error->message);
+      return NULL;
+    }
+  RspEvent event;
+  RspFileId id;
+  while (rsp_ftrace_stream_next (stream, pull_nothing, NULL, &event))
+    if (rsp_file_event_read (&event, &id))
+      rsp_file_names_want (s->files, id);
+  rsp_ftrace_stream_free (stream);
+  g_clear_pointer (&evsels, g_ptr_array_unref);
+
+  if (rsp_file_names_n_wanted (s->files) > 0)
+    {
+      /* the files open now, then a walk for the rest */
+      rsp_file_names_snapshot (s->files, "/proc");
+      if (rsp_file_names_n_named (s->files) < rsp_file_names_n_wanted (s->files))
+        rsp_file_names_walk (s->files, "/", FILE_WALK_MAX_ENTRIES);
+    }
+  return rsp_file_names_section (s->files);
 }

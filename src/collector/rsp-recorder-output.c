@@ -195,10 +195,10 @@ single_part (GBytes *bytes)
   return parts;
 }
 
-/* Appends the trailer: meta, symbols and, when FTRACE_PARTS is given, the
- * instance's section. */
+/* Appends the trailer: meta, symbols, the files when FILES is given and,
+ * when FTRACE_PARTS is given, the instance's section. */
 static gboolean
-append_trailer (Session *s, const RspRecordingMeta *meta, GBytes *symbols, GPtrArray *ftrace_parts,
+append_trailer (Session *s, const RspRecordingMeta *meta, GBytes *symbols, GBytes *files, GPtrArray *ftrace_parts,
                 GError **error)
 {
   gsize meta_length = 0;
@@ -207,10 +207,21 @@ append_trailer (Session *s, const RspRecordingMeta *meta, GBytes *symbols, GPtrA
   g_autoptr (GBytes) no_symbols = g_bytes_new_static ("", 0);
   g_autoptr (GPtrArray) meta_parts = single_part (meta_bytes);
   g_autoptr (GPtrArray) symbol_parts = single_part (symbols != NULL ? symbols : no_symbols);
-  const char *const names[] = { RSP_SECTION_META, RSP_SECTION_SYMBOLS, RSP_SECTION_FTRACE };
-  GPtrArray *const parts[] = { meta_parts, symbol_parts, ftrace_parts };
-
-  return rsp_recording_append_sections (s->tmp_path, names, parts, ftrace_parts != NULL ? 3 : 2, error);
+  g_autoptr (GPtrArray) file_parts = files != NULL ? single_part (files) : NULL;
+  const char *names[4] = { RSP_SECTION_META, RSP_SECTION_SYMBOLS };
+  GPtrArray *parts[4] = { meta_parts, symbol_parts };
+  guint n = 2;
+  if (ftrace_parts != NULL)
+    {
+      names[n] = RSP_SECTION_FTRACE;
+      parts[n++] = ftrace_parts;
+      if (file_parts != NULL)
+        {
+          names[n] = RSP_SECTION_FILES;
+          parts[n++] = file_parts;
+        }
+    }
+  return rsp_recording_append_sections (s->tmp_path, names, parts, n, error);
 }
 
 /* Appends the trailer to the perf.data at the temporary path, gives it to
@@ -218,7 +229,7 @@ append_trailer (Session *s, const RspRecordingMeta *meta, GBytes *symbols, GPtrA
  * section cannot be written (a full disk), the recording is written
  * without it, and META says so. */
 gboolean
-session_write_recording (Session *s, RspRecordingMeta *meta, GBytes *symbols, GError **error)
+session_write_recording (Session *s, RspRecordingMeta *meta, GBytes *symbols, GBytes *files, GError **error)
 {
   g_autoptr (GPtrArray) ftrace_parts = NULL;
   if (s->ftrace != NULL && meta->ftrace != NULL)
@@ -236,7 +247,7 @@ session_write_recording (Session *s, RspRecordingMeta *meta, GBytes *symbols, GE
   if (ftrace_parts != NULL)
     {
       g_autoptr (GError) ftrace_error = NULL;
-      if (append_trailer (s, meta, symbols, ftrace_parts, &ftrace_error))
+      if (append_trailer (s, meta, symbols, files, ftrace_parts, &ftrace_error))
         goto written;
       fprintf (stderr, _("rsp record: warning: the tracefs instance's events cannot be written (%s): the "
                          "recording is written without them; %s\n"),
@@ -244,7 +255,7 @@ session_write_recording (Session *s, RspRecordingMeta *meta, GBytes *symbols, GE
       g_free (meta->ftrace->error);
       meta->ftrace->error = g_strdup_printf (_("its section could not be written: %s"), ftrace_error->message);
     }
-  if (!append_trailer (s, meta, symbols, NULL, error))
+  if (!append_trailer (s, meta, symbols, NULL, NULL, error))
     return FALSE;
 
 written:

@@ -25,6 +25,7 @@
 #include <signal.h>
 #include <sys/types.h>
 
+#include "rsp-files.h"
 #include "rsp-ftrace.h"
 #include "rsp-health.h"
 #include "rsp-probe.h"
@@ -95,6 +96,9 @@ typedef struct {
    * and then FTRACE_ERROR says why. */
   RspFtrace *ftrace;
   char *ftrace_error;
+  /* The names of the files the instance's events will name (rsp-files.h):
+   * the open and mapped files at the start; NULL without the instance. */
+  RspFileNames *files;
 
   /* COMMAND's user when rsp was started through sudo or pkexec. */
   gboolean drop_privileges;
@@ -169,6 +173,10 @@ void session_open_ftrace (Session *s, const Probe *probe, const GArray *cpus);
 void session_channel_off (Session *s, const char *why, gboolean with_fix);
 char **recorder_covered_events (const RspFtraceMeta *ftrace);
 void recorder_report_ftrace_losses (const RspFtraceMeta *ftrace);
+/* The files section: the inodes the instance's events name, named from
+ * the start's and the end's open files and a bounded walk; NULL without
+ * the instance or without file events. */
+GBytes *session_name_files (Session *s);
 
 /* rsp-recorder-uprobes.c */
 
@@ -199,6 +207,7 @@ gboolean recorder_post_pass (const char *path, guint64 window_start, guint64 win
                              guint32 jit_uid, PostPass *result, GError **error);
 RspRecordingMeta *session_build_meta (const Session *s, char **events, const GArray *missing, const GArray *health,
                                       gboolean idle_loss_suspected);
-gboolean session_write_recording (Session *s, RspRecordingMeta *meta, GBytes *symbols, GError **error);
+gboolean session_write_recording (Session *s, RspRecordingMeta *meta, GBytes *symbols, GBytes *files,
+                                  GError **error);
 
 G_END_DECLS

@@ -318,6 +318,7 @@ session_free_fields (Session *s)
   g_clear_pointer (&s->probe_group, g_free);
   g_clear_pointer (&s->probe_perf, g_free);
   g_clear_pointer (&s->ftrace_error, g_free);
+  g_clear_pointer (&s->files, rsp_file_names_free);
   if (s->ack_text != NULL)
     g_string_free (s->ack_text, TRUE);
   if (s->perf_output != NULL)

@@ -228,7 +228,8 @@ session_finish (Session *s, const Probe *probe, GArray *health, GError **error)
   RspRecordingMeta *meta = session_build_meta (s, probe->all_events, probe->events.missing, health,
                                                verdict.idle_loss_suspected);
   recorder_report_ftrace_losses (meta->ftrace);
-  gboolean written = session_write_recording (s, meta, result.symbols, error);
+  g_autoptr (GBytes) files = session_name_files (s);
+  gboolean written = session_write_recording (s, meta, result.symbols, files, error);
   g_clear_pointer (&result.symbols, g_bytes_unref);
   if (written)
     {
@@ -306,6 +307,13 @@ session_record (Session *s, const Probe *probe, GArray **health, GError **error)
       g_autoptr (GError) ftrace_error = NULL;
       if (!rsp_ftrace_start (s->ftrace, &ftrace_error))
         session_channel_off (s, ftrace_error->message, FALSE);
+      else
+        {
+          /* the files open now, before the command runs: they name the
+           * inodes of the instance's file events at the end */
+          s->files = rsp_file_names_new ();
+          rsp_file_names_snapshot (s->files, "/proc");
+        }
     }
   if (!s->abort_start && !session_perf_control (s, "enable", PERF_ACK_TIMEOUT_S, error))
     return 1;

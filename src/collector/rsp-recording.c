@@ -526,6 +526,11 @@ rsp_recording_parse (const guint8 *data, gsize size, GError **error)
           rec->symbols = data + s.offset;
           rec->symbols_size = s.size;
         }
+      else if (strcmp (s.name, "files") == 0)
+        {
+          rec->files = data + s.offset;
+          rec->files_size = s.size;
+        }
     }
   return rec;
 }

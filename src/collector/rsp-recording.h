@@ -8,7 +8,8 @@
  *   footer: { u64 table_offset; u32 n_sections; u32 version; char magic[8] }
  * magic is "RSPTRL01".  Sections: "meta" (JSON, see rsp_recording_meta_*),
  * "symbols" (text, written and parsed by rsp-symbols-stored.c), "ftrace" (what
- * RSP's tracefs instance recorded, see rsp-ftrace-section.h).
+ * RSP's tracefs instance recorded, see rsp-ftrace-section.h), "files" (the
+ * names of the files its events name, see rsp-files.h).
  */
 #pragma once
 
@@ -114,6 +115,8 @@ typedef struct {
   RspRecordingMeta *meta; /* NULL if the meta section is missing or bad */
   const guint8 *symbols;  /* points into the mapped file; NULL if absent */
   gsize symbols_size;
+  const guint8 *files;    /* the "files" section (rsp-files.h); NULL if absent */
+  gsize files_size;
 } RspRecording;
 
 RspRecordingMeta *rsp_recording_meta_new (void);

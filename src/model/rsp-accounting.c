@@ -21,6 +21,7 @@ typedef struct {
   RspIdx seg;
   RspCauseKind link_kind; /* what explains the stretches being made */
   RspIdx link;
+  const char *file;       /* the file of the sleep being split, or NULL */
 } StretchCtx;
 
 /* One stretch of a segment, decided once: it goes into the table, the
@@ -34,9 +35,18 @@ sample_stretch (StretchCtx *c, guint64 s0, guint64 s1, RspCategory cat, const ch
   RspAnalysis *a = c->a;
   const RspSegment *seg = seg_at (a, c->seg);
   gboolean inferred = seg->kind == RSP_SEG_SLEEP && g_array_index (a->m->sleeps, RspSleep, seg->item).inferred;
-  RspStretch st = { s0, s1, c->seg, (guint16) cat, (guint16) inferred, frame, endpoint, sample,
+  /* a disk wait names its file: its sleep's, else that of the wait that
+   * led here (an fsync waiting for the journal thread's write) */
+  const char *file = NULL;
+  if (cat == RSP_CAT_DISK_IO || cat == RSP_CAT_IO_QUEUE)
+    {
+      file = c->file;
+      for (RspIdx i = seg->parent; file == NULL && i != RSP_NONE; i = seg_at (a, i)->parent)
+        file = analysis_segment_file (a, seg_at (a, i));
+    }
+  RspStretch st = { s0, s1, c->seg, (guint16) cat, (guint16) inferred, frame, endpoint, file, sample,
                     sample != RSP_NONE ? RSP_CAUSE_SAMPLE : c->link_kind, sample != RSP_NONE ? sample : c->link };
-  st.finding = analysis_add_finding (a, cat, c->seg, frame, endpoint, s0, s1 - s0);
+  st.finding = analysis_add_finding (a, cat, c->seg, frame, endpoint, file, s0, s1 - s0);
   g_array_append_val (a->stretches, st);
   a->category_ns[cat] += s1 - s0;
   g_array_index (a->paths, RspControlPath, seg->path).category_ns[cat] += s1 - s0;
@@ -258,7 +268,9 @@ sleep_stretches (StretchCtx *c, const RspSegment *seg, guint64 u0, guint64 u1)
       stretch (c, b0, b1, s->deliberate ? RSP_CAT_SLEEP : RSP_CAT_TIMEOUT, frame, NULL);
       break;
     case RSP_WAKE_DISK:
+      c->file = s->file;
       disk_stretches (c, seg->task, b0, b1, frame, s->disk_op, sleep_in_flush (a, s));
+      c->file = NULL;
       break;
     case RSP_WAKE_NETWORK:
       if (s->net_op != RSP_NONE)

@@ -62,6 +62,7 @@ typedef struct {
   const char *comm;
   const char *frame;
   const char *endpoint;
+  const char *file;
   gboolean own; /* a task of the process of interest: never merged with namesakes */
 } FindingKey;
 
@@ -94,6 +95,8 @@ guint analysis_emit_timeline (RspAnalysis *a, RspIdx task, guint64 ws, guint64 w
                               RspIdx parent);
 void analysis_expand_children (RspAnalysis *a, RspIdx first, guint n);
 const char *analysis_segment_endpoint (RspAnalysis *a, const RspSegment *s);
+/* The file a segment's sleep was doing I/O on (RspSleep.file), or NULL. */
+const char *analysis_segment_file (RspAnalysis *a, const RspSegment *s);
 
 /* rsp-accounting.c */
 void analysis_account (RspAnalysis *a, RspIdx seg_idx);
@@ -103,6 +106,7 @@ void analysis_index_stretches (RspAnalysis *a);
 guint analysis_finding_key_hash (gconstpointer p);
 gboolean analysis_finding_key_equal (gconstpointer pa, gconstpointer pb);
 guint32 analysis_add_finding (RspAnalysis *a, RspCategory cat, RspIdx seg_idx, const char *frame, const char *endpoint,
+                              const char *file,
                            guint64 start, guint64 ns);
 /* Ranks the findings, largest first, and indexes each one's stretches
  * (after analysis_index_stretches). */

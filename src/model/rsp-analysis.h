@@ -166,11 +166,26 @@ typedef struct {
   guint16 inferred;     /* a sleep whose wake-up was not recorded: decided from the sleeper's stack */
   const char *frame;    /* the function it is attributed to (a sample's, a sleep's), or NULL */
   const char *endpoint; /* the network peer it waited on, or NULL */
+  const char *file;     /* disk_io, io_queue: the file it waited for (a path, or "device M:m inode N"), or NULL */
   RspIdx sample;        /* RSP_CAT_CPU_SAMPLED: the sample whose share of the run it is; else RSP_NONE */
   guint32 link_kind;    /* RspCauseKind: what explains it */
   RspIdx link;          /* ... its index, or RSP_NONE */
   guint32 finding;      /* the finding it is part of: rsp_analysis_finding (finding) */
 } RspStretch;
+
+/* Time waited for the disk (disk_io and io_queue stretches) per file. */
+typedef struct {
+  const char *file;   /* a path, "device M:m inode N", or NULL for the waits whose file is not known */
+  guint64 ns;         /* disk_io + io_queue */
+  guint64 queue_ns;   /* of which io_queue */
+  guint64 inferred_ns;/* of which inferred (no wake-up recorded) */
+  guint waits;        /* the sleeps it is made of */
+} RspFileTotal;
+
+/* The files behind the disk waits, most time first, the unknown ones
+ * (file NULL) last; empty when there was no disk wait.  Free with
+ * g_array_unref. */
+GArray *rsp_analysis_file_totals (const RspAnalysis *a);
 
 guint rsp_analysis_n_stretches (const RspAnalysis *a);
 const RspStretch *rsp_analysis_stretch (const RspAnalysis *a, guint i);

@@ -47,6 +47,8 @@ typedef struct {
   guint64 fib_time;      /* its last route lookup: the peer of its next send */
   guint8 fib_proto;
   const char *fib_peer;
+  const char *file;      /* the file of its latest file event (rsp-files.h), until it is back in user space */
+  guint64 file_time;
 } TidState;
 
 typedef struct {
@@ -74,6 +76,8 @@ struct _RspAssembler {
   GHashTable *ignored_pids;  /* keep-awake spinners */
   GHashTable *comms;         /* tid -> interned comm, from COMM records */
   GHashTable *sigs;          /* symbol pointer -> RspKernelSig + 1: names are interned */
+  const RspFileTable *files; /* the recording's file names, or NULL */
+  GHashTable *file_labels;   /* RspFileId -> interned label */
 };
 
 typedef struct _RspAssembler Assembler;
@@ -179,6 +183,14 @@ close_run (Assembler *a, TidState *ts, guint64 time)
   ts->open_run = RSP_NONE;
 }
 
+static gboolean stack_has_sig (Assembler *a, RspStackId stack, RspKernelSig sig);
+
+static RspIdx
+model_disk_op_task (RspModel *m, RspIdx op)
+{
+  return g_array_index (m->disk_ops, RspDiskOp, op).task;
+}
+
 static RspIdx
 open_sleep (Assembler *a, TidState *ts, guint64 time, RspStackId stack, guint32 prev_state)
 {
@@ -191,6 +203,11 @@ open_sleep (Assembler *a, TidState *ts, guint64 time, RspStackId stack, guint32 
   s.stack = stack;
   s.prev_state = prev_state;
   s.waker_run = s.disk_op = s.net_op = RSP_NONE;
+  /* in a read, write, sync or fault of a file (when the stack says): the
+   * file of its latest file event */
+  if (ts->file != NULL && time - ts->file_time <= RSP_FILE_VALID_NS
+      && (stack == 0 || stack_has_sig (a, stack, RSP_SIG_FILE_IO)))
+    s.file = ts->file;
   s.runnable_at = G_MAXUINT64;
   if ((prev_state & TASK_STATE_MASK) == 0)
     {
@@ -368,6 +385,14 @@ close_sleep (Assembler *a, TidState *ts, guint64 time, RspIdx next_run)
     }
   if (s->runnable_at > s->end)
     s->runnable_at = s->end;
+  /* the file of a disk wait: its task's (rsp-files.h), else its request's
+   * when another task issued it (the flusher's writeback of an inode; its
+   * own requests name no more than its stack did); a wait for another task (fsync for the journal
+   * thread) keeps its task's for the disk waits found there; others none */
+  if (s->reason != RSP_WAKE_DISK && s->reason != RSP_WAKE_RUN)
+    s->file = NULL;
+  else if (s->file == NULL && s->disk_op != RSP_NONE && model_disk_op_task (m, s->disk_op) != s->task)
+    s->file = g_array_index (m->disk_ops, RspDiskOp, s->disk_op).file;
   if (next_run != RSP_NONE)
     {
       RspRun *run = model_run (m, next_run);
@@ -819,7 +844,13 @@ new_disk_op (Assembler *a, const RspModelEvent *ev, guint64 key)
     g_strlcpy (op.rwbs, rwbs, sizeof op.rwbs);
   op.task = RSP_NONE;
   if (ev->tid > 0)
-    op.task = tid_state (a, ev->tid, ev->time)->task;
+    {
+      TidState *ts = tid_state (a, ev->tid, ev->time);
+      op.task = ts->task;
+      /* a flusher's request belongs to the inode it writes back, for a while */
+      if (ts->file != NULL && ev->time - ts->file_time <= RSP_FILE_VALID_NS)
+        op.file = ts->file;
+    }
   g_array_append_val (a->m->disk_ops, op);
   RspIdx idx = a->m->disk_ops->len - 1;
   guint64 *k = g_new (guint64, 1);
@@ -988,9 +1019,36 @@ handle_sample (Assembler *a, const RspModelEvent *ev)
       m->anomalies[RSP_ANOMALY_ORPHAN_SAMPLE]++;
       return;
     }
+  /* back in user space: the system call its file event was in is over */
+  if (ts->file != NULL && ev->n_frames > 0 && !ev->frames[0].kernel)
+    ts->file = NULL;
   RspModelSample s = { ev->time, run, event_stack (a, ev) };
   g_array_append_val (m->samples, s);
   model_run (m, run)->n_samples++;
+}
+
+/* The name of a file: its stored path, else its device and inode. */
+static const char *
+file_label (Assembler *a, guint32 dev, guint64 ino)
+{
+  RspFileId id = { dev, ino };
+  const char *label = g_hash_table_lookup (a->file_labels, &id);
+  if (label != NULL)
+    return label;
+  const char *path = rsp_file_table_lookup (a->files, id);
+  g_autofree char *text = path != NULL ? g_strdup (path)
+                          : dev != 0   ? g_strdup_printf ("device %u:%u inode %" G_GUINT64_FORMAT, RSP_KDEV_MAJOR (dev),
+                                                          RSP_KDEV_MINOR (dev), ino)
+                                       : g_strdup_printf ("inode %" G_GUINT64_FORMAT, ino);
+  label = rsp_model_intern (a->m, text);
+  g_hash_table_insert (a->file_labels, g_memdup2 (&id, sizeof id), (gpointer) label);
+  return label;
+}
+
+void
+rsp_assembler_set_files (RspAssembler *a, const RspFileTable *files)
+{
+  a->files = files;
 }
 
 /* ------------------------------------------------------------------ driver */
@@ -1144,6 +1202,14 @@ rsp_assembler_feed (RspAssembler *a, const RspModelEvent *ev)
     case RSP_MEV_SAMPLE:
       handle_sample (a, ev);
       break;
+    case RSP_MEV_FILE:
+      if (ev->tid > 0)
+        {
+          TidState *ts = tid_state (a, ev->tid, ev->time);
+          ts->file = file_label (a, ev->u.file.dev, ev->u.file.ino);
+          ts->file_time = ev->time;
+        }
+      break;
     default:
       break;
     }
@@ -1232,6 +1298,7 @@ rsp_assembler_new (const GArray *ignored_pids)
   a->ignored_pids = g_hash_table_new (g_direct_hash, g_direct_equal);
   a->comms = g_hash_table_new (g_direct_hash, g_direct_equal);
   a->sigs = g_hash_table_new (g_direct_hash, g_direct_equal);
+  a->file_labels = g_hash_table_new_full (rsp_file_id_hash, rsp_file_id_equal, g_free, NULL);
   for (guint i = 0; ignored_pids != NULL && i < ignored_pids->len; i++)
     g_hash_table_add (a->ignored_pids, GINT_TO_POINTER (g_array_index (ignored_pids, gint32, i)));
   return a;
@@ -1251,6 +1318,7 @@ rsp_assembler_free (RspAssembler *a)
   g_hash_table_unref (a->ignored_pids);
   g_hash_table_unref (a->comms);
   g_hash_table_unref (a->sigs);
+  g_hash_table_unref (a->file_labels);
   g_free (a);
 }
 

@@ -328,3 +328,9 @@ analysis_segment_endpoint (RspAnalysis *a, const RspSegment *s)
   const RspSleep *sl = sleep_at (a, s->item);
   return sl->net_op != RSP_NONE ? g_array_index (a->m->net_ops, RspNetOp, sl->net_op).endpoint : NULL;
 }
+
+const char *
+analysis_segment_file (RspAnalysis *a, const RspSegment *s)
+{
+  return s->kind == RSP_SEG_SLEEP ? sleep_at (a, s->item)->file : NULL;
+}

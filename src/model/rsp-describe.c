@@ -76,7 +76,8 @@ rsp_finding_describe (const RspModel *model, const RspFinding *f, RspDescribeMod
       return compose (mode, T (mode, "%s waited %.1f ms for disk%s%s%s"), who, ms, under,
                       f->file != NULL ? T (mode, ", on ") : "", f->file != NULL ? f->file : "");
     case RSP_CAT_IO_QUEUE:
-      return compose (mode, T (mode, "%s waited %.1f ms for its disk requests to leave the queue%s"), who, ms, under);
+      return compose (mode, T (mode, "%s waited %.1f ms for its disk requests to leave the queue%s%s%s"), who, ms, under,
+                      f->file != NULL ? T (mode, ", on ") : "", f->file != NULL ? f->file : "");
     case RSP_CAT_NETWORK:
       return compose (mode, T (mode, "%s waited %.1f ms for the network%s%s%s"), who, ms, under,
                       f->endpoint != NULL ? T (mode, " from ") : "", f->endpoint != NULL ? f->endpoint : "");

@@ -207,6 +207,15 @@ decode (Decoder *d, const RspEvent *ev, RspModelEvent *out)
     case RSP_MEV_SAMPLE:
       resolve_stack (d, ev, out);
       break;
+    case RSP_MEV_FILE:
+      {
+        RspFileId id;
+        if (!rsp_file_event_read (ev, &id))
+          return FALSE;
+        out->u.file.dev = id.dev;
+        out->u.file.ino = id.ino;
+      }
+      break;
     case RSP_MEV_PROBE:
       out->u.probe.function = info->probe_function;
       out->u.probe.ret = info->probe_return;
@@ -234,6 +243,12 @@ classify_evsels (Decoder *d, RspPerfReader *reader)
                 info->kind = tracepoints[k].kind;
                 info->known = TRUE;
               }
+          /* the instance's events that name a file (rsp-files.h) */
+          if (!info->known && rsp_file_event_is (evsel->name) && evsel->tp != NULL)
+            {
+              info->kind = RSP_MEV_FILE;
+              info->known = TRUE;
+            }
           /* rsp record --probe's uprobes: "rsp_PID:FUNCTION" and "rsp_PID:FUNCTION__return" */
           const char *colon = evsel->name != NULL ? strchr (evsel->name, ':') : NULL;
           if (!info->known && colon != NULL && g_str_has_prefix (evsel->name, "rsp_") && colon[1] != '\0')
@@ -285,6 +300,11 @@ rsp_model_build (RspPerfReader *reader, RspSymbolizer *symbolizer, GCancellable 
   const RspRecording *rec = rsp_perf_reader_get_recording (reader);
   const RspRecordingMeta *meta = rec != NULL ? rec->meta : NULL;
   RspAssembler *assembler = rsp_assembler_new (meta != NULL ? meta->keep_awake_pids : NULL);
+  /* the names of the files its events name: lives through the assembly */
+  g_autoptr (RspFileTable) files = rec != NULL && rec->files != NULL
+                                       ? rsp_file_table_parse (rec->files, rec->files_size, NULL)
+                                       : NULL;
+  rsp_assembler_set_files (assembler, files);
 
   const RspPerfHeader *header = rsp_perf_reader_get_header (reader);
   guint64 data_size = MAX (header->data_size, 1);

@@ -32,7 +32,7 @@ analysis_finding_key_hash (gconstpointer p)
 {
   const FindingKey *k = p;
   return (guint) k->category * 31 + GPOINTER_TO_UINT (k->comm) * 17 + GPOINTER_TO_UINT (k->frame)
-         + GPOINTER_TO_UINT (k->endpoint) + (guint) k->own;
+         + GPOINTER_TO_UINT (k->endpoint) + GPOINTER_TO_UINT (k->file) * 7 + (guint) k->own;
 }
 
 gboolean
@@ -40,7 +40,7 @@ analysis_finding_key_equal (gconstpointer pa, gconstpointer pb)
 {
   const FindingKey *ka = pa, *kb = pb;
   return ka->category == kb->category && ka->comm == kb->comm && ka->frame == kb->frame
-         && ka->endpoint == kb->endpoint && ka->own == kb->own;
+         && ka->endpoint == kb->endpoint && ka->file == kb->file && ka->own == kb->own;
 }
 
 /* Findings by index, largest first; equal ones in a fixed order. */
@@ -119,7 +119,7 @@ rsp_analysis_finding_stretches (const RspAnalysis *a, guint finding, guint *n)
 
 guint32
 analysis_add_finding (RspAnalysis *a, RspCategory cat, RspIdx seg_idx, const char *frame, const char *endpoint,
-                      guint64 start, guint64 ns)
+                      const char *file, guint64 start, guint64 ns)
 {
   g_assert (ns > 0); /* every stretch is part of one finding */
   const RspSegment *seg = seg_at (a, seg_idx);
@@ -127,7 +127,7 @@ analysis_add_finding (RspAnalysis *a, RspCategory cat, RspIdx seg_idx, const cha
   for (RspIdx i = seg->parent; endpoint == NULL && i != RSP_NONE; i = seg_at (a, i)->parent)
     endpoint = analysis_segment_endpoint (a, seg_at (a, i));
   const RspTask *task = &g_array_index (a->m->tasks, RspTask, seg->task);
-  FindingKey key = { cat, task->comm, frame, endpoint, task->pid == a->pid };
+  FindingKey key = { cat, task->comm, frame, endpoint, file, task->pid == a->pid };
   gpointer found = g_hash_table_lookup (a->finding_index, &key);
   guint idx;
   if (found == NULL)
@@ -137,6 +137,7 @@ analysis_add_finding (RspAnalysis *a, RspCategory cat, RspIdx seg_idx, const cha
       f.task = seg->task;
       f.frame = frame;
       f.endpoint = endpoint;
+      f.file = file;
       f.path = g_array_new (FALSE, FALSE, sizeof (RspFindingStep));
       g_array_append_val (a->findings, f);
       guint64 zero = 0;
@@ -171,4 +172,62 @@ analysis_add_finding (RspAnalysis *a, RspCategory cat, RspIdx seg_idx, const cha
         }
     }
   return idx;
+}
+
+/* ------------------------------------------------------------------ files */
+
+static gint
+compare_file_totals (gconstpointer pa, gconstpointer pb)
+{
+  const RspFileTotal *x = pa, *y = pb;
+  if ((x->file == NULL) != (y->file == NULL))
+    return x->file == NULL ? 1 : -1;
+  if (x->ns != y->ns)
+    return x->ns > y->ns ? -1 : 1;
+  return g_strcmp0 (x->file, y->file);
+}
+
+GArray *
+rsp_analysis_file_totals (const RspAnalysis *a)
+{
+  GArray *out = g_array_new (FALSE, TRUE, sizeof (RspFileTotal));
+  g_autoptr (GHashTable) index = g_hash_table_new (g_direct_hash, g_direct_equal); /* interned file -> idx + 1 */
+  g_autoptr (GHashTable) last_segment = g_hash_table_new (g_direct_hash, g_direct_equal); /* idx -> segment + 1 */
+  gint unknown = -1;
+  for (guint i = 0; i < a->stretches->len; i++)
+    {
+      const RspStretch *st = &g_array_index (a->stretches, RspStretch, i);
+      if (st->category != RSP_CAT_DISK_IO && st->category != RSP_CAT_IO_QUEUE)
+        continue;
+      guint idx;
+      if (st->file == NULL && unknown >= 0)
+        idx = (guint) unknown;
+      else if (st->file != NULL && g_hash_table_contains (index, st->file))
+        idx = GPOINTER_TO_UINT (g_hash_table_lookup (index, st->file)) - 1;
+      else
+        {
+          RspFileTotal t = { st->file };
+          g_array_append_val (out, t);
+          idx = out->len - 1;
+          if (st->file == NULL)
+            unknown = (gint) idx;
+          else
+            g_hash_table_insert (index, (gpointer) st->file, GUINT_TO_POINTER (idx + 1));
+        }
+      RspFileTotal *t = &g_array_index (out, RspFileTotal, idx);
+      guint64 ns = st->end - st->start;
+      t->ns += ns;
+      if (st->category == RSP_CAT_IO_QUEUE)
+        t->queue_ns += ns;
+      if (st->inferred)
+        t->inferred_ns += ns;
+      /* one wait per sleep: its stretches come together */
+      if (GPOINTER_TO_UINT (g_hash_table_lookup (last_segment, GUINT_TO_POINTER (idx))) != st->segment + 1)
+        {
+          t->waits++;
+          g_hash_table_insert (last_segment, GUINT_TO_POINTER (idx), GUINT_TO_POINTER (st->segment + 1));
+        }
+    }
+  g_array_sort (out, compare_file_totals);
+  return out;
 }

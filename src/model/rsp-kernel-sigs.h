@@ -20,6 +20,7 @@ typedef enum {
   RSP_SIG_SEND,           /* tcp_sendmsg, udp_sendmsg, unix_stream_sendmsg, ... */
   RSP_SIG_SCHED,          /* schedule, __schedule, ... : not a representative frame */
   RSP_SIG_POLL,           /* do_sys_poll, do_select, ep_poll, futex_wait ... : waits with timeouts */
+  RSP_SIG_FILE_IO,        /* vfs_read, do_fsync, filemap_fault, ... : I/O on an open file (on a sleep's stack) */
 } RspKernelSig;
 
 /* Whether an interrupt line by its name belongs to a disk controller. */

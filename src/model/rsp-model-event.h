@@ -7,6 +7,7 @@
 #pragma once
 
 #include "rsp-model.h"
+#include "rsp-files.h"
 
 G_BEGIN_DECLS
 
@@ -31,6 +32,7 @@ typedef enum {
   RSP_MEV_DATA_READY,    /* sk_data_ready */
   RSP_MEV_SOCK_STATE,    /* inet_sock_set_state */
   RSP_MEV_FIB,           /* fib_table_lookup: the peer of a send about to happen */
+  RSP_MEV_FILE,          /* an event naming the file the task does I/O on (rsp-files.h) */
   RSP_MEV_SAMPLE,        /* cpu-clock */
   RSP_MEV_COMM,          /* PERF_RECORD_COMM */
   RSP_MEV_TASK,          /* PERF_RECORD_FORK: tells a thread's process */
@@ -59,6 +61,7 @@ typedef struct {
     struct { gint32 pid, tid; const char *comm; gboolean exec; } comm;
     struct { gint32 pid, tid; } task;
     struct { guint64 lost; } lost;
+    struct { guint32 dev; guint64 ino; } file; /* dev: kernel encoding, 0 unknown */
     struct { const char *function; gboolean ret; } probe; /* the event's name: lives as long as the reader */
   } u;
 } RspModelEvent;
@@ -68,6 +71,9 @@ typedef struct _RspAssembler RspAssembler;
 /* IGNORED_PIDS (may be NULL): pids whose tasks are marked ignored (rsp
  * record's --keep-awake spinners). */
 RspAssembler *rsp_assembler_new (const GArray *ignored_pids);
+/* The recording's file names (rsp-files.h), used while feeding; FILES may be
+ * NULL (no names: files are named by device and inode). */
+void rsp_assembler_set_files (RspAssembler *self, const RspFileTable *files);
 void rsp_assembler_feed (RspAssembler *self, const RspModelEvent *event);
 /* Closes what is still open and returns the model (the assembler is freed). */
 RspModel *rsp_assembler_finish (RspAssembler *self);

@@ -26,6 +26,7 @@ typedef guint32 RspIdx;
 /* Tolerances of the paper's procedure, as named constants. */
 #define RSP_FIT_TOLERANCE_NS (100 * 1000)       /* a child may overhang its parent sleep by this */
 #define RSP_POLL_MERGE_GAP_NS (100 * 1000)      /* timed-out polls separated by runs shorter than this merge */
+#define RSP_FILE_VALID_NS (1000 * 1000 * 1000) /* a task's file event names its disk requests this long */
 #define RSP_SAMPLE_GRACE_NS (20 * 1000)         /* a sample this long after a run's end still belongs to it */
 #define RSP_IRQ_WAKE_WINDOW_NS (200 * 1000)     /* a completion this close before a wake-up caused it */
 #define RSP_EARLY_WAKE_WINDOW_NS (100 * 1000)   /* a wake-up this close before a blocking switch-out ends that sleep */
@@ -112,6 +113,7 @@ typedef struct {
   const char *irq_name;  /* RSP_WAKE_IRQ */
   guint64 defacto_start; /* start of the series of timed-out polls it ends */
   gboolean inferred;     /* no wake-up was recorded: the reason comes from its own stack */
+  const char *file;      /* DISK and RUN: the file its task was doing I/O on (a path, or "device M:m inode N"), or NULL */
 } RspSleep;
 
 typedef struct {
@@ -146,6 +148,7 @@ typedef struct {
   RspIdx task;             /* issuing task (block_rq_insert context) */
   guint64 insert, issue, complete; /* 0 when not seen */
   gboolean issue_inferred, complete_inferred;
+  const char *file;        /* the file its issuing task was doing I/O on, or NULL */
 } RspDiskOp;
 
 typedef struct {

@@ -322,9 +322,55 @@ rsp_report_json (const RspAnalysis *a, const char *path)
       json_builder_end_object (b);
     }
   json_builder_end_array (b);
+
+  /* the files behind the disk waits (rsp report --files) */
+  json_builder_set_member_name (b, "files");
+  json_builder_begin_array (b);
+  g_autoptr (GArray) files = rsp_analysis_file_totals (a);
+  for (guint i = 0; i < files->len; i++)
+    {
+      const RspFileTotal *t = &g_array_index (files, RspFileTotal, i);
+      json_builder_begin_object (b);
+      rsp_json_member_string (b, "file", t->file);
+      rsp_json_member_double (b, "ms", ms (t->ns));
+      rsp_json_member_double (b, "percent", total > 0 ? 100.0 * t->ns / total : 0.0);
+      rsp_json_member_double (b, "queue_ms", ms (t->queue_ns));
+      rsp_json_member_double (b, "inferred_ms", ms (t->inferred_ns));
+      rsp_json_member_int (b, "waits", t->waits);
+      json_builder_end_object (b);
+    }
+  json_builder_end_array (b);
   json_builder_end_object (b);
 
   return rsp_json_to_text (b);
+}
+
+char *
+rsp_report_files_text (const RspAnalysis *a)
+{
+  guint64 total = rsp_analysis_total_ns (a);
+  g_autoptr (GArray) files = rsp_analysis_file_totals (a);
+  GString *out = g_string_new (NULL);
+  g_string_append_printf (out, "\n%s\n", _("Time waited for the disk, per file:"));
+  if (files->len == 0)
+    {
+      g_string_append_printf (out, "  %s\n", _("(no disk waits)"));
+      return g_string_free (out, FALSE);
+    }
+  g_string_append_printf (out, "  %10s %7s %6s  %s\n", _("ms"), "%", _("waits"), _("file"));
+  guint64 named = 0, all = 0;
+  for (guint i = 0; i < files->len; i++)
+    {
+      const RspFileTotal *t = &g_array_index (files, RspFileTotal, i);
+      all += t->ns;
+      if (t->file != NULL)
+        named += t->ns;
+      g_string_append_printf (out, "  %10.2f %6.1f%% %6u  %s\n", ms (t->ns), total > 0 ? 100.0 * t->ns / total : 0.0,
+                              t->waits, t->file != NULL ? t->file : _("(file not known)"));
+    }
+  g_string_append_printf (out, _("  %.1f%% of the disk wait time has its file named\n"),
+                          all > 0 ? 100.0 * named / all : 0.0);
+  return g_string_free (out, FALSE);
 }
 
 /* ------------------------------------------------------------------- csv */

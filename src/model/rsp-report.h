@@ -13,6 +13,9 @@ G_BEGIN_DECLS
 
 char *rsp_report_text (const RspAnalysis *analysis, const char *path);
 char *rsp_report_json (const RspAnalysis *analysis, const char *path);
+/* rsp report --files: the time waited for the disk per file, most first
+ * (rsp_analysis_file_totals), and how much of it has its file named. */
+char *rsp_report_files_text (const RspAnalysis *analysis);
 /* The accounting table and the findings as CSV (RFC 4180, numbers with a
  * '.' whatever the locale), for spreadsheets: the table (one row per
  * category, with its id, its label in the local language, ms, percent,

@@ -217,7 +217,14 @@ rsp_details_new (const RspAnalysis *a, RspIdx segment, guint64 t, const char *na
           g_autofree char *f = g_markup_escape_text (st->frame, -1);
           line (&w, _("Under:"), f);
         }
+      if (st->file != NULL)
+        {
+          g_autofree char *f = g_markup_escape_text (st->file, -1);
+          line (&w, _("File:"), f);
+        }
       g_string_append (summary, cat);
+      if (st->file != NULL)
+        g_string_append_printf (summary, _(", on %s"), st->file);
       explain (&w, d, st, summary);
       if (st->finding != G_MAXUINT32 && st->finding < rsp_analysis_n_findings (a))
         {
@@ -254,6 +261,11 @@ sleep_end_lines (Writer *w, RspDetails *d, const RspSleep *sl, GString *summary)
       break;
     case RSP_WAKE_DISK:
       line (w, _("Ended by:"), _("a disk completion"));
+      if (sl->file != NULL)
+        {
+          g_autofree char *f = g_markup_escape_text (sl->file, -1);
+          line (w, _("File:"), f);
+        }
       if (sl->disk_op != RSP_NONE)
         {
           g_autofree char *service = NULL;

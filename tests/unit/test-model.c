@@ -933,6 +933,125 @@ test_inferred_other_writeback (void)
     }
 }
 
+/* ------------------------------------------------------------------ files */
+
+static void
+file_ev (Stream *s, guint64 t, gint32 cpu, gint32 tid, guint32 dev, guint64 ino)
+{
+  RspModelEvent ev = { .kind = RSP_MEV_FILE, .time = t, .cpu = cpu, .pid = tid, .tid = tid };
+  ev.u.file.dev = dev;
+  ev.u.file.ino = ino;
+  feed (s, &ev, NULL);
+}
+
+static const char *const fsync_io_stack[] = { "schedule", "io_schedule", "folio_wait_writeback", "ext4_sync_file",
+                                              "vfs_fsync_range", "do_fsync", "|", "fsync", "main", NULL };
+static const char *const unlink_io_stack[] = { "schedule", "io_schedule", "__wait_on_buffer", "do_unlinkat", "|",
+                                               "unlink", "main", NULL };
+static const char *const journal_wait_stack[] = { "schedule", "jbd2_log_wait_commit", "ext4_sync_file", "do_fsync",
+                                                  "|", "fsync", "main", NULL };
+static const char *const kthread_io_stack[] = { "schedule", "io_schedule", "__wait_on_buffer",
+                                                "jbd2_journal_commit_transaction", NULL };
+
+static const char files_section[] = "254 0 77 /var/lib/db\n";
+
+/* The disk finding of A that has the most time, and its file. */
+static const RspFinding *
+disk_finding (const RspAnalysis *a)
+{
+  for (guint i = 0; i < rsp_analysis_n_findings (a); i++)
+    if (rsp_analysis_finding (a, i)->category == RSP_CAT_DISK_IO)
+      return rsp_analysis_finding (a, i);
+  return NULL;
+}
+
+/* A disk wait inside a system call on a file names the file of the task's
+ * latest file event: its stored path, else device and inode.  A wait whose
+ * stack is no file I/O (unlink), or after the task was seen back in user
+ * space, names none. */
+static void
+test_file_of_disk_wait (void)
+{
+  enum { NAMED, UNNAMED, NOT_FILE_IO, BACK_IN_USER };
+  for (guint k = NAMED; k <= BACK_IN_USER; k++)
+    {
+      g_autoptr (RspFileTable) table = rsp_file_table_parse ((const guint8 *) files_section,
+                                                             sizeof files_section - 1, NULL);
+      Stream s;
+      stream_init (&s);
+      rsp_assembler_set_files (s.as, table);
+      sw (&s, T0, 0, 0, 0, 100, NULL);
+      file_ev (&s, T0 + 50 * US, 0, 100, RSP_KDEV (254, 0), k == UNNAMED ? 78 : 77);
+      if (k == BACK_IN_USER)
+        sample (&s, T0 + 70 * US, 0, 100, user_work);
+      rq (&s, RSP_MEV_RQ_INSERT, T0 + 100 * US, 0, 100, 4096);
+      rq (&s, RSP_MEV_RQ_ISSUE, T0 + 150 * US, 0, 100, 4096);
+      sw (&s, T0 + 200 * US, 0, 100, 2, 0, k == NOT_FILE_IO ? unlink_io_stack : fsync_io_stack);
+      rq (&s, RSP_MEV_RQ_COMPLETE, T0 + 5 * MS, 1, 0, 4096);
+      waking (&s, T0 + 5 * MS + 2 * US, 1, 0, 100, disk_wake);
+      sw (&s, T0 + 5 * MS + 10 * US, 0, 0, 0, 100, NULL);
+      sw (&s, T0 + 6 * MS, 0, 100, 0x20, 0, NULL);
+      g_autoptr (RspModel) m = rsp_assembler_finish (s.as);
+      g_autoptr (RspAnalysis) a = rsp_analysis_new (m, 100, 0, G_MAXUINT64, NULL);
+      check_invariants (a);
+      const char *want = k == NAMED ? "/var/lib/db" : k == UNNAMED ? "device 254:0 inode 78" : NULL;
+      const RspFinding *f = disk_finding (a);
+      g_assert_nonnull (f);
+      g_assert_cmpstr (f->file, ==, want);
+      g_assert_cmpuint (f->ns, ==, 5 * MS + 2 * US - 200 * US);
+      g_autoptr (GArray) files = rsp_analysis_file_totals (a);
+      g_assert_cmpuint (files->len, ==, 1);
+      const RspFileTotal *t = &g_array_index (files, RspFileTotal, 0);
+      g_assert_cmpstr (t->file, ==, want);
+      g_assert_cmpuint (t->ns, ==, f->ns);
+      g_assert_cmpuint (t->waits, ==, 1);
+      /* the stretches carry it too, for the views */
+      for (guint i = 0; i < rsp_analysis_n_stretches (a); i++)
+        {
+          const RspStretch *x = rsp_analysis_stretch (a, i);
+          g_assert_cmpstr (x->file, ==, x->category == RSP_CAT_DISK_IO ? want : NULL);
+        }
+    }
+}
+
+/* fsync waits for the journal thread, which waits for the disk: that disk
+ * wait, found through the wake-up, names the file the fsync was for. */
+static void
+test_file_through_journal (void)
+{
+  g_autoptr (RspFileTable) table = rsp_file_table_parse ((const guint8 *) files_section, sizeof files_section - 1,
+                                                         NULL);
+  Stream s;
+  stream_init (&s);
+  rsp_assembler_set_files (s.as, table);
+  comm (&s, 200, 200, "jbd2/vda-8");
+  sw (&s, T0, 0, 0, 0, 100, NULL);
+  sw (&s, T0, 1, 0, 0, 200, NULL);
+  file_ev (&s, T0 + 10 * US, 0, 100, RSP_KDEV (254, 0), 77);
+  sw (&s, T0 + 100 * US, 0, 100, 2, 0, journal_wait_stack);
+  rq (&s, RSP_MEV_RQ_INSERT, T0 + 200 * US, 1, 200, 4096);
+  rq (&s, RSP_MEV_RQ_ISSUE, T0 + 250 * US, 1, 200, 4096);
+  sw (&s, T0 + 300 * US, 1, 200, 2, 0, kthread_io_stack);
+  rq (&s, RSP_MEV_RQ_COMPLETE, T0 + 3 * MS, 1, 0, 4096);
+  waking (&s, T0 + 3 * MS + 2 * US, 1, 0, 200, disk_wake);
+  sw (&s, T0 + 3 * MS + 10 * US, 1, 0, 0, 200, NULL);
+  waking (&s, T0 + 3500 * US, 1, 200, 100, user_write_wake);
+  sw (&s, T0 + 3600 * US, 1, 200, 1, 0, NULL);
+  sw (&s, T0 + 3600 * US, 0, 0, 0, 100, NULL);
+  sw (&s, T0 + 4 * MS, 0, 100, 0x20, 0, NULL);
+  g_autoptr (RspModel) m = rsp_assembler_finish (s.as);
+  g_autoptr (RspAnalysis) a = rsp_analysis_new (m, 100, 0, G_MAXUINT64, NULL);
+  check_invariants (a);
+  const RspFinding *f = disk_finding (a);
+  g_assert_nonnull (f);
+  g_assert_cmpstr (rsp_model_task (m, f->task)->comm, ==, "jbd2/vda-8");
+  g_assert_cmpstr (f->file, ==, "/var/lib/db");
+  g_autoptr (GArray) files = rsp_analysis_file_totals (a);
+  g_assert_cmpuint (files->len, ==, 1);
+  g_assert_cmpstr (g_array_index (files, RspFileTotal, 0).file, ==, "/var/lib/db");
+  g_assert_cmpuint (g_array_index (files, RspFileTotal, 0).ns, ==, rsp_analysis_category_ns (a, RSP_CAT_DISK_IO));
+}
+
 int
 main (int argc, char **argv)
 {
@@ -953,6 +1072,8 @@ main (int argc, char **argv)
   g_test_add_func ("/model/stackless-disk", test_stackless_disk);
   g_test_add_func ("/model/inferred-from-stack", test_inferred_from_stack);
   g_test_add_func ("/model/inferred-other-writeback", test_inferred_other_writeback);
+  g_test_add_func ("/model/file-of-disk-wait", test_file_of_disk_wait);
+  g_test_add_func ("/model/file-through-journal", test_file_through_journal);
   g_test_add_func ("/model/missing-completion", test_missing_completion);
   g_test_add_func ("/model/preemption", test_preemption);
   g_test_add_func ("/model/missing-switches", test_missing_switches);

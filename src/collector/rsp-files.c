@@ -1,0 +1,525 @@
+/* rsp-files.c — naming the files behind disk waits (see the header). */
+#include "rsp-files.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <traceevent/event-parse.h>
+#include <unistd.h>
+
+#include "rsp-perf-reader.h"
+
+#define WALK_SECONDS 3 /* the walk's time bound, beside its entry bound */
+
+guint
+rsp_file_id_hash (gconstpointer p)
+{
+  const RspFileId *id = p;
+  return (guint) (id->ino ^ (id->ino >> 32)) * 31u + id->dev;
+}
+
+gboolean
+rsp_file_id_equal (gconstpointer a, gconstpointer b)
+{
+  const RspFileId *x = a, *y = b;
+  return x->dev == y->dev && x->ino == y->ino;
+}
+
+static RspFileId *
+file_id_dup (RspFileId id)
+{
+  return g_memdup2 (&id, sizeof id);
+}
+
+struct _RspFileNames {
+  GHashTable *names;   /* RspFileId -> char *path: everything seen */
+  GHashTable *by_ino;  /* ino (guint64 *) -> RspFileId * in names, NULL if several devices */
+  GHashTable *wanted;  /* RspFileId set */
+  GPtrArray *hints;    /* char *: directories to walk first */
+  GHashTable *hint_set;
+};
+
+RspFileNames *
+rsp_file_names_new (void)
+{
+  RspFileNames *self = g_new0 (RspFileNames, 1);
+  self->names = g_hash_table_new_full (rsp_file_id_hash, rsp_file_id_equal, g_free, g_free);
+  self->by_ino = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, NULL);
+  self->wanted = g_hash_table_new_full (rsp_file_id_hash, rsp_file_id_equal, g_free, NULL);
+  self->hints = g_ptr_array_new_with_free_func (g_free);
+  self->hint_set = g_hash_table_new (g_str_hash, g_str_equal);
+  return self;
+}
+
+void
+rsp_file_names_free (RspFileNames *self)
+{
+  if (self == NULL)
+    return;
+  g_hash_table_unref (self->by_ino);
+  g_hash_table_unref (self->names);
+  g_hash_table_unref (self->wanted);
+  g_hash_table_unref (self->hint_set);
+  g_ptr_array_unref (self->hints);
+  g_free (self);
+}
+
+static void
+add_hint (RspFileNames *self, const char *dir)
+{
+  /* "/" is walked last anyway */
+  if (dir == NULL || dir[0] != '/' || dir[1] == '\0' || g_hash_table_contains (self->hint_set, dir))
+    return;
+  char *copy = g_strdup (dir);
+  g_ptr_array_add (self->hints, copy);
+  g_hash_table_add (self->hint_set, copy);
+}
+
+/* Keeps the first name seen for ID (the start's: a file renamed later was
+ * that file when it was waited for). */
+static gboolean
+add_name (RspFileNames *self, RspFileId id, const char *path)
+{
+  if (path == NULL || path[0] != '/' || g_hash_table_contains (self->names, &id))
+    return FALSE;
+  RspFileId *key = file_id_dup (id);
+  g_hash_table_insert (self->names, key, g_strdup (path));
+  guint64 ino = id.ino;
+  gpointer old;
+  if (g_hash_table_lookup_extended (self->by_ino, &ino, NULL, &old))
+    {
+      if (old != NULL && !rsp_file_id_equal (old, key))
+        g_hash_table_insert (self->by_ino, g_memdup2 (&ino, sizeof ino), NULL);
+    }
+  else
+    g_hash_table_insert (self->by_ino, g_memdup2 (&ino, sizeof ino), key);
+  return TRUE;
+}
+
+static RspFileId
+id_of_stat (const struct stat *st)
+{
+  RspFileId id = { RSP_KDEV (major (st->st_dev), minor (st->st_dev)), (guint64) st->st_ino };
+  return id;
+}
+
+static guint
+snapshot_fds (RspFileNames *self, const char *pid_dir)
+{
+  g_autofree char *fd_dir = g_build_filename (pid_dir, "fd", NULL);
+  DIR *d = opendir (fd_dir);
+  if (d == NULL)
+    return 0;
+  guint n = 0;
+  struct dirent *e;
+  while ((e = readdir (d)) != NULL)
+    {
+      if (e->d_name[0] == '.')
+        continue;
+      g_autofree char *link = g_build_filename (fd_dir, e->d_name, NULL);
+      struct stat st;
+      if (stat (link, &st) != 0 || !S_ISREG (st.st_mode))
+        continue;
+      char target[4096];
+      ssize_t len = readlink (link, target, sizeof target - 1);
+      if (len <= 0)
+        continue;
+      target[len] = '\0';
+      n += add_name (self, id_of_stat (&st), target);
+    }
+  closedir (d);
+  return n;
+}
+
+/* "55d0c8a4e000-55d0c8a50000 r--p 00000000 fe:01 1234 /usr/bin/cat" */
+static guint
+snapshot_maps (RspFileNames *self, const char *pid_dir)
+{
+  g_autofree char *path = g_build_filename (pid_dir, "maps", NULL);
+  FILE *f = fopen (path, "re");
+  if (f == NULL)
+    return 0;
+  guint n = 0;
+  char line[4096 + 128];
+  while (fgets (line, sizeof line, f) != NULL)
+    {
+      unsigned int major_no, minor_no;
+      unsigned long long ino;
+      int name_at = 0;
+      if (sscanf (line, "%*s %*s %*s %x:%x %llu %n", &major_no, &minor_no, &ino, &name_at) != 3 || ino == 0
+          || name_at <= 0 || line[name_at] != '/')
+        continue;
+      line[strcspn (line, "\n")] = '\0';
+      RspFileId id = { RSP_KDEV (major_no, minor_no), ino };
+      n += add_name (self, id, line + name_at);
+    }
+  fclose (f);
+  return n;
+}
+
+guint
+rsp_file_names_snapshot (RspFileNames *self, const char *proc_root)
+{
+  g_return_val_if_fail (self != NULL && proc_root != NULL, 0);
+  DIR *d = opendir (proc_root);
+  if (d == NULL)
+    return 0;
+  guint n = 0;
+  struct dirent *e;
+  while ((e = readdir (d)) != NULL)
+    {
+      if (!g_ascii_isdigit (e->d_name[0]))
+        continue;
+      g_autofree char *pid_dir = g_build_filename (proc_root, e->d_name, NULL);
+      n += snapshot_fds (self, pid_dir);
+      n += snapshot_maps (self, pid_dir);
+      g_autofree char *cwd_link = g_build_filename (pid_dir, "cwd", NULL);
+      char cwd[4096];
+      ssize_t len = readlink (cwd_link, cwd, sizeof cwd - 1);
+      if (len > 0)
+        {
+          cwd[len] = '\0';
+          add_hint (self, cwd);
+        }
+    }
+  closedir (d);
+  return n;
+}
+
+void
+rsp_file_names_want (RspFileNames *self, RspFileId id)
+{
+  g_return_if_fail (self != NULL);
+  if (id.ino != 0 && !g_hash_table_contains (self->wanted, &id))
+    g_hash_table_add (self->wanted, file_id_dup (id));
+}
+
+static const char *
+name_of (const RspFileNames *self, const RspFileId *id)
+{
+  if (id->dev != 0)
+    return g_hash_table_lookup (self->names, id);
+  const RspFileId *only = g_hash_table_lookup (self->by_ino, &id->ino);
+  return only != NULL ? g_hash_table_lookup (self->names, only) : NULL;
+}
+
+guint
+rsp_file_names_n_wanted (const RspFileNames *self)
+{
+  return g_hash_table_size (self->wanted);
+}
+
+guint
+rsp_file_names_n_named (const RspFileNames *self)
+{
+  guint n = 0;
+  GHashTableIter it;
+  gpointer key;
+  g_hash_table_iter_init (&it, self->wanted);
+  while (g_hash_table_iter_next (&it, &key, NULL))
+    n += name_of (self, key) != NULL;
+  return n;
+}
+
+typedef struct {
+  RspFileNames *self;
+  GHashTable *unnamed_inos; /* guint64 set: wanted inodes without a name */
+  GHashTable *devs;         /* devices (GUINT_TO_POINTER) with an unnamed wanted file; 0: any */
+  gboolean any_dev;
+  GHashTable *visited;      /* RspFileId of directories */
+  GQueue queue;             /* char *: directories to read */
+  guint entries, max_entries, named;
+  gint64 deadline;
+} Walk;
+
+static gboolean
+walk_wants_dev (const Walk *w, guint32 dev)
+{
+  return w->any_dev || g_hash_table_contains (w->devs, GUINT_TO_POINTER (dev));
+}
+
+static void
+walk_push (Walk *w, const char *dir)
+{
+  struct stat st;
+  if (lstat (dir, &st) != 0 || !S_ISDIR (st.st_mode))
+    return;
+  RspFileId id = id_of_stat (&st);
+  if (!walk_wants_dev (w, id.dev) || g_hash_table_contains (w->visited, &id))
+    return;
+  g_hash_table_add (w->visited, file_id_dup (id));
+  g_queue_push_tail (&w->queue, g_strdup (dir));
+}
+
+static void
+walk_dir (Walk *w, const char *dir)
+{
+  DIR *d = opendir (dir);
+  if (d == NULL)
+    return;
+  struct dirent *e;
+  while ((e = readdir (d)) != NULL && w->entries < w->max_entries)
+    {
+      w->entries++;
+      if (strcmp (e->d_name, ".") == 0 || strcmp (e->d_name, "..") == 0)
+        continue;
+      guint64 ino = (guint64) e->d_ino;
+      gboolean wanted = g_hash_table_contains (w->unnamed_inos, &ino);
+      gboolean is_dir = e->d_type == DT_DIR || e->d_type == DT_UNKNOWN;
+      if (!wanted && !is_dir)
+        continue;
+      g_autofree char *path = g_build_filename (dir, e->d_name, NULL);
+      if (wanted)
+        {
+          struct stat st;
+          if (lstat (path, &st) == 0 && S_ISREG (st.st_mode))
+            {
+              RspFileId id = id_of_stat (&st);
+              RspFileId any = { 0, id.ino };
+              if ((g_hash_table_contains (w->self->wanted, &id) || g_hash_table_contains (w->self->wanted, &any))
+                  && add_name (w->self, id, path))
+                w->named++;
+            }
+        }
+      if (is_dir)
+        walk_push (w, path);
+    }
+  closedir (d);
+}
+
+guint
+rsp_file_names_walk (RspFileNames *self, const char *root, guint max_entries)
+{
+  g_return_val_if_fail (self != NULL && root != NULL, 0);
+  Walk w = { self };
+  w.unnamed_inos = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, NULL);
+  w.devs = g_hash_table_new (g_direct_hash, g_direct_equal);
+  w.visited = g_hash_table_new_full (rsp_file_id_hash, rsp_file_id_equal, g_free, NULL);
+  g_queue_init (&w.queue);
+  w.max_entries = max_entries;
+  w.deadline = g_get_monotonic_time () + WALK_SECONDS * G_USEC_PER_SEC;
+
+  GHashTableIter it;
+  gpointer key;
+  g_hash_table_iter_init (&it, self->wanted);
+  while (g_hash_table_iter_next (&it, &key, NULL))
+    {
+      const RspFileId *id = key;
+      if (name_of (self, id) != NULL)
+        continue;
+      g_hash_table_add (w.unnamed_inos, g_memdup2 (&id->ino, sizeof id->ino));
+      if (id->dev == 0)
+        w.any_dev = TRUE;
+      else
+        g_hash_table_add (w.devs, GUINT_TO_POINTER (id->dev));
+    }
+  if (g_hash_table_size (w.unnamed_inos) > 0)
+    {
+      /* where the processes worked first, then everything */
+      for (guint i = 0; i < self->hints->len; i++)
+        walk_push (&w, g_ptr_array_index (self->hints, i));
+      walk_push (&w, root);
+      char *dir;
+      while ((dir = g_queue_pop_head (&w.queue)) != NULL)
+        {
+          if (w.entries < w.max_entries && g_get_monotonic_time () < w.deadline
+              && rsp_file_names_n_named (self) < rsp_file_names_n_wanted (self))
+            walk_dir (&w, dir);
+          g_free (dir);
+        }
+    }
+  g_queue_clear_full (&w.queue, g_free);
+  g_hash_table_unref (w.visited);
+  g_hash_table_unref (w.devs);
+  g_hash_table_unref (w.unnamed_inos);
+  return w.named;
+}
+
+static void
+append_clean (GString *out, const char *s)
+{
+  for (const char *p = s; *p != '\0'; p++)
+    g_string_append_c (out, (guchar) *p < 0x20 || *p == 0x7f ? '?' : *p);
+}
+
+GBytes *
+rsp_file_names_section (const RspFileNames *self)
+{
+  g_return_val_if_fail (self != NULL, NULL);
+  GString *out = g_string_new (NULL);
+  GHashTableIter it;
+  gpointer key;
+  g_hash_table_iter_init (&it, self->wanted);
+  while (g_hash_table_iter_next (&it, &key, NULL))
+    {
+      RspFileId id = *(const RspFileId *) key;
+      const char *path = name_of (self, &id);
+      if (path == NULL)
+        continue;
+      if (id.dev == 0)
+        id = *(const RspFileId *) g_hash_table_lookup (self->by_ino, &id.ino);
+      g_string_append_printf (out, "%u %u %" G_GUINT64_FORMAT " ", RSP_KDEV_MAJOR (id.dev), RSP_KDEV_MINOR (id.dev),
+                              id.ino);
+      append_clean (out, path);
+      g_string_append_c (out, '\n');
+    }
+  gsize len = out->len;
+  return g_bytes_new_take (g_string_free (out, FALSE), len);
+}
+
+struct _RspFileTable {
+  GHashTable *paths;  /* RspFileId -> char * */
+  GHashTable *by_ino; /* ino -> RspFileId * in paths, NULL if several */
+};
+
+RspFileTable *
+rsp_file_table_parse (const guint8 *data, gsize size, guint *n_bad)
+{
+  RspFileTable *self = g_new0 (RspFileTable, 1);
+  self->paths = g_hash_table_new_full (rsp_file_id_hash, rsp_file_id_equal, g_free, g_free);
+  self->by_ino = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, NULL);
+  guint bad = 0;
+  const char *p = (const char *) data, *end = p + size;
+  while (p != NULL && p < end)
+    {
+      const char *nl = memchr (p, '\n', (gsize) (end - p));
+      const char *line_end = nl != NULL ? nl : end;
+      gsize line_len = (gsize) (line_end - p);
+      g_autofree char *line = g_strndup (p, line_len);
+      p = nl != NULL ? nl + 1 : NULL;
+      unsigned int major_no, minor_no;
+      unsigned long long ino;
+      int at = 0;
+      if (sscanf (line, "%u %u %llu %n", &major_no, &minor_no, &ino, &at) != 3 || at <= 0 || line[at] != '/'
+          || major_no > 0xfff || minor_no > 0xfffff || ino == 0 || strlen (line) != line_len)
+        {
+          if (line[0] != '\0')
+            bad++;
+          continue;
+        }
+      RspFileId id = { RSP_KDEV (major_no, minor_no), ino };
+      if (g_hash_table_contains (self->paths, &id))
+        continue;
+      RspFileId *key = file_id_dup (id);
+      g_hash_table_insert (self->paths, key, g_strdup (line + at));
+      guint64 k = ino;
+      gpointer old;
+      if (g_hash_table_lookup_extended (self->by_ino, &k, NULL, &old))
+        g_hash_table_insert (self->by_ino, g_memdup2 (&k, sizeof k), NULL);
+      else
+        g_hash_table_insert (self->by_ino, g_memdup2 (&k, sizeof k), key);
+    }
+  if (n_bad != NULL)
+    *n_bad = bad;
+  return self;
+}
+
+void
+rsp_file_table_free (RspFileTable *self)
+{
+  if (self == NULL)
+    return;
+  g_hash_table_unref (self->by_ino);
+  g_hash_table_unref (self->paths);
+  g_free (self);
+}
+
+const char *
+rsp_file_table_lookup (const RspFileTable *self, RspFileId id)
+{
+  if (self == NULL)
+    return NULL;
+  if (id.dev != 0)
+    return g_hash_table_lookup (self->paths, &id);
+  const RspFileId *only = g_hash_table_lookup (self->by_ino, &id.ino);
+  return only != NULL ? g_hash_table_lookup (self->paths, only) : NULL;
+}
+
+guint
+rsp_file_table_size (const RspFileTable *self)
+{
+  return self != NULL ? g_hash_table_size (self->paths) : 0;
+}
+
+guint32
+rsp_file_dev_from_bdi (const char *name)
+{
+  unsigned int major_no, minor_no;
+  int n = 0;
+  if (name == NULL || sscanf (name, "%u:%u%n", &major_no, &minor_no, &n) != 2 || name[n] != '\0'
+      || major_no > 0xfff || minor_no > 0xfffff)
+    return 0;
+  return RSP_KDEV (major_no, minor_no);
+}
+
+/* Which field gives the device (a dev_t, or a backing device's name
+ * "MAJ:MIN") and which the inode. */
+static const struct {
+  const char *event;
+  const char *dev;
+  gboolean dev_is_bdi;
+  const char *ino;
+} file_events[] = {
+  { "filemap:mm_filemap_get_pages", "s_dev", FALSE, "i_ino" },          /* read() through the page cache */
+  { "filemap:mm_filemap_fault", "s_dev", FALSE, "i_ino" },              /* a fault on a mapped file */
+  { "filemap:file_check_and_advance_wb_err", "s_dev", FALSE, "i_ino" }, /* fsync's data written */
+  { "ext4:ext4_sync_file_enter", "dev", FALSE, "ino" },                 /* fsync on ext4 begins */
+  { "writeback:folio_wait_writeback", "name", TRUE, "ino" },            /* waits for a page's writeback */
+  { "writeback:writeback_single_inode_start", "name", TRUE, "ino" },    /* the flusher writes an inode */
+  { "iomap:iomap_dio_rw_begin", "dev", FALSE, "ino" },                  /* direct I/O */
+};
+
+const char *const *
+rsp_file_events (void)
+{
+  static const char *names[G_N_ELEMENTS (file_events) + 1];
+  static gsize once = 0;
+  if (g_once_init_enter (&once))
+    {
+      for (gsize i = 0; i < G_N_ELEMENTS (file_events); i++)
+        names[i] = file_events[i].event;
+      g_once_init_leave (&once, 1);
+    }
+  return names;
+}
+
+static gint
+file_event_index (const char *event_name)
+{
+  for (gsize i = 0; event_name != NULL && i < G_N_ELEMENTS (file_events); i++)
+    if (strcmp (event_name, file_events[i].event) == 0)
+      return (gint) i;
+  return -1;
+}
+
+gboolean
+rsp_file_event_is (const char *event_name)
+{
+  return file_event_index (event_name) >= 0;
+}
+
+gboolean
+rsp_file_event_read (const RspEvent *event, RspFileId *id)
+{
+  if (event == NULL || event->evsel == NULL || event->evsel->tp == NULL)
+    return FALSE;
+  gint k = file_event_index (event->evsel->name);
+  if (k < 0)
+    return FALSE;
+  struct tep_format_field *dev_field = tep_find_field (event->evsel->tp, file_events[k].dev);
+  struct tep_format_field *ino_field = tep_find_field (event->evsel->tp, file_events[k].ino);
+  guint64 ino = 0, dev = 0;
+  if (ino_field == NULL || !rsp_event_read_field_u64 (event, ino_field, &ino) || ino == 0)
+    return FALSE;
+  if (file_events[k].dev_is_bdi)
+    dev = rsp_file_dev_from_bdi (dev_field != NULL ? rsp_event_read_field_str (event, dev_field) : NULL);
+  else if (dev_field == NULL || !rsp_event_read_field_u64 (event, dev_field, &dev))
+    dev = 0;
+  id->dev = (guint32) dev;
+  id->ino = ino;
+  return TRUE;
+}
