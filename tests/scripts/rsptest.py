@@ -520,6 +520,21 @@ def report_contract(report, min_accounted_percent=None):
         problems.append("total_ms is %.3f" % total)
     if not report["findings"]:
         problems.append("no findings")
+    # the files behind the disk waits share out disk_io + io_queue exactly,
+    # most first, the waits of no known file last
+    files = report.get("files")
+    if files is None:
+        problems.append("no 'files' member")
+    else:
+        disk = cats.get("disk_io", 0) + cats.get("io_queue", 0)
+        files_sum = sum(x["ms"] for x in files)
+        if abs(files_sum - disk) > ROUNDING_MS * (len(files) + 2):
+            problems.append("files add up to %.3f ms, disk_io + io_queue is %.3f ms" % (files_sum, disk))
+        named = [x["ms"] for x in files if x["file"] is not None]
+        if any(a < b for a, b in zip(named, named[1:])):
+            problems.append("files are not sorted by ms, largest first: %s" % named[:20])
+        if any(x["file"] is None for x in files[:-1]):
+            problems.append("the waits of no known file are not last in 'files'")
     return problems
 
 

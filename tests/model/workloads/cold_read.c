@@ -13,6 +13,8 @@
 
 #include <fcntl.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 
 #define CHUNK (1024 * 1024)
 #define READ_SIZE (128 * 1024)
@@ -98,6 +100,9 @@ main (int argc, char **argv)
       errno = err;
       die ("posix_fadvise");
     }
+  struct stat st;
+  if (fstat (fd, &st) < 0)
+    die ("fstat");
   size_t still = cached_pages (fd, size);
   if (lseek (fd, 0, SEEK_SET) < 0)
     die ("lseek");
@@ -105,7 +110,8 @@ main (int argc, char **argv)
   close (fd);
   if (unlink (path) < 0)
     die ("unlink");
-  printf ("cold_read: %zu MiB from %s, %zu pages still cached before the read (sum %lu)\n", size / CHUNK, dir,
-          still, sum);
+  printf ("cold_read: %zu MiB from %s, %zu pages still cached before the read (sum %lu), inode %llu on device "
+          "%u:%u\n",
+          size / CHUNK, dir, still, sum, (unsigned long long) st.st_ino, major (st.st_dev), minor (st.st_dev));
   return 0;
 }
