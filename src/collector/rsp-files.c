@@ -122,7 +122,7 @@ snapshot_fds (RspFileNames *self, const char *pid_dir)
         continue;
       g_autofree char *link = g_build_filename (fd_dir, e->d_name, NULL);
       struct stat st;
-      if (stat (link, &st) != 0 || !S_ISREG (st.st_mode))
+      if (stat (link, &st) != 0 || !(S_ISREG (st.st_mode) || S_ISDIR (st.st_mode)))
         continue;
       char target[4096];
       ssize_t len = readlink (link, target, sizeof target - 1);
@@ -190,14 +190,6 @@ rsp_file_names_snapshot (RspFileNames *self, const char *proc_root)
   return n;
 }
 
-void
-rsp_file_names_want (RspFileNames *self, RspFileId id)
-{
-  g_return_if_fail (self != NULL);
-  if (id.ino != 0 && !g_hash_table_contains (self->wanted, &id))
-    g_hash_table_add (self->wanted, file_id_dup (id));
-}
-
 static const char *
 name_of (const RspFileNames *self, const RspFileId *id)
 {
@@ -206,6 +198,31 @@ name_of (const RspFileNames *self, const RspFileId *id)
   const RspFileId *only = g_hash_table_lookup (self->by_ino, &id->ino);
   return only != NULL ? g_hash_table_lookup (self->names, only) : NULL;
 }
+
+guint
+rsp_file_names_snapshot_pid (RspFileNames *self, const char *proc_root, gint32 pid)
+{
+  g_return_val_if_fail (self != NULL && proc_root != NULL, 0);
+  if (pid <= 0)
+    return 0;
+  g_autofree char *pid_dir = g_strdup_printf ("%s/%d", proc_root, (int) pid);
+  return snapshot_fds (self, pid_dir) + snapshot_maps (self, pid_dir);
+}
+
+gboolean
+rsp_file_names_has (const RspFileNames *self, RspFileId id)
+{
+  return self != NULL && name_of (self, &id) != NULL;
+}
+
+void
+rsp_file_names_want (RspFileNames *self, RspFileId id)
+{
+  g_return_if_fail (self != NULL);
+  if (id.ino != 0 && !g_hash_table_contains (self->wanted, &id))
+    g_hash_table_add (self->wanted, file_id_dup (id));
+}
+
 
 guint
 rsp_file_names_n_wanted (const RspFileNames *self)
@@ -276,7 +293,7 @@ walk_dir (Walk *w, const char *dir)
       if (wanted)
         {
           struct stat st;
-          if (lstat (path, &st) == 0 && S_ISREG (st.st_mode))
+          if (lstat (path, &st) == 0 && (S_ISREG (st.st_mode) || S_ISDIR (st.st_mode)))
             {
               RspFileId id = id_of_stat (&st);
               RspFileId any = { 0, id.ino };

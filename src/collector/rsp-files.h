@@ -56,6 +56,13 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC (RspFileNames, rsp_file_names_free)
  * number of files seen. */
 guint rsp_file_names_snapshot (RspFileNames *self, const char *proc_root);
 
+/* Adds what process (or thread) PID under PROC_ROOT has open and mapped
+ * now: the live naming while recording, right after its I/O.  Returns the
+ * number of files seen. */
+guint rsp_file_names_snapshot_pid (RspFileNames *self, const char *proc_root, gint32 pid);
+/* Whether ID has a name already. */
+gboolean rsp_file_names_has (const RspFileNames *self, RspFileId id);
+
 /* Marks ID as wanted: a file the recording's events name. */
 void rsp_file_names_want (RspFileNames *self, RspFileId id);
 /* Looks for the wanted files not named yet under ROOT (not crossing into

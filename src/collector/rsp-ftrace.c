@@ -50,12 +50,14 @@ typedef struct {
   guint cpu;
   int fd;                   /* per_cpu/cpuN/trace_pipe_raw, non-blocking; -1 once closed */
   struct tracefs_cpu *tcpu; /* reads FD */
-  int data_fd;              /* the unlinked temporary file of its sub-buffers */
+  int data_fd;              /* the unlinked temporary file of its sub-buffers; -1 live */
+  GByteArray *live;         /* live: the sub-buffers read since the last rsp_ftrace_take_live */
   guint64 bytes;
   gboolean failed;          /* a write failed: the data stops there */
 } CpuReader;
 
 struct _RspFtrace {
+  const char *const *event_list; /* what it enables: ftrace_events, or a live instance's */
   char *tracefs;
   struct tracefs_instance *instance;
   char *name;
@@ -70,6 +72,7 @@ struct _RspFtrace {
   GArray *stats;           /* RspFtraceCpuStats, after stop */
   char *error;             /* what failed while it ran */
   GPtrArray *mapped;       /* GMappedFile: the data parts handed out */
+  GByteArray *live_head;   /* a live instance's section head, made once */
 };
 
 const char *const *
@@ -193,18 +196,19 @@ add_missing (RspFtrace *self, const char *event, const char *reason)
 static void
 enable_events (RspFtrace *self, const char *pretend_missing)
 {
-  for (guint i = 0; ftrace_events[i] != NULL; i++)
+  const char *const *list = self->event_list;
+  for (guint i = 0; list[i] != NULL; i++)
     {
-      g_auto (GStrv) parts = g_strsplit (ftrace_events[i], ":", 2);
+      g_auto (GStrv) parts = g_strsplit (list[i], ":", 2);
       g_autofree char *dir = g_build_filename (self->tracefs, "events", parts[0], parts[1], NULL);
-      if (rsp_probe_pretends_missing (pretend_missing, ftrace_events[i]))
+      if (rsp_probe_pretends_missing (pretend_missing, list[i]))
         {
-          add_missing (self, ftrace_events[i], "marked missing by RSP_RECORD_PRETEND_MISSING");
+          add_missing (self, list[i], "marked missing by RSP_RECORD_PRETEND_MISSING");
           continue;
         }
       if (!g_file_test (dir, G_FILE_TEST_IS_DIR))
         {
-          add_missing (self, ftrace_events[i], _("this kernel has no such tracepoint"));
+          add_missing (self, list[i], _("this kernel has no such tracepoint"));
           continue;
         }
       errno = 0;
@@ -212,10 +216,10 @@ enable_events (RspFtrace *self, const char *pretend_missing)
         {
           g_autofree char *reason = g_strdup_printf (_("cannot enable it in the instance: %s"),
                                                      g_strerror (errno != 0 ? errno : EINVAL));
-          add_missing (self, ftrace_events[i], reason);
+          add_missing (self, list[i], reason);
           continue;
         }
-      g_ptr_array_add (self->events, g_strdup (ftrace_events[i]));
+      g_ptr_array_add (self->events, g_strdup (list[i]));
     }
 }
 
@@ -244,38 +248,44 @@ open_readers (RspFtrace *self, const GArray *cpus, const char *tmp_prefix, GErro
                            g_strerror (errno));
           return FALSE;
         }
-      g_autofree char *data_path = g_strdup_printf ("%s.ftrace-cpu%u", tmp_prefix, cpu);
-      int data_fd = open (data_path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
-      if (data_fd < 0)
+      int data_fd = -1;
+      if (tmp_prefix != NULL)
         {
-          int err = errno;
-          close (fd);
-          set_errno_error (error, err, _("cannot create %s: %s"), data_path, g_strerror (err));
-          return FALSE;
+          g_autofree char *data_path = g_strdup_printf ("%s.ftrace-cpu%u", tmp_prefix, cpu);
+          data_fd = open (data_path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+          if (data_fd < 0)
+            {
+              int err = errno;
+              close (fd);
+              set_errno_error (error, err, _("cannot create %s: %s"), data_path, g_strerror (err));
+              return FALSE;
+            }
+          /* unlinked now: nothing is left behind however rsp ends */
+          unlink (data_path);
         }
-      /* unlinked now: nothing is left behind however rsp ends */
-      unlink (data_path);
       struct tracefs_cpu *tcpu = tracefs_cpu_alloc_fd (fd, (int) self->subbuf_size, TRUE);
       if (tcpu == NULL)
         {
           int err = errno != 0 ? errno : ENOMEM;
           close (fd);
-          close (data_fd);
+          if (data_fd >= 0)
+            close (data_fd);
           set_errno_error (error, err, _("cannot read the tracefs instance's buffer of CPU %u: %s"), cpu,
                            g_strerror (err));
           return FALSE;
         }
-      CpuReader reader = { .cpu = cpu, .fd = fd, .tcpu = tcpu, .data_fd = data_fd };
+      CpuReader reader = { .cpu = cpu, .fd = fd, .tcpu = tcpu, .data_fd = data_fd,
+                           .live = data_fd < 0 ? g_byte_array_new () : NULL };
       g_array_append_val (self->readers, reader);
     }
   return TRUE;
 }
 
-RspFtrace *
-rsp_ftrace_new (const char *tracefs, const GArray *cpus, const char *tmp_prefix, const char *pretend_missing,
-                GError **error)
+static RspFtrace *
+ftrace_new (const char *tracefs, const GArray *cpus, const char *tmp_prefix, const char *pretend_missing,
+            const char *const *events, int buffer_kb, GError **error)
 {
-  g_return_val_if_fail (tracefs != NULL && cpus != NULL && tmp_prefix != NULL, NULL);
+  g_return_val_if_fail (tracefs != NULL && cpus != NULL && events != NULL, NULL);
 
   if (!tracefs_has_instances (tracefs))
     {
@@ -284,6 +294,7 @@ rsp_ftrace_new (const char *tracefs, const GArray *cpus, const char *tmp_prefix,
     }
 
   g_autoptr (RspFtrace) self = g_new0 (RspFtrace, 1);
+  self->event_list = events;
   self->tracefs = g_strdup (tracefs);
   self->readers = g_array_new (FALSE, TRUE, sizeof (CpuReader));
   self->events = g_ptr_array_new_with_free_func (g_free);
@@ -348,10 +359,10 @@ rsp_ftrace_new (const char *tracefs, const GArray *cpus, const char *tmp_prefix,
                        RSP_FTRACE_CLOCK);
       return NULL;
     }
-  if (tracefs_instance_set_buffer_size (self->instance, RSP_FTRACE_BUFFER_KB, -1) != 0)
+  if (tracefs_instance_set_buffer_size (self->instance, buffer_kb, -1) != 0)
     fprintf (stderr, _("rsp record: warning: cannot give the tracefs instance %d kB per CPU: %s; using "
                        "the kernel's default\n"),
-             RSP_FTRACE_BUFFER_KB, g_strerror (errno));
+             buffer_kb, g_strerror (errno));
   /* keep the first events when a buffer fills, and count the rest as dropped:
    * the stored stream is then whole up to the first loss */
   if (tracefs_file_exists (self->instance, "options/overwrite"))
@@ -373,6 +384,21 @@ rsp_ftrace_new (const char *tracefs, const GArray *cpus, const char *tmp_prefix,
   if (!open_readers (self, cpus, tmp_prefix, error))
     return NULL;
   return g_steal_pointer (&self);
+}
+
+RspFtrace *
+rsp_ftrace_new (const char *tracefs, const GArray *cpus, const char *tmp_prefix, const char *pretend_missing,
+                GError **error)
+{
+  g_return_val_if_fail (tmp_prefix != NULL, NULL);
+  return ftrace_new (tracefs, cpus, tmp_prefix, pretend_missing, ftrace_events, RSP_FTRACE_BUFFER_KB, error);
+}
+
+RspFtrace *
+rsp_ftrace_new_live (const char *tracefs, const GArray *cpus, const char *const *events, int buffer_kb,
+                     const char *pretend_missing, GError **error)
+{
+  return ftrace_new (tracefs, cpus, NULL, pretend_missing, events, buffer_kb, error);
 }
 
 const char *
@@ -419,6 +445,12 @@ store (RspFtrace *self, CpuReader *r, int length)
 {
   if ((guint32) length < self->subbuf_size)
     memset (self->buffer + length, 0, self->subbuf_size - (guint32) length);
+  if (r->live != NULL)
+    {
+      g_byte_array_append (r->live, self->buffer, self->subbuf_size);
+      r->bytes += self->subbuf_size;
+      return;
+    }
   const guint8 *p = self->buffer;
   gsize left = self->subbuf_size;
   while (left > 0)
@@ -564,6 +596,8 @@ rsp_ftrace_free (RspFtrace *self)
       CpuReader *r = &g_array_index (self->readers, CpuReader, i);
       if (r->data_fd >= 0)
         close (r->data_fd);
+      if (r->live != NULL)
+        g_byte_array_unref (r->live);
     }
   if (self->instance != NULL)
     tracefs_instance_free (self->instance);
@@ -572,6 +606,8 @@ rsp_ftrace_free (RspFtrace *self)
   g_array_unref (self->missing);
   g_clear_pointer (&self->stats, g_array_unref);
   g_ptr_array_unref (self->mapped);
+  if (self->live_head != NULL)
+    g_byte_array_unref (self->live_head);
   g_free (self->buffer);
   g_free (self->error);
   g_free (self->name);
@@ -636,10 +672,11 @@ put_u64 (GByteArray *b, guint64 v)
   g_byte_array_append (b, (const guint8 *) &v, 8);
 }
 
-GPtrArray *
-rsp_ftrace_section_parts (RspFtrace *self, GError **error)
+/* The section up to its CPU blocks: the header, the header page, the
+ * formats of the enabled events. */
+static GByteArray *
+section_head (RspFtrace *self, GError **error)
 {
-  g_autoptr (GPtrArray) parts = g_ptr_array_new_with_free_func ((GDestroyNotify) g_bytes_unref);
   g_autoptr (GByteArray) head = g_byte_array_new ();
 
   int header_length = 0;
@@ -690,7 +727,16 @@ rsp_ftrace_section_parts (RspFtrace *self, GError **error)
       put_u64 (head, (guint64) length);
       g_byte_array_append (head, g_ptr_array_index (formats, i), (guint) length);
     }
+  return g_steal_pointer (&head);
+}
 
+GPtrArray *
+rsp_ftrace_section_parts (RspFtrace *self, GError **error)
+{
+  g_autoptr (GPtrArray) parts = g_ptr_array_new_with_free_func ((GDestroyNotify) g_bytes_unref);
+  g_autoptr (GByteArray) head = section_head (self, error);
+  if (head == NULL)
+    return NULL;
   for (guint i = 0; i < self->readers->len; i++)
     {
       CpuReader *r = &g_array_index (self->readers, CpuReader, i);
@@ -717,4 +763,45 @@ rsp_ftrace_section_parts (RspFtrace *self, GError **error)
   if (head->len > 0)
     g_ptr_array_add (parts, g_byte_array_free_to_bytes (g_steal_pointer (&head)));
   return g_steal_pointer (&parts);
+}
+
+GBytes *
+rsp_ftrace_take_live (RspFtrace *self, GError **error)
+{
+  g_return_val_if_fail (self != NULL, NULL);
+  if (self->live_head == NULL)
+    {
+      self->live_head = section_head (self, error);
+      if (self->live_head == NULL)
+        return NULL;
+    }
+  guint64 total = 0;
+  for (guint i = 0; i < self->readers->len; i++)
+    {
+      CpuReader *r = &g_array_index (self->readers, CpuReader, i);
+      if (r->live == NULL)
+        continue;
+      /* the whole sub-buffers, then the one being written */
+      drain_reader (self, r, FALSE);
+      drain_reader (self, r, TRUE);
+      total += r->live->len;
+    }
+  if (total == 0)
+    return NULL;
+  GByteArray *out = g_byte_array_sized_new ((guint) MIN (self->live_head->len + total + 16 * self->readers->len, G_MAXUINT));
+  g_byte_array_append (out, self->live_head->data, self->live_head->len);
+  for (guint i = 0; i < self->readers->len; i++)
+    {
+      CpuReader *r = &g_array_index (self->readers, CpuReader, i);
+      guint len = r->live != NULL ? r->live->len : 0;
+      put_u32 (out, r->cpu);
+      put_u32 (out, 0);
+      put_u64 (out, len);
+      if (len > 0)
+        {
+          g_byte_array_append (out, r->live->data, len);
+          g_byte_array_set_size (r->live, 0);
+        }
+    }
+  return g_byte_array_free_to_bytes (out);
 }

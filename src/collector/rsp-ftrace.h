@@ -78,6 +78,16 @@ guint rsp_ftrace_remove_stale (const char *tracefs);
 RspFtrace *rsp_ftrace_new (const char *tracefs, const GArray *cpus, const char *tmp_prefix,
                            const char *pretend_missing, GError **error);
 
+/* A live instance: EVENTS only, BUFFER_KB per CPU, its sub-buffers kept in
+ * memory for rsp_ftrace_take_live instead of stored (rsp record's file
+ * namer, rsp-files.h). */
+RspFtrace *rsp_ftrace_new_live (const char *tracefs, const GArray *cpus, const char *const *events, int buffer_kb,
+                                const char *pretend_missing, GError **error);
+/* What a live instance recorded since the last call, as an "ftrace"
+ * section (rsp-ftrace-reader.h reads it); NULL when there is nothing (or
+ * with ERROR when the formats cannot be read). */
+GBytes *rsp_ftrace_take_live (RspFtrace *self, GError **error);
+
 const char *rsp_ftrace_get_name (const RspFtrace *self);
 /* CPUs read (the most fds rsp_ftrace_poll_fds gives); 0 for NULL. */
 guint rsp_ftrace_get_n_cpus (const RspFtrace *self);

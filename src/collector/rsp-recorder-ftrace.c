@@ -13,6 +13,10 @@
 /* The walk for files not open at the start or the end: at most this many
  * directory entries (and WALK_SECONDS, rsp-files.c). */
 #define FILE_WALK_MAX_ENTRIES 2000000
+/* The live namer: read this often, with this much buffer per CPU (file
+ * events are some 40 bytes: 12000 of them per CPU and tick). */
+#define FILE_NAMER_TICK_MS 20
+#define FILE_NAMER_BUFFER_KB 512
 
 /* Starts RSP's tracefs instance (tracing still off), after removing the
  * stale ones.  When it cannot run, says once what is lost and how to fix
@@ -92,12 +96,81 @@ recorder_report_ftrace_losses (const RspFtraceMeta *ftrace)
     }
 }
 
+
 static gboolean
 pull_nothing (gpointer source, RspEvent *event)
 {
   (void) source;
   (void) event;
   return FALSE;
+}
+
+void
+session_open_file_namer (Session *s, const Probe *probe, const GArray *cpus)
+{
+  if (s->ftrace == NULL)
+    return;
+  g_autoptr (GError) error = NULL;
+  s->namer = rsp_ftrace_new_live (probe->tracefs, cpus, rsp_file_events (), FILE_NAMER_BUFFER_KB,
+                                  g_getenv ("RSP_RECORD_PRETEND_MISSING"), &error);
+  if (s->namer == NULL)
+    fprintf (stderr,
+             _("rsp record: warning: the files behind disk waits are named only when the recording ends (files "
+               "deleted or closed before then keep their device and inode): %s\n"),
+             error->message);
+}
+
+gint64
+session_file_namer_timeout (const Session *s)
+{
+  if (s->namer == NULL || s->namer_next_us == 0)
+    return -1;
+  return MAX (0, (s->namer_next_us - g_get_monotonic_time () + 999) / 1000);
+}
+
+/* The inodes the events of SECTION name that have no name yet: named from
+ * the open and mapped files of the thread that did the I/O, read once per
+ * thread and call. */
+static void
+name_from_section (Session *s, GBytes *section)
+{
+  gsize size;
+  const guint8 *data = g_bytes_get_data (section, &size);
+  g_autoptr (GPtrArray) evsels = g_ptr_array_new_with_free_func (rsp_perf_evsel_free);
+  g_autoptr (GError) error = NULL;
+  RspFtraceStream *stream = rsp_ftrace_stream_new (data, size, evsels, &error);
+  if (stream == NULL)
+    return;
+  g_autoptr (GHashTable) read_tids = g_hash_table_new (g_direct_hash, g_direct_equal);
+  RspEvent event;
+  RspFileId id;
+  while (rsp_ftrace_stream_next (stream, pull_nothing, NULL, &event))
+    {
+      if (!rsp_file_event_read (&event, &id))
+        continue;
+      rsp_file_names_want (s->files, id);
+      if (rsp_file_names_has (s->files, id) || event.tid <= 0
+          || g_hash_table_contains (read_tids, GINT_TO_POINTER (event.tid)))
+        continue;
+      g_hash_table_add (read_tids, GINT_TO_POINTER (event.tid));
+      rsp_file_names_snapshot_pid (s->files, "/proc", event.tid);
+    }
+  rsp_ftrace_stream_free (stream);
+}
+
+void
+session_file_namer_tick (Session *s, gboolean final)
+{
+  if (s->namer == NULL || s->files == NULL)
+    return;
+  gint64 now = g_get_monotonic_time ();
+  if (!final && (s->namer_next_us == 0 || now < s->namer_next_us))
+    return;
+  s->namer_next_us = final ? 0 : now + FILE_NAMER_TICK_MS * 1000;
+  g_autoptr (GError) error = NULL;
+  g_autoptr (GBytes) section = rsp_ftrace_take_live (s->namer, &error);
+  if (section != NULL)
+    name_from_section (s, section);
 }
 
 GBytes *

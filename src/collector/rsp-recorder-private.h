@@ -99,6 +99,11 @@ typedef struct {
   /* The names of the files the instance's events will name (rsp-files.h):
    * the open and mapped files at the start; NULL without the instance. */
   RspFileNames *files;
+  /* The live instance of the file events (rsp_ftrace_new_live): read every
+   * FILE_NAMER_TICK_MS, each new inode named from its process's open files
+   * while it still has them; NULL when off. */
+  RspFtrace *namer;
+  gint64 namer_next_us;
 
   /* COMMAND's user when rsp was started through sudo or pkexec. */
   gboolean drop_privileges;
@@ -177,6 +182,12 @@ void recorder_report_ftrace_losses (const RspFtraceMeta *ftrace);
  * the start's and the end's open files and a bounded walk; NULL without
  * the instance or without file events. */
 GBytes *session_name_files (Session *s);
+/* Starts the live namer beside the instance (a warning when it cannot). */
+void session_open_file_namer (Session *s, const Probe *probe, const GArray *cpus);
+/* Reads the live namer and names the new inodes; FINAL: the last time. */
+void session_file_namer_tick (Session *s, gboolean final);
+/* The poll timeout the namer allows, in ms (-1: no limit). */
+gint64 session_file_namer_timeout (const Session *s);
 
 /* rsp-recorder-uprobes.c */
 

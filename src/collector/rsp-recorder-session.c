@@ -224,6 +224,10 @@ session_poll (Session *s, gint64 deadline_us)
     fds[n++] = (struct pollfd) { s->command_pidfd, POLLIN, 0 };
   if (s->perf_pidfd >= 0)
     fds[n++] = (struct pollfd) { s->perf_pidfd, POLLIN, 0 };
+  /* the file namer's next read */
+  gint64 namer_ms = session_file_namer_timeout (s);
+  if (namer_ms >= 0)
+    timeout_ms = timeout_ms < 0 ? namer_ms : MIN (timeout_ms, namer_ms);
   /* the instance's buffers: readable when RSP_FTRACE_BUFFER_PERCENT full */
   nfds_t ftrace_first = n;
   n += rsp_ftrace_poll_fds (s->ftrace, fds + n, n_ftrace_max);
@@ -232,6 +236,7 @@ session_poll (Session *s, gint64 deadline_us)
     g_warning ("poll: %s", g_strerror (errno));
   else if (n > ftrace_first)
     rsp_ftrace_drain (s->ftrace, fds + ftrace_first, (guint) (n - ftrace_first));
+  session_file_namer_tick (s, FALSE);
 
   if (stdin_slot < n && (fds[stdin_slot].revents & (POLLIN | POLLHUP | POLLERR | POLLNVAL)))
     {
@@ -281,6 +286,7 @@ session_cleanup (Session *s)
   /* Nothing stays enabled in the kernel: the instance goes on every path
    * (a SIGKILL or crash leaves it to the next rsp record's sweep). */
   g_clear_pointer (&s->ftrace, rsp_ftrace_free);
+  g_clear_pointer (&s->namer, rsp_ftrace_free);
   if (perf_alive (s))
     {
       kill (s->perf_pid, SIGINT);

@@ -279,6 +279,7 @@ session_record (Session *s, const Probe *probe, GArray **health, GError **error)
         return 1;
     }
   session_open_ftrace (s, probe, cpus);
+  session_open_file_namer (s, probe, cpus);
   g_auto (GStrv) perf_events = session_perf_tracepoints (s, probe);
   recorder_sweep_uprobes (probe->perf);
   if (options->probes != NULL)
@@ -313,6 +314,16 @@ session_record (Session *s, const Probe *probe, GArray **health, GError **error)
            * inodes of the instance's file events at the end */
           s->files = rsp_file_names_new ();
           rsp_file_names_snapshot (s->files, "/proc");
+          g_autoptr (GError) namer_error = NULL;
+          if (s->namer != NULL && rsp_ftrace_start (s->namer, &namer_error))
+            s->namer_next_us = g_get_monotonic_time () + 20000;
+          else if (s->namer != NULL)
+            {
+              fprintf (stderr, _("rsp record: warning: the files behind disk waits are named only when the "
+                                 "recording ends: %s\n"),
+                       namer_error->message);
+              g_clear_pointer (&s->namer, rsp_ftrace_free);
+            }
         }
     }
   if (!s->abort_start && !session_perf_control (s, "enable", PERF_ACK_TIMEOUT_S, error))
@@ -355,6 +366,8 @@ session_record (Session *s, const Probe *probe, GArray **health, GError **error)
   gboolean disabled = perf_alive (s) && session_perf_control (s, "disable", PERF_ACK_TIMEOUT_S, NULL);
   /* off just after perf, then the rest of its buffers and its statistics */
   rsp_ftrace_stop (s->ftrace);
+  rsp_ftrace_stop (s->namer);
+  session_file_namer_tick (s, TRUE);
   if (s->keep_awake != NULL)
     rsp_keep_awake_stop (s->keep_awake);
   if (!disabled && perf_alive (s))

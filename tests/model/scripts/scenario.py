@@ -228,16 +228,19 @@ def check_cold_read(c, report, record_output):
     top3 = report["findings"][:3]
     c.expect(any(f["category"] == "disk_io" for f in top3),
              "no disk_io finding among the top three: %s" % [(f["category"], f["frame"]) for f in top3])
-    # its file is removed before the recording ends: named by device and
-    # inode, the read's disk waits among its waits
-    m = re.search(r"inode (\d+) on device (\d+):(\d+)", record_output)
-    label = "device %s:%s inode %s" % (m.group(2), m.group(3), m.group(1)) if m else None
+    # its file is removed before the recording ends: named by its path
+    # while it was open (rsp record's live namer), else by device and inode;
+    # the read's disk waits are among its waits
+    m = re.search(r"file (\S+), inode (\d+) on device (\d+):(\d+)", record_output)
+    names = {m.group(1), m.group(1) + " (deleted)", "device %s:%s inode %s" % (m.group(3), m.group(4), m.group(2))} \
+        if m else set()
     files = {x["file"]: x for x in report["files"]}
     t.log("files behind the disk waits: %s" % [(x["file"], x["ms"], x["waits"]) for x in report["files"]])
-    c.expect(label is not None and label in files and files[label]["ms"] > 0,
-             "no disk wait time for the read file (%s) in 'files': %s" % (label, list(files)[:10]))
-    c.expect(any(f["category"] == "disk_io" and f["file"] == label and f["frame"] == "read" for f in report["findings"]),
-             "no disk_io finding under read() names the file %s" % label)
+    named = [n for n in names if n in files and files[n]["ms"] > 0]
+    c.expect(named, "no disk wait time for the read file (%s) in 'files': %s" % (sorted(names), list(files)[:10]))
+    c.expect(any(f["category"] == "disk_io" and f["file"] in names and f["frame"] == "read"
+                 for f in report["findings"]),
+             "no disk_io finding under read() names the file (%s)" % sorted(names))
 
 
 def check_cold_read_plain_perf(c, report, record_output):
@@ -298,6 +301,9 @@ def check_sqlite_commits(c, report, record_output):
         os.unlink(db)
     files = {x["file"]: x for x in report["files"]}
     t.log("files behind the disk waits: %s" % [(x["file"], x["ms"], x["waits"]) for x in report["files"]])
+    # the journal lives for one commit: named when rsp record's live namer
+    # read sqlite3's open files while it had it, which is likely, not sure
+    t.log("journal named: %s" % any((x["file"] or "").startswith(db + "-journal") for x in report["files"]))
     c.expect(db is not None and db in files and files[db]["ms"] > 0,
              "no disk wait time for the database %s in 'files': %s" % (db, list(files)[:10]))
     c.expect(any(x["category"] == "disk_io" and x["file"] == db and "sync" in (x["frame"] or "")
@@ -307,10 +313,16 @@ def check_sqlite_commits(c, report, record_output):
     total = report["accounting"]["total_ms"]
     disk = [x for x in report["findings"] if x["category"] == "disk_io"]
     t.log("disk findings: %s" % [finding_line(x) for x in disk[:3]])
-    c.expect(disk and disk[0]["task"]["comm"] == "sqlite3",
-             "the largest disk_io finding is %s, expected sqlite3" % (disk and finding_line(disk[0])))
-    c.expect(disk and "sync" in (disk[0]["frame"] or ""),
-             "the largest disk_io finding's frame is %r, expected fdatasync/fsync" % (disk and disk[0]["frame"]))
+    # one finding per file: sqlite3's waits are split over the database,
+    # its journal and their directory, so their sum is what weighs (the
+    # script's own `sync` before may be a larger single finding)
+    mine = [x for x in disk if x["task"]["comm"] == "sqlite3"]
+    mine_ms = sum(x["ms"] for x in mine)
+    c.expect(mine_ms >= 0.2 * total,
+             "sqlite3's disk_io findings add up to %.1f ms of %.1f ms total, expected its commits' syncs to weigh"
+             % (mine_ms, total))
+    c.expect(mine and "sync" in (mine[0]["frame"] or ""),
+             "sqlite3's largest disk_io finding's frame is %r, expected fdatasync/fsync" % (mine and mine[0]["frame"]))
     c.expect(cats.get("disk_io", 0) + cats.get("io_queue", 0) >= 0.3 * total,
              "disk_io + io_queue is %.1f ms of %.1f ms total, expected the commits' syncs to weigh"
              % (cats.get("disk_io", 0) + cats.get("io_queue", 0), total))

@@ -110,8 +110,8 @@ main (int argc, char **argv)
   close (fd);
   if (unlink (path) < 0)
     die ("unlink");
-  printf ("cold_read: %zu MiB from %s, %zu pages still cached before the read (sum %lu), inode %llu on device "
-          "%u:%u\n",
-          size / CHUNK, dir, still, sum, (unsigned long long) st.st_ino, major (st.st_dev), minor (st.st_dev));
+  printf ("cold_read: %zu MiB from %s, %zu pages still cached before the read (sum %lu), file %s, inode %llu on "
+          "device %u:%u\n",
+          size / CHUNK, dir, still, sum, path, (unsigned long long) st.st_ino, major (st.st_dev), minor (st.st_dev));
   return 0;
 }
