@@ -110,6 +110,14 @@ session_open_file_namer (Session *s, const Probe *probe, const GArray *cpus)
 {
   if (s->ftrace == NULL)
     return;
+  /* none of the file events in this kernel (or all marked missing): the
+   * instance's meta says so already */
+  g_autoptr (RspFtraceMeta) meta = rsp_ftrace_build_meta (s->ftrace);
+  gboolean any = FALSE;
+  for (const char *const *e = rsp_file_events (); *e != NULL && !any; e++)
+    any = meta->events != NULL && g_strv_contains ((const char *const *) meta->events, *e);
+  if (!any)
+    return;
   g_autoptr (GError) error = NULL;
   s->namer = rsp_ftrace_new_live (probe->tracefs, cpus, rsp_file_events (), FILE_NAMER_BUFFER_KB,
                                   g_getenv ("RSP_RECORD_PRETEND_MISSING"), &error);
