@@ -13,7 +13,7 @@
 
 #include "rsp-perf-reader.h"
 
-#define WALK_SECONDS 3 /* the walk's time bound, beside its entry bound */
+#define WALK_SECONDS 1 /* the walk's time bound, beside its entry bound */
 
 guint
 rsp_file_id_hash (gconstpointer p)

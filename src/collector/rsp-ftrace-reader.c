@@ -215,6 +215,47 @@ pair_evsels (RspFtraceStream *s)
     }
 }
 
+/* The CPU blocks at C, N_CPUS of them (G_MAXUINT32: up to the end):
+ * their sub-buffers copied into S's cursors.  Returns how many are lost
+ * (cut or damaged: that one and the ones after). */
+static guint32
+load_cpu_blocks (RspFtraceStream *s, Cursor *c, guint32 n_cpus)
+{
+  for (guint32 i = 0; i < n_cpus && (n_cpus != G_MAXUINT32 || c->p < c->end); i++)
+    {
+      guint32 cpu, reserved;
+      guint64 len;
+      const guint8 *bytes;
+      if (!take_u32 (c, &cpu) || !take_u32 (c, &reserved) || !take_u64 (c, &len) || !take (c, len, &bytes)
+          || cpu >= MAX_CPUS)
+        {
+          /* cut or damaged here: the CPUs before are read, this one and
+           * the later ones are lost */
+          return n_cpus != G_MAXUINT32 ? n_cpus - i : 1;
+        }
+      CpuCursor cc = { 0 };
+      cc.cpu = (gint32) cpu;
+      /* whole sub-buffers only: a partial one at the end is damage */
+      cc.size = len - len % s->subbuf_size;
+      if (cc.size > 0)
+        cc.data = g_memdup2 (bytes, cc.size); /* aligned: payloads are read in place */
+      cc.partial_tail = len % s->subbuf_size != 0;
+      g_array_append_val (s->cpus, cc);
+    }
+  return 0;
+}
+
+gboolean
+rsp_ftrace_stream_load_cpus (RspFtraceStream *s, const guint8 *data, gsize size)
+{
+  g_return_val_if_fail (s != NULL, FALSE);
+  g_array_set_size (s->cpus, 0);
+  Cursor c = { data, data + size };
+  s->lost_cpus = load_cpu_blocks (s, &c, G_MAXUINT32);
+  rsp_ftrace_stream_rewind (s);
+  return s->lost_cpus == 0;
+}
+
 RspFtraceStream *
 rsp_ftrace_stream_new (const guint8 *data, gsize size, GPtrArray *evsels, GError **error)
 {
@@ -265,29 +306,7 @@ rsp_ftrace_stream_new (const guint8 *data, gsize size, GPtrArray *evsels, GError
   if (!parse_formats (s, &c, header_page, header_len, error))
     goto fail;
 
-  guint32 lost_cpus = 0;
-  for (guint32 i = 0; i < n_cpus; i++)
-    {
-      guint32 cpu, reserved;
-      guint64 len;
-      const guint8 *bytes;
-      if (!take_u32 (&c, &cpu) || !take_u32 (&c, &reserved) || !take_u64 (&c, &len) || !take (&c, len, &bytes)
-          || cpu >= MAX_CPUS)
-        {
-          /* cut or damaged here: the CPUs before are read, this one and
-           * the later ones are lost */
-          lost_cpus = n_cpus - i;
-          break;
-        }
-      CpuCursor cc = { 0 };
-      cc.cpu = (gint32) cpu;
-      /* whole sub-buffers only: a partial one at the end is damage */
-      cc.size = len - len % subbuf_size;
-      if (cc.size > 0)
-        cc.data = g_memdup2 (bytes, cc.size); /* aligned: payloads are read in place */
-      cc.partial_tail = len % subbuf_size != 0;
-      g_array_append_val (s->cpus, cc);
-    }
+  guint32 lost_cpus = load_cpu_blocks (s, &c, n_cpus);
 
   if (s->cpus->len == 0 && lost_cpus > 0)
     {

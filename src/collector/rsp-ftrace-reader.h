@@ -50,6 +50,11 @@ typedef gboolean (*RspFtracePullFunc) (gpointer source, RspEvent *event);
  * unusable; a damaged sub-buffer later is skipped and counted. */
 RspFtraceStream *rsp_ftrace_stream_new (const guint8 *data, gsize size, GPtrArray *evsels, GError **error);
 void rsp_ftrace_stream_free (RspFtraceStream *stream);
+/* Replaces STREAM's events with the CPU blocks at DATA (a section's part
+ * after its formats, of a section with the same formats: rsp record's live
+ * namer reads one instance again and again) and rewinds it.  FALSE when
+ * some block is cut or damaged (the ones before it are read). */
+gboolean rsp_ftrace_stream_load_cpus (RspFtraceStream *stream, const guint8 *data, gsize size);
 
 /* The next event of the merged sequence: perf's, pulled through PULL, and
  * the instance's, in time order, twins dropped. */

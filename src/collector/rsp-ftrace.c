@@ -805,3 +805,9 @@ rsp_ftrace_take_live (RspFtrace *self, GError **error)
     }
   return g_byte_array_free_to_bytes (out);
 }
+
+gsize
+rsp_ftrace_live_head_size (const RspFtrace *self)
+{
+  return self != NULL && self->live_head != NULL ? self->live_head->len : 0;
+}

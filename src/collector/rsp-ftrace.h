@@ -87,6 +87,9 @@ RspFtrace *rsp_ftrace_new_live (const char *tracefs, const GArray *cpus, const c
  * section (rsp-ftrace-reader.h reads it); NULL when there is nothing (or
  * with ERROR when the formats cannot be read). */
 GBytes *rsp_ftrace_take_live (RspFtrace *self, GError **error);
+/* The bytes before the CPU blocks in what rsp_ftrace_take_live returns (the
+ * same every time; 0 before the first). */
+gsize rsp_ftrace_live_head_size (const RspFtrace *self);
 
 const char *rsp_ftrace_get_name (const RspFtrace *self);
 /* CPUs read (the most fds rsp_ftrace_poll_fds gives); 0 for NULL. */

@@ -12,7 +12,7 @@
 
 /* The walk for files not open at the start or the end: at most this many
  * directory entries (and WALK_SECONDS, rsp-files.c). */
-#define FILE_WALK_MAX_ENTRIES 2000000
+#define FILE_WALK_MAX_ENTRIES 500000
 /* The live namer: read this often, with this much buffer per CPU (file
  * events are some 40 bytes: 12000 of them per CPU and tick). */
 #define FILE_NAMER_TICK_MS 20
@@ -136,23 +136,33 @@ session_file_namer_timeout (const Session *s)
   return MAX (0, (s->namer_next_us - g_get_monotonic_time () + 999) / 1000);
 }
 
-/* The inodes the events of SECTION name that have no name yet: named from
- * the open and mapped files of the thread that did the I/O, read once per
- * thread and call. */
+/* The inodes the events of SECTION (from the live namer) name that have no
+ * name yet: named from the open and mapped files of the thread that did the
+ * I/O, read once per thread and call.  The formats are parsed at the first
+ * call only: the later ones load their events into the same stream. */
 static void
 name_from_section (Session *s, GBytes *section)
 {
   gsize size;
   const guint8 *data = g_bytes_get_data (section, &size);
-  g_autoptr (GPtrArray) evsels = g_ptr_array_new_with_free_func (rsp_perf_evsel_free);
-  g_autoptr (GError) error = NULL;
-  RspFtraceStream *stream = rsp_ftrace_stream_new (data, size, evsels, &error);
-  if (stream == NULL)
-    return;
+  if (s->namer_stream == NULL)
+    {
+      s->namer_evsels = g_ptr_array_new_with_free_func (rsp_perf_evsel_free);
+      s->namer_stream = rsp_ftrace_stream_new (data, size, s->namer_evsels, NULL);
+      if (s->namer_stream == NULL)
+        return;
+    }
+  else
+    {
+      gsize head = rsp_ftrace_live_head_size (s->namer);
+      if (head == 0 || head > size)
+        return;
+      rsp_ftrace_stream_load_cpus (s->namer_stream, data + head, size - head);
+    }
   g_autoptr (GHashTable) read_tids = g_hash_table_new (g_direct_hash, g_direct_equal);
   RspEvent event;
   RspFileId id;
-  while (rsp_ftrace_stream_next (stream, pull_nothing, NULL, &event))
+  while (rsp_ftrace_stream_next (s->namer_stream, pull_nothing, NULL, &event))
     {
       if (!rsp_file_event_read (&event, &id))
         continue;
@@ -163,7 +173,6 @@ name_from_section (Session *s, GBytes *section)
       g_hash_table_add (read_tids, GINT_TO_POINTER (event.tid));
       rsp_file_names_snapshot_pid (s->files, "/proc", event.tid);
     }
-  rsp_ftrace_stream_free (stream);
 }
 
 void

@@ -26,6 +26,7 @@
 #include <sys/types.h>
 
 #include "rsp-files.h"
+#include "rsp-ftrace-reader.h"
 #include "rsp-ftrace.h"
 #include "rsp-health.h"
 #include "rsp-probe.h"
@@ -104,6 +105,8 @@ typedef struct {
    * while it still has them; NULL when off. */
   RspFtrace *namer;
   gint64 namer_next_us;
+  RspFtraceStream *namer_stream; /* its formats parsed once, its events reloaded */
+  GPtrArray *namer_evsels;
 
   /* COMMAND's user when rsp was started through sudo or pkexec. */
   gboolean drop_privileges;

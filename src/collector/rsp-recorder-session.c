@@ -325,6 +325,8 @@ session_free_fields (Session *s)
   g_clear_pointer (&s->probe_perf, g_free);
   g_clear_pointer (&s->ftrace_error, g_free);
   g_clear_pointer (&s->files, rsp_file_names_free);
+  g_clear_pointer (&s->namer_stream, rsp_ftrace_stream_free);
+  g_clear_pointer (&s->namer_evsels, g_ptr_array_unref);
   if (s->ack_text != NULL)
     g_string_free (s->ack_text, TRUE);
   if (s->perf_output != NULL)
