@@ -119,7 +119,7 @@ def compile_argv(workdir):
 # The events that name the files behind disk waits (src/collector/rsp-files.c):
 # --files-cost records once more without them (marked missing, which also
 # leaves out the live namer) to show what they cost.
-FILE_EVENTS = ["filemap:mm_filemap_get_pages", "filemap:mm_filemap_fault", "filemap:file_check_and_advance_wb_err",
+FILE_EVENTS = ["readahead:page_cache_sync_ra", "readahead:page_cache_async_ra", "filemap:mm_filemap_fault", "filemap:file_check_and_advance_wb_err",
                "ext4:ext4_sync_file_enter", "writeback:folio_wait_writeback",
                "writeback:writeback_single_inode_start", "iomap:iomap_dio_rw_begin"]
 

@@ -481,7 +481,8 @@ static const struct {
   gboolean dev_is_bdi;
   const char *ino;
 } file_events[] = {
-  { "filemap:mm_filemap_get_pages", "s_dev", FALSE, "i_ino" },          /* read() through the page cache */
+  { "readahead:page_cache_sync_ra", "s_dev", FALSE, "i_ino" },          /* a read missed the page cache */
+  { "readahead:page_cache_async_ra", "s_dev", FALSE, "i_ino" },         /* a read reached pages read ahead */
   { "filemap:mm_filemap_fault", "s_dev", FALSE, "i_ino" },              /* a fault on a mapped file */
   { "filemap:file_check_and_advance_wb_err", "s_dev", FALSE, "i_ino" }, /* fsync's data written */
   { "ext4:ext4_sync_file_enter", "dev", FALSE, "ino" },                 /* fsync on ext4 begins */

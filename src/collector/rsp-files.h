@@ -2,8 +2,9 @@
  * number are.
  *
  * The tracefs instance records, in the task that does the I/O, the device
- * and inode of the file it reads (filemap:mm_filemap_get_pages, page faults
- * of mapped files), syncs (ext4:ext4_sync_file_enter,
+ * and inode of the file it reads (readahead:page_cache_sync_ra and
+ * page_cache_async_ra: a read that misses the page cache; page faults of
+ * mapped files), syncs (ext4:ext4_sync_file_enter,
  * filemap:file_check_and_advance_wb_err), waits for the writeback of
  * (writeback:folio_wait_writeback), reads or writes directly
  * (iomap:iomap_dio_rw_begin), and the flusher's writeback of an inode

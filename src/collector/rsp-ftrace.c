@@ -36,7 +36,8 @@ static const char *const ftrace_events[] = {
   "timer:hrtimer_start",
   "timer:hrtimer_cancel",
   /* the files behind disk waits: rsp_file_events () (rsp-files.h) */
-  "filemap:mm_filemap_get_pages",
+  "readahead:page_cache_sync_ra",
+  "readahead:page_cache_async_ra",
   "filemap:mm_filemap_fault",
   "filemap:file_check_and_advance_wb_err",
   "ext4:ext4_sync_file_enter",

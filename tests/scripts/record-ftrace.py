@@ -371,7 +371,7 @@ INSTANCE_EVENTS = [
     "sock:sk_data_ready", "sock:inet_sock_set_state",
     "timer:hrtimer_expire_entry", "timer:hrtimer_expire_exit", "timer:hrtimer_start", "timer:hrtimer_cancel",
     # the files behind disk waits (rsp-files.h)
-    "filemap:mm_filemap_get_pages", "filemap:mm_filemap_fault", "filemap:file_check_and_advance_wb_err",
+    "readahead:page_cache_sync_ra", "readahead:page_cache_async_ra", "filemap:mm_filemap_fault", "filemap:file_check_and_advance_wb_err",
     "ext4:ext4_sync_file_enter", "writeback:folio_wait_writeback", "writeback:writeback_single_inode_start",
     "iomap:iomap_dio_rw_begin",
 ]
