@@ -13,7 +13,7 @@
 
 #include "rsp-perf-reader.h"
 
-#define WALK_SECONDS 1 /* the walk's time bound, beside its entry bound */
+#define WALK_MS 500 /* the walk's time bound, beside its entry bound */
 
 guint
 rsp_file_id_hash (gconstpointer p)
@@ -311,14 +311,14 @@ walk_dir (Walk *w, const char *dir)
 guint
 rsp_file_names_walk (RspFileNames *self, const char *root, guint max_entries)
 {
-  g_return_val_if_fail (self != NULL && root != NULL, 0);
+  g_return_val_if_fail (self != NULL, 0);
   Walk w = { self };
   w.unnamed_inos = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, NULL);
   w.devs = g_hash_table_new (g_direct_hash, g_direct_equal);
   w.visited = g_hash_table_new_full (rsp_file_id_hash, rsp_file_id_equal, g_free, NULL);
   g_queue_init (&w.queue);
   w.max_entries = max_entries;
-  w.deadline = g_get_monotonic_time () + WALK_SECONDS * G_USEC_PER_SEC;
+  w.deadline = g_get_monotonic_time () + WALK_MS * 1000;
 
   GHashTableIter it;
   gpointer key;
@@ -336,10 +336,21 @@ rsp_file_names_walk (RspFileNames *self, const char *root, guint max_entries)
     }
   if (g_hash_table_size (w.unnamed_inos) > 0)
     {
-      /* where the processes worked first, then everything */
+      /* the directories of the files named (a deleted journal's
+       * database), where the processes worked, then ROOT if given */
+      GHashTableIter names;
+      gpointer path;
+      g_hash_table_iter_init (&names, self->names);
+      while (g_hash_table_iter_next (&names, NULL, &path))
+        {
+          g_autofree char *dir = g_path_get_dirname (path);
+          if (!g_str_has_suffix (path, " (deleted)"))
+            add_hint (self, dir);
+        }
       for (guint i = 0; i < self->hints->len; i++)
         walk_push (&w, g_ptr_array_index (self->hints, i));
-      walk_push (&w, root);
+      if (root != NULL)
+        walk_push (&w, root);
       char *dir;
       while ((dir = g_queue_pop_head (&w.queue)) != NULL)
         {

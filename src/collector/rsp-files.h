@@ -12,9 +12,11 @@
  * this kernel offers no kprobes to fetch one, so rsp record names the
  * inodes when the recording ends, from what the machine shows: the files
  * every process had open and mapped when the recording started and when
- * it ended (/proc/PID/fd, /proc/PID/maps), then a walk of the file systems
- * that looks for the inodes still unnamed, bounded in entries.  A file
- * deleted before the end keeps its device and inode.
+ * it ended (/proc/PID/fd, /proc/PID/maps), then a walk of the directories
+ * near the files named and where the processes worked, bounded in entries
+ * and time.  rsp record also names them while recording (a second, live
+ * instance: rsp-recorder-ftrace.c).  A file found by none keeps its device
+ * and inode.
  *
  * The names go into the recording's "files" section, one line per file:
  * "MAJOR MINOR INODE PATH\n" (decimal; the path is the rest of the line,
@@ -66,10 +68,11 @@ gboolean rsp_file_names_has (const RspFileNames *self, RspFileId id);
 
 /* Marks ID as wanted: a file the recording's events name. */
 void rsp_file_names_want (RspFileNames *self, RspFileId id);
-/* Looks for the wanted files not named yet under ROOT (not crossing into
- * other file systems' mounts only where ROOT's own file system is not
- * wanted), the working directories first, visiting at most MAX_ENTRIES
- * directory entries.  Returns the number of files it named. */
+/* Looks for the wanted files not named yet in the directories of the files
+ * named, the processes' working directories and their subdirectories, then
+ * under ROOT if not NULL, on the file systems of the wanted files only,
+ * visiting at most MAX_ENTRIES directory entries and for half a second at
+ * most.  Returns the number of files it named. */
 guint rsp_file_names_walk (RspFileNames *self, const char *root, guint max_entries);
 guint rsp_file_names_n_wanted (const RspFileNames *self);
 guint rsp_file_names_n_named (const RspFileNames *self);

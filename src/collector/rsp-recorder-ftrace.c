@@ -11,7 +11,7 @@
 #include "rsp-perf-reader-private.h"
 
 /* The walk for files not open at the start or the end: at most this many
- * directory entries (and WALK_SECONDS, rsp-files.c). */
+ * directory entries (and WALK_MS, rsp-files.c). */
 #define FILE_WALK_MAX_ENTRIES 500000
 /* The live namer: read this often, with this much buffer per CPU (file
  * events are some 40 bytes: 12000 of them per CPU and tick). */
@@ -226,7 +226,7 @@ session_name_files (Session *s)
       /* the files open now, then a walk for the rest */
       rsp_file_names_snapshot (s->files, "/proc");
       if (rsp_file_names_n_named (s->files) < rsp_file_names_n_wanted (s->files))
-        rsp_file_names_walk (s->files, "/", FILE_WALK_MAX_ENTRIES);
+        rsp_file_names_walk (s->files, NULL, FILE_WALK_MAX_ENTRIES);
     }
   return rsp_file_names_section (s->files);
 }
