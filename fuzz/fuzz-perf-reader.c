@@ -16,6 +16,7 @@
 #include <traceevent/event-parse.h>
 
 #include "fuzz-common.h"
+#include "rsp-files.h"
 #include "rsp-perf-reader.h"
 
 static guint64 sink;
@@ -91,6 +92,23 @@ LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
   const RspRecording *recording = rsp_perf_reader_get_recording (reader);
   if (recording && recording->meta && recording->meta->command)
     sink += g_strv_length (recording->meta->command);
+  if (recording && recording->files)
+    {
+      /* the files section (rsp-files.h): parsed, and looked up with and
+       * without a device */
+      guint bad = 0;
+      RspFileTable *files = rsp_file_table_parse (recording->files, recording->files_size, &bad);
+      RspFileId ids[] = { { RSP_KDEV (254, 0), 12 }, { 0, 12 }, { 0, 0 } };
+      for (guint i = 0; i < G_N_ELEMENTS (ids); i++)
+        {
+          const char *path = rsp_file_table_lookup (files, ids[i]);
+          if (path != NULL && path[0] != '/')
+            abort (); /* only absolute paths are kept */
+          sink += path != NULL ? strlen (path) : 0;
+        }
+      sink += bad + rsp_file_table_size (files);
+      rsp_file_table_free (files);
+    }
   for (guint i = 0; i < rsp_perf_reader_get_n_evsels (reader); i++)
     {
       const RspEvsel *evsel = rsp_perf_reader_get_evsel (reader, i);

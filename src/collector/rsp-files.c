@@ -425,7 +425,7 @@ rsp_file_table_parse (const guint8 *data, gsize size, guint *n_bad)
       if (sscanf (line, "%u %u %llu %n", &major_no, &minor_no, &ino, &at) != 3 || at <= 0 || line[at] != '/'
           || major_no > 0xfff || minor_no > 0xfffff || ino == 0 || strlen (line) != line_len)
         {
-          if (line[0] != '\0')
+          if (line_len > 0)
             bad++;
           continue;
         }

@@ -370,7 +370,8 @@ ftrace_new (const char *tracefs, const GArray *cpus, const char *tmp_prefix, con
     tracefs_instance_file_write (self->instance, "options/overwrite", "0");
   if (tracefs_file_exists (self->instance, "buffer_percent"))
     {
-      g_autofree char *percent = g_strdup_printf ("%d", RSP_FTRACE_BUFFER_PERCENT);
+      /* a live instance wakes its reader at its first event */
+      g_autofree char *percent = g_strdup_printf ("%d", tmp_prefix != NULL ? RSP_FTRACE_BUFFER_PERCENT : 0);
       tracefs_instance_file_write (self->instance, "buffer_percent", percent);
     }
   self->subbuf_size = read_subbuf_size (self->instance);

@@ -4,6 +4,7 @@
 #include "rsp-recorder-private.h"
 
 #include <glib/gi18n-lib.h>
+#include <poll.h>
 #include <stdio.h>
 #include <unistd.h>
 
@@ -13,9 +14,10 @@
 /* The walk for files not open at the start or the end: at most this many
  * directory entries (and WALK_MS, rsp-files.c). */
 #define FILE_WALK_MAX_ENTRIES 500000
-/* The live namer: read this often, with this much buffer per CPU (file
- * events are some 40 bytes: 12000 of them per CPU and tick). */
-#define FILE_NAMER_TICK_MS 20
+/* The live namer: read as soon as it has events (its buffer_percent is 0),
+ * at most once per FILE_NAMER_TICK_MS, with this much buffer per CPU (file
+ * events are some 40 bytes: 12000 of them per CPU). */
+#define FILE_NAMER_TICK_MS 5
 #define FILE_NAMER_BUFFER_KB 512
 
 /* Starts RSP's tracefs instance (tracing still off), after removing the
@@ -133,7 +135,17 @@ session_file_namer_timeout (const Session *s)
 {
   if (s->namer == NULL || s->namer_next_us == 0)
     return -1;
-  return MAX (0, (s->namer_next_us - g_get_monotonic_time () + 999) / 1000);
+  gint64 wait = s->namer_next_us - g_get_monotonic_time ();
+  /* ready: its fds wake the poll (session_file_namer_poll_fds) */
+  return wait > 0 ? (wait + 999) / 1000 : -1;
+}
+
+guint
+session_file_namer_poll_fds (Session *s, struct pollfd *fds, guint max)
+{
+  if (s->namer == NULL || s->namer_next_us == 0 || g_get_monotonic_time () < s->namer_next_us)
+    return 0;
+  return rsp_ftrace_poll_fds (s->namer, fds, max);
 }
 
 /* The inodes the events of SECTION (from the live namer) name that have no
@@ -176,12 +188,15 @@ name_from_section (Session *s, GBytes *section)
 }
 
 void
-session_file_namer_tick (Session *s, gboolean final)
+session_file_namer_tick (Session *s, const struct pollfd *fds, guint n, gboolean final)
 {
   if (s->namer == NULL || s->files == NULL)
     return;
   gint64 now = g_get_monotonic_time ();
-  if (!final && (s->namer_next_us == 0 || now < s->namer_next_us))
+  gboolean ready = FALSE;
+  for (guint i = 0; i < n; i++)
+    ready |= (fds[i].revents & (POLLIN | POLLERR | POLLHUP)) != 0;
+  if (!final && (s->namer_next_us == 0 || now < s->namer_next_us || !ready))
     return;
   s->namer_next_us = final ? 0 : now + FILE_NAMER_TICK_MS * 1000;
   g_autoptr (GError) error = NULL;

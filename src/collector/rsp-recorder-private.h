@@ -187,10 +187,14 @@ void recorder_report_ftrace_losses (const RspFtraceMeta *ftrace);
 GBytes *session_name_files (Session *s);
 /* Starts the live namer beside the instance (a warning when it cannot). */
 void session_open_file_namer (Session *s, const Probe *probe, const GArray *cpus);
-/* Reads the live namer and names the new inodes; FINAL: the last time. */
-void session_file_namer_tick (Session *s, gboolean final);
-/* The poll timeout the namer allows, in ms (-1: no limit). */
+/* Reads the live namer and names the new inodes when FDS (N, from
+ * session_file_namer_poll_fds, after poll) say it has events; FINAL: the
+ * last time, whatever they say. */
+void session_file_namer_tick (Session *s, const struct pollfd *fds, guint n, gboolean final);
+/* The poll timeout until the namer may be read again, in ms (-1: none). */
 gint64 session_file_namer_timeout (const Session *s);
+/* Fills FDS (room for MAX) with the namer's fds when it may be read now. */
+guint session_file_namer_poll_fds (Session *s, struct pollfd *fds, guint max);
 
 /* rsp-recorder-uprobes.c */
 

@@ -193,7 +193,8 @@ void
 session_poll (Session *s, gint64 deadline_us)
 {
   guint n_ftrace_max = s->ftrace != NULL ? rsp_ftrace_get_n_cpus (s->ftrace) : 0;
-  struct pollfd *fds = g_newa (struct pollfd, 6 + n_ftrace_max);
+  guint n_namer_max = s->namer != NULL ? rsp_ftrace_get_n_cpus (s->namer) : 0;
+  struct pollfd *fds = g_newa (struct pollfd, 6 + n_ftrace_max + n_namer_max);
   nfds_t n = 0;
   gint64 now = g_get_monotonic_time ();
   gint64 timeout_ms = -1;
@@ -231,12 +232,17 @@ session_poll (Session *s, gint64 deadline_us)
   /* the instance's buffers: readable when RSP_FTRACE_BUFFER_PERCENT full */
   nfds_t ftrace_first = n;
   n += rsp_ftrace_poll_fds (s->ftrace, fds + n, n_ftrace_max);
+  nfds_t namer_first = n;
+  n += session_file_namer_poll_fds (s, fds + n, n_namer_max);
 
   if (poll (fds, n, (int) MIN (timeout_ms, G_MAXINT)) < 0 && errno != EINTR)
     g_warning ("poll: %s", g_strerror (errno));
-  else if (n > ftrace_first)
-    rsp_ftrace_drain (s->ftrace, fds + ftrace_first, (guint) (n - ftrace_first));
-  session_file_namer_tick (s, FALSE);
+  else
+    {
+      if (namer_first > ftrace_first)
+        rsp_ftrace_drain (s->ftrace, fds + ftrace_first, (guint) (namer_first - ftrace_first));
+      session_file_namer_tick (s, fds + namer_first, (guint) (n - namer_first), FALSE);
+    }
 
   if (stdin_slot < n && (fds[stdin_slot].revents & (POLLIN | POLLHUP | POLLERR | POLLNVAL)))
     {

@@ -316,7 +316,7 @@ session_record (Session *s, const Probe *probe, GArray **health, GError **error)
           rsp_file_names_snapshot (s->files, "/proc");
           g_autoptr (GError) namer_error = NULL;
           if (s->namer != NULL && rsp_ftrace_start (s->namer, &namer_error))
-            s->namer_next_us = g_get_monotonic_time () + 20000;
+            s->namer_next_us = g_get_monotonic_time ();
           else if (s->namer != NULL)
             {
               fprintf (stderr, _("rsp record: warning: the files behind disk waits are named only when the "
@@ -367,7 +367,7 @@ session_record (Session *s, const Probe *probe, GArray **health, GError **error)
   /* off just after perf, then the rest of its buffers and its statistics */
   rsp_ftrace_stop (s->ftrace);
   rsp_ftrace_stop (s->namer);
-  session_file_namer_tick (s, TRUE);
+  session_file_namer_tick (s, NULL, 0, TRUE);
   if (s->keep_awake != NULL)
     rsp_keep_awake_stop (s->keep_awake);
   if (!disabled && perf_alive (s))

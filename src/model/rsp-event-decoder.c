@@ -301,8 +301,9 @@ rsp_model_build (RspPerfReader *reader, RspSymbolizer *symbolizer, GCancellable 
   const RspRecordingMeta *meta = rec != NULL ? rec->meta : NULL;
   RspAssembler *assembler = rsp_assembler_new (meta != NULL ? meta->keep_awake_pids : NULL);
   /* the names of the files its events name: lives through the assembly */
+  guint bad_file_names = 0;
   g_autoptr (RspFileTable) files = rec != NULL && rec->files != NULL
-                                       ? rsp_file_table_parse (rec->files, rec->files_size, NULL)
+                                       ? rsp_file_table_parse (rec->files, rec->files_size, &bad_file_names)
                                        : NULL;
   rsp_assembler_set_files (assembler, files);
 
@@ -333,6 +334,7 @@ rsp_model_build (RspPerfReader *reader, RspSymbolizer *symbolizer, GCancellable 
 
   RspModel *m = rsp_assembler_finish (assembler);
   m->symbolizer = symbolizer;
+  m->bad_file_names = bad_file_names;
   if (meta != NULL)
     {
       g_autofree char *json = rsp_recording_meta_to_json (meta, NULL);
@@ -367,6 +369,13 @@ rsp_model_load_offline (const char *path, gboolean offline, GCancellable *cancel
       const char *const *reader_warnings = rsp_perf_reader_warnings (reader);
       for (guint i = 0; reader_warnings[i] != NULL; i++)
         g_ptr_array_add (warnings, g_strdup (reader_warnings[i]));
+      if (m != NULL && m->bad_file_names > 0)
+        g_ptr_array_add (warnings, g_strdup_printf (ngettext ("the recording's files section is damaged: %u "
+                                                              "file is named by its device and inode instead",
+                                                              "the recording's files section is damaged: %u "
+                                                              "files are named by their device and inode instead",
+                                                              m->bad_file_names),
+                                                    m->bad_file_names));
     }
   return m;
 }

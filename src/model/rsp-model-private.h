@@ -42,6 +42,7 @@ struct _RspModel {
   RspSymbolizer *symbolizer; /* owns the interned names of the frames */
   GPtrArray *describing;     /* stack id -> the frame that describes it (rsp_model_compute_frames) */
   GStringChunk *strings;     /* the names read from the recording: comms, endpoints, irq names (rsp_model_intern) */
+  guint bad_file_names;      /* lines of the recording's files section that could not be read */
 };
 
 RspModel *rsp_model_new (void);

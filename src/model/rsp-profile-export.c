@@ -142,6 +142,12 @@ emit (Walker *w, const RspSegment *seg, const RspStretch *st)
       guint32 id = frame_id (&w->frames, g_string_chunk_insert_const (w->frames.chunk, label));
       g_array_append_val (w->stack, id);
     }
+  else if (st->file != NULL)
+    {
+      g_autofree char *label = g_strdup_printf ("file %s", st->file);
+      guint32 id = frame_id (&w->frames, g_string_chunk_insert_const (w->frames.chunk, label));
+      g_array_append_val (w->stack, id);
+    }
   g_array_append_val (w->stack, w->category_frame[MIN (st->category, RSP_CAT_N - 1)]);
   Moment m = { st, seg->path, (const guint32 *) w->stack->data, w->stack->len };
   w->moment (w, &m);
@@ -673,6 +679,11 @@ export_chrome (const RspAnalysis *a, const char *title)
       g_string_append_printf (out, ",\"cat\":\"%s\",\"args\":{\"category\":\"%s\",\"frame\":",
                               rsp_category_id (st->category), rsp_category_id (st->category));
       json_string (out, st->frame);
+      if (st->file != NULL)
+        {
+          g_string_append (out, ",\"file\":");
+          json_string (out, st->file);
+        }
       if (st->endpoint != NULL)
         {
           g_string_append (out, ",\"endpoint\":");

@@ -171,7 +171,7 @@ add_stretch (const RspStretch *st, SleepCtx *c)
   if (c->top == G_MAXUINT32)
     return; /* first pass: only the categories */
   RspFlameBoxKind kind;
-  const char *name = rsp_flame_stretch_box (c->t->a, c->seg, cat, c->t->names, &kind);
+  const char *name = rsp_flame_stretch_box (c->t->a, c->seg, st, c->t->names, &kind);
   if (name == NULL)
     return;
   guint32 node = child (c->t, c->top, kind == RSP_FLAME_BOX_NETWORK ? NODE_NETWORK : NODE_DISK, name);

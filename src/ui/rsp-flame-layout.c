@@ -598,10 +598,17 @@ rsp_flame_name_shade (const char *name)
 }
 
 const char *
-rsp_flame_stretch_box (const RspAnalysis *a, const RspSegment *seg, RspCategory cat, GStringChunk *names,
+rsp_flame_stretch_box (const RspAnalysis *a, const RspSegment *seg, const RspStretch *st, GStringChunk *names,
                        RspFlameBoxKind *kind)
 {
+  RspCategory cat = st->category;
   *kind = RSP_FLAME_BOX_DISK;
+  if ((cat == RSP_CAT_DISK_IO || cat == RSP_CAT_IO_QUEUE) && st->file != NULL)
+    {
+      g_autofree char *label = g_strdup_printf (cat == RSP_CAT_DISK_IO ? _("disk I/O on %s") : _("I/O queue on %s"),
+                                                st->file);
+      return g_string_chunk_insert_const (names, label);
+    }
   if (cat == RSP_CAT_DISK_IO)
     return _("disk I/O");
   if (cat == RSP_CAT_IO_QUEUE)

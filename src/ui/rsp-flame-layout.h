@@ -168,11 +168,11 @@ gboolean rsp_flame_name_matches (const char *name, const char *search);
 
 /* The shade of a frame's colour: the same name, the same shade. */
 guint8 rsp_flame_name_shade (const char *name);
-/* The box a sleep's stretch of category CAT gets on top of its frames
- * ("disk I/O", "I/O queue", "network 10.0.0.1:80"), or NULL if none.  A
+/* The box a sleep's stretch ST gets on top of its frames ("disk I/O on
+ * /var/lib/db", "I/O queue", "network 10.0.0.1:80"), or NULL if none.  A
  * label made for the stretch is kept in NAMES, which the caller frees when
  * its boxes go. */
-const char *rsp_flame_stretch_box (const RspAnalysis *analysis, const RspSegment *segment, RspCategory cat,
+const char *rsp_flame_stretch_box (const RspAnalysis *analysis, const RspSegment *segment, const RspStretch *st,
                                    GStringChunk *names, RspFlameBoxKind *kind);
 
 G_END_DECLS

@@ -175,7 +175,7 @@ measure_segments (Flame *f)
           for (guint k = 0; k < n_st; k++)
             {
               Stretch copy = { st[k].start, st[k].end, st[k].category };
-              copy.box = rsp_flame_stretch_box (a, s, copy.category, f->names, &copy.kind);
+              copy.box = rsp_flame_stretch_box (a, s, &st[k], f->names, &copy.kind);
               g_array_append_val (f->stretches, copy);
               f->seg_cats[i] |= 1u << copy.category;
               if (copy.box != NULL)

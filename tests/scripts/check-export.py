@@ -383,6 +383,26 @@ def main():
                 rsptest.log("ok: sqlite.rsp: frames named by library and offset in %s" % ", ".join(sorted(libs)))
                 if cats.get("disk_io", 0) == 0:
                     rsptest.fail("sqlite.rsp: no disk I/O in the accounting of 40 fsync'd commits")
+                # the file behind the disk waits, a frame below the category,
+                # with the same time as the report's per-file table
+                with open(files["folded"]) as f:
+                    folded = f.read()
+                per_file = {}
+                for line in folded.splitlines():
+                    stack, _, weight = line.rpartition(" ")
+                    frames = stack.split(";")
+                    if len(frames) >= 2 and frames[-1] in ("[In blocking disk I/O]", "[I/O queue overhead]") \
+                            and frames[-2].startswith("file "):
+                        per_file[frames[-2][5:]] = per_file.get(frames[-2][5:], 0) + int(weight)
+                report_files = {x["file"]: x["ms"] for x in rep["files"] if x["file"] is not None}
+                if not per_file or set(per_file) != set(report_files):
+                    rsptest.fail("sqlite.rsp: the folded export's file frames %s are not the report's files %s"
+                                 % (sorted(per_file), sorted(report_files)))
+                for name, us in per_file.items():
+                    if abs(us / 1000 - report_files[name]) > 0.002 * (1 + folded.count("file " + name)):
+                        rsptest.fail("sqlite.rsp: %s: %.3f ms in the folded export, %.3f ms in the report"
+                                     % (name, us / 1000, report_files[name]))
+                rsptest.log("ok: sqlite.rsp: the files behind the disk waits as frames: %s" % per_file)
             # speedscope opens two of them in headless Chromium, and the Chrome trace
             if base in ("tcp_loop.rsp", "sqlite.rsp"):
                 title = doc["profiles"][0]["name"]

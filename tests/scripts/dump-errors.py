@@ -20,6 +20,7 @@ with exactly one such line.
 """
 
 import glob
+import json
 import os
 import random
 import re
@@ -285,17 +286,72 @@ def ftrace_section(rsp, seeds, workdir):
     return problems, runs
 
 
+def files_section(rsp, seeds, workdir):
+    """Damage only the files section (the names of the files behind disk
+    waits): the report goes on, one warning says the files are named by
+    device and inode instead, and the damaged names never show."""
+    src = os.path.join(os.environ.get("RSP_SOURCE_ROOT", "."), "tests", "data", "cold_read_files.rsp")
+    data = bytearray(open(src, "rb").read())
+    table_off, n, _ver = struct.unpack("<QII", bytes(data[-24:-8]))
+    off = size = None
+    for i in range(n):
+        entry = data[table_off + 32 * i:table_off + 32 * (i + 1)]
+        if bytes(entry[:16]).rstrip(b"\0") == b"files":
+            off, size = struct.unpack("<QQ", bytes(entry[16:32]))
+    if off is None or size == 0:
+        return ["cold_read_files.rsp has no files section, or an empty one"], 0
+    good = bytes(data[off:off + size]).decode("utf-8", "replace")
+    problems = []
+    runs = 0
+    rng = random.Random(5)
+    variants = []
+    bad = bytearray(data)
+    for k in range(off, off + size):
+        if bad[k] != 0x0a:
+            bad[k] = rng.choice(b"x7 \x00\xff")
+    variants.append(("every byte but the line ends", bad))
+    bad = bytearray(data)
+    bad[off:off + 2] = b"\x00\x00"  # the first line's device
+    variants.append(("its first line", bad))
+    for what, content in variants:
+        path = os.path.join(workdir, "files-damaged.rsp")
+        with open(path, "wb") as f:
+            f.write(content)
+        runs += 1
+        case = "rsp report --json, files section with damaged %s" % what
+        try:
+            proc = subprocess.run([rsp, "report", "--json", path], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                  timeout=60)
+        except subprocess.TimeoutExpired:
+            problems.append("%s: a hang" % case)
+            continue
+        stderr = proc.stderr.decode("utf-8", "replace")
+        problem = judge(case, proc.returncode, stderr, must_say=True, one_line=True, mention="files section")
+        if problem is None and proc.returncode != 0:
+            problem = "%s: exit %d, expected the report: %s" % (case, proc.returncode, stderr[-500:])
+        if problem is None:
+            files = [x["file"] for x in json.loads(proc.stdout)["files"]]
+            names = [x for x in files if x is not None and not x.startswith("device ")]
+            if any(x not in good for x in names):
+                problem = "%s: a damaged name shows: %s" % (case, names)
+        if problem:
+            problems.append(problem)
+        else:
+            t.log("ok: %s -> exit 0: %s; files %s" % (case, stderr.strip().splitlines()[0], files))
+    return problems, runs
+
+
 def main():
-    if len(sys.argv) != 2 or sys.argv[1] not in ("truncated", "corrupt", "bad-input", "ftrace"):
-        t.fail("usage: dump-errors.py truncated|corrupt|bad-input|ftrace")
+    if len(sys.argv) != 2 or sys.argv[1] not in ("truncated", "corrupt", "bad-input", "ftrace", "files"):
+        t.fail("usage: dump-errors.py truncated|corrupt|bad-input|ftrace|files")
     rsp = t.rsp_path()
     workdir = tempfile.mkdtemp(prefix="rsp-dump-errors-")
     try:
-        seeds = seed_recordings(workdir) if sys.argv[1] not in ("bad-input", "ftrace") else []
+        seeds = seed_recordings(workdir) if sys.argv[1] not in ("bad-input", "ftrace", "files") else []
         for s in seeds:
             t.log("seed: %s (%d bytes)" % (s, os.path.getsize(s)))
         test = {"truncated": truncated, "corrupt": corrupt, "bad-input": bad_input,
-                "ftrace": ftrace_section}[sys.argv[1]]
+                "ftrace": ftrace_section, "files": files_section}[sys.argv[1]]
         problems, runs = test(rsp, seeds, workdir)
     finally:
         shutil.rmtree(workdir, ignore_errors=True)

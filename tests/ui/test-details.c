@@ -13,7 +13,7 @@
 #include "rsp-model.h"
 
 static const char *const recordings[] = {
-  "pingpong.rsp", "forkexec.rsp", "tcp_loop.rsp", "dio_read.rsp", "dio_ftrace.rsp",
+  "pingpong.rsp", "forkexec.rsp", "tcp_loop.rsp", "dio_read.rsp", "dio_ftrace.rsp", "cold_read_files.rsp",
 };
 
 /* The top of SEGMENT's lane: the segment of depth 0 it stands on. */
@@ -37,7 +37,7 @@ test_recording (gconstpointer data)
   g_assert_nonnull (meta);
   g_autoptr (RspAnalysis) a = rsp_analysis_new (model, meta->target_pid, 0, G_MAXUINT64, &error);
   g_assert_no_error (error);
-  guint n = rsp_analysis_n_stretches (a), checked = 0, links = 0, through_children = 0;
+  guint n = rsp_analysis_n_stretches (a), checked = 0, links = 0, through_children = 0, with_file = 0;
   guint step = MAX (n / 4000, 1);
   for (guint i = 0; i < n; i += step)
     {
@@ -50,6 +50,16 @@ test_recording (gconstpointer data)
       g_assert_true (d->stretch == st);
       g_assert_true (g_str_has_prefix (d->summary, rsp_category_label (st->category)));
       g_assert_nonnull (strstr (d->markup, "<b>x</b>"));
+      /* a disk wait names its file */
+      if (st->file != NULL)
+        {
+          g_autofree char *file = g_markup_escape_text (st->file, -1);
+          g_autofree char *want = g_strdup_printf ("<b>File:</b> %s", file);
+          g_assert_nonnull (strstr (d->markup, want));
+          with_file++;
+        }
+      else
+        g_assert_null (strstr (d->markup, "<b>File:</b>"));
       RspIdx root = root_of (a, st->segment);
       if (root != st->segment)
         {
@@ -91,9 +101,12 @@ test_recording (gconstpointer data)
         }
       checked++;
     }
-  g_test_message ("%s: %u stretches checked, %u through a lane's root, %u with a link", name, checked,
-                  through_children, links);
+  g_test_message ("%s: %u stretches checked, %u through a lane's root, %u with a link, %u naming a file", name,
+                  checked, through_children, links, with_file);
   g_assert_cmpuint (checked, >, 0);
+  /* recorded with the file events: its read's disk waits name the file */
+  if (strcmp (name, "cold_read_files.rsp") == 0)
+    g_assert_cmpuint (with_file, >, 0);
 }
 
 /* The process running view's items (rsp_details_new_for_item), from the
@@ -170,7 +183,8 @@ test_items (gconstpointer data)
   g_test_message ("%s: %u sleeps (%u linked to the waker, %u to a disk request, %u to a network wait, %u timers), "
                   "%u runs", name, rsp_model_n_sleeps (m), wakers, disks, nets, timers, rsp_model_n_runs (m));
   g_assert_cmpuint (wakers, >, 0);
-  if (strcmp (name, "dio_read.rsp") == 0 || strcmp (name, "dio_ftrace.rsp") == 0)
+  if (strcmp (name, "dio_read.rsp") == 0 || strcmp (name, "dio_ftrace.rsp") == 0
+      || strcmp (name, "cold_read_files.rsp") == 0)
     g_assert_cmpuint (disks, >, 0);
 }
 

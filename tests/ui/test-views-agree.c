@@ -28,7 +28,7 @@
 #include "rsp-report.h"
 
 static const char *const recordings[] = {
-  "pingpong.rsp", "forkexec.rsp", "tcp_loop.rsp", "dio_read.rsp", "dio_ftrace.rsp", "pingpong-plain.perf.data",
+  "pingpong.rsp", "forkexec.rsp", "tcp_loop.rsp", "dio_read.rsp", "dio_ftrace.rsp", "cold_read_files.rsp", "pingpong-plain.perf.data",
 };
 
 typedef struct {
