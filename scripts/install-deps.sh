@@ -13,7 +13,7 @@
 set -eu
 packages="build-essential meson ninja-build pkg-config gettext
 libglib2.0-dev libgtk-4-dev libjson-glib-dev libtraceevent-dev libtracefs-dev
-libelf-dev libdw-dev linux-perf procps util-linux python3"
+libelf-dev libdw-dev liblzma-dev linux-perf procps util-linux python3"
 # Tests: clang + libFuzzer (fuzz/) and llvm (llvm-symbolizer: without it the
 # sanitizers print bare addresses, and suppressions by function name, such
 # as the ui suite's, match nothing on a fresh machine), useradd (passwd)
@@ -23,10 +23,11 @@ libelf-dev libdw-dev linux-perf procps util-linux python3"
 # nodejs (pprof-format decodes the pprof export) and python3-jsonschema
 # (speedscope's schema), with the two npm packages that
 # scripts/fetch-test-readers.py downloads into tests/readers/ over HTTPS
-# (ca-certificates: a minimal Debian trusts no certificate authority).
+# (ca-certificates: a minimal Debian trusts no certificate authority);
+# xz-utils builds test-symbols' MiniDebugInfo fixture.
 test_packages="clang libclang-rt-14-dev llvm passwd xvfb xdotool imagemagick
 desktop-file-utils appstream libxml2-utils librsvg2-bin shared-mime-info libglib2.0-bin
-sqlite3 groff-base chromium nodejs python3-jsonschema ca-certificates"
+sqlite3 groff-base chromium nodejs python3-jsonschema ca-certificates xz-utils"
 
 list=0
 test=0

@@ -12,6 +12,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <gelf.h>
+#include <lzma.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -465,6 +466,75 @@ find_section_by_name (Elf *elf, const char *name, GElf_Shdr *shdr)
   return NULL;
 }
 
+/* MiniDebugInfo: a stripped binary's local function symbols in an
+ * xz-compressed ELF in its .gnu_debugdata section (what Fedora and others
+ * ship; gdb, perf and elfutils read it).  At most this much decompressed. */
+#define MINI_DEBUGINFO_MAX (64u << 20)
+
+static guint8 *
+xz_decompress (const guint8 *in, gsize in_size, gsize *out_size)
+{
+  lzma_stream strm = LZMA_STREAM_INIT;
+  if (lzma_stream_decoder (&strm, MINI_DEBUGINFO_MAX, 0) != LZMA_OK)
+    return NULL;
+  gsize cap = MIN (MAX (in_size * 4, (gsize) 4096), (gsize) MINI_DEBUGINFO_MAX);
+  guint8 *out = g_malloc (cap);
+  strm.next_in = in;
+  strm.avail_in = in_size;
+  strm.next_out = out;
+  strm.avail_out = cap;
+  for (;;)
+    {
+      lzma_ret r = lzma_code (&strm, LZMA_FINISH);
+      if (r == LZMA_STREAM_END)
+        break;
+      if (r == LZMA_OK && strm.avail_out == 0 && cap < MINI_DEBUGINFO_MAX)
+        {
+          gsize used = cap;
+          cap = MIN (cap * 2, (gsize) MINI_DEBUGINFO_MAX);
+          out = g_realloc (out, cap);
+          strm.next_out = out + used;
+          strm.avail_out = cap - used;
+          continue;
+        }
+      if (r == LZMA_OK && strm.avail_in > 0)
+        continue;
+      /* damaged, cut, or larger than MINI_DEBUGINFO_MAX */
+      lzma_end (&strm);
+      g_free (out);
+      return NULL;
+    }
+  *out_size = (gsize) strm.total_out;
+  lzma_end (&strm);
+  return out;
+}
+
+/* Reads the function symbols of BIN's MiniDebugInfo into B; FALSE when it
+ * has none (or a damaged one). */
+static gboolean
+read_mini_debuginfo (Elf *bin, const RspElfFile *file, SymBuilder *b)
+{
+  GElf_Shdr shdr;
+  Elf_Scn *scn = find_section_by_name (bin, ".gnu_debugdata", &shdr);
+  if (scn == NULL || shdr.sh_type == SHT_NOBITS)
+    return FALSE;
+  Elf_Data *data = elf_rawdata (scn, NULL);
+  if (data == NULL || data->d_buf == NULL || data->d_size == 0)
+    return FALSE;
+  gsize size = 0;
+  g_autofree guint8 *image = xz_decompress (data->d_buf, data->d_size, &size);
+  if (image == NULL)
+    return FALSE;
+  Elf *mini = elf_memory ((char *) image, size);
+  if (mini == NULL)
+    return FALSE;
+  GElf_Ehdr ehdr;
+  gboolean ok = elf_kind (mini) == ELF_K_ELF && gelf_getehdr (mini, &ehdr) != NULL
+                && read_symbols (mini, SHT_SYMTAB, file, b);
+  elf_end (mini);
+  return ok;
+}
+
 /* PLT stubs have no symbols; perf names them "<function>@plt" from the PLT
  * relocations (dso__synthesize_plt_symbols), one entry per relocation after
  * the lazy-binding header.  Samples in stubs are common enough (every call
@@ -603,9 +673,17 @@ fill_file (RspElfFile *file, ElfHandle *bin, ElfHandle *dbg, GError **error)
   b.names = g_string_new (NULL);
   if (dbg->elf != NULL && read_symbols (dbg->elf, SHT_SYMTAB, file, &b))
     file->syms_path = g_strdup (dbg->path);
-  else if (bin->elf != NULL && (read_symbols (bin->elf, SHT_SYMTAB, file, &b) ||
-                                read_symbols (bin->elf, SHT_DYNSYM, file, &b)))
+  else if (bin->elf != NULL && read_symbols (bin->elf, SHT_SYMTAB, file, &b))
     file->syms_path = g_strdup (bin->path);
+  else if (bin->elf != NULL)
+    {
+      /* stripped: the exported functions, and the local ones of its
+       * MiniDebugInfo */
+      gboolean dynsym = read_symbols (bin->elf, SHT_DYNSYM, file, &b);
+      file->mini_debuginfo = read_mini_debuginfo (bin->elf, file, &b);
+      if (dynsym || file->mini_debuginfo)
+        file->syms_path = g_strdup (bin->path);
+    }
   /* Stub sections are only real in the binary (NOBITS in debug files). */
   if (bin->elf != NULL)
     synthesize_plt (bin->elf, file, &b);

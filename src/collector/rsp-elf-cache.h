@@ -45,6 +45,7 @@ typedef struct {
 typedef struct {
   char *path;       /* the binary that matched, NULL if only a debug file did */
   char *syms_path;  /* file the symbols came from */
+  gboolean mini_debuginfo; /* some came from the binary's MiniDebugInfo (.gnu_debugdata) */
   guint8 build_id[20];
   guint8 build_id_size;
   RspElfSegment *segments; /* PT_LOAD, in file order */

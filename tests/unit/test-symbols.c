@@ -630,6 +630,60 @@ test_debuglink (void)
   fixture_close (&f);
 }
 
+/* A stripped copy with MiniDebugInfo: its local functions (the static
+ * helper) come from the xz-compressed ELF in .gnu_debugdata, the exported
+ * ones from .dynsym; a damaged .gnu_debugdata costs the local ones only. */
+static void
+test_minidebuginfo (void)
+{
+  Fixture f = { 0 };
+  g_autofree char *mini = fixture_path ("libsymfix-mini.so");
+  gint32 pid = getpid ();
+
+  if (!fixture_open (&f))
+    return;
+  if (mini == NULL)
+    {
+      g_test_skip ("libsymfix-mini.so not built (no objcopy or xz)");
+      fixture_close (&f);
+      return;
+    }
+  g_autoptr (RspElfFile) file = rsp_elf_file_load (mini, NULL, 0, NULL);
+  g_assert_nonnull (file);
+  g_assert_true (file->mini_debuginfo);
+  g_assert_cmpstr (file->syms_path, ==, mini);
+  {
+    g_autoptr (RspSymbolizer) sym = rsp_symbolizer_new ();
+    feed_self_maps (sym, pid, f.lib_path, mini);
+    g_assert_cmpstr (resolve_name (sym, pid, f.static_helper, FALSE, NULL), ==, "symfix_static_helper");
+    g_assert_cmpstr (resolve_name (sym, pid, f.cxx_method + 2, FALSE, NULL), ==, "ns::Klass::method(int)");
+  }
+
+  /* the xz stream damaged in its middle: the exported functions stay */
+  g_autofree char *contents = NULL;
+  gsize length;
+  g_assert_true (g_file_get_contents (mini, &contents, &length, NULL));
+  char *xz = memmem (contents, length, "\xfd" "7zXZ", 6);
+  g_assert_nonnull (xz);
+  for (gsize k = 64; k < 96 && (gsize) (xz - contents) + k < length; k++)
+    xz[k] ^= 0x5a;
+  g_autofree char *dir = g_dir_make_tmp ("rsp-symbols-XXXXXX", NULL);
+  g_autofree char *bad = g_build_filename (dir, "libsymfix-mini-bad.so", NULL);
+  g_assert_true (g_file_set_contents (bad, contents, (gssize) length, NULL));
+  g_autoptr (RspElfFile) damaged = rsp_elf_file_load (bad, NULL, 0, NULL);
+  g_assert_nonnull (damaged);
+  g_assert_false (damaged->mini_debuginfo);
+  {
+    g_autoptr (RspSymbolizer) sym = rsp_symbolizer_new ();
+    feed_self_maps (sym, pid, f.lib_path, bad);
+    g_assert_cmpstr (resolve_name (sym, pid, f.cxx_method + 2, FALSE, NULL), ==, "ns::Klass::method(int)");
+    g_assert_cmpstr (resolve_name (sym, pid, f.static_helper, FALSE, NULL), !=, "symfix_static_helper");
+  }
+  g_unlink (bad);
+  g_rmdir (dir);
+  fixture_close (&f);
+}
+
 /* Damaged binaries: never a crash, just no symbols. */
 static void
 test_bad_elf (void)
@@ -1368,6 +1422,7 @@ main (int argc, char **argv)
   g_test_add_func ("/symbols/elf/fixture", test_elf_fixture);
   g_test_add_func ("/symbols/elf/build-id", test_build_id);
   g_test_add_func ("/symbols/elf/debuglink", test_debuglink);
+  g_test_add_func ("/symbols/elf/minidebuginfo", test_minidebuginfo);
   g_test_add_func ("/symbols/elf/damaged", test_bad_elf);
   g_test_add_func ("/symbols/stored/round-trip", test_stored_round_trip);
   g_test_add_func ("/symbols/stored/precedence", test_stored_precedence);
