@@ -19,6 +19,13 @@
  * the user rsp record ran the command as.  Where entries overlap (code
  * freed and emitted again), the later line of the file wins, as the JIT's
  * latest word on that address.
+ *
+ * perf's jitdump (tools/perf/Documentation/jitdump-specification.txt): a
+ * JIT (node --perf-prof, the JVM's agent, ...) writes jit-PID.dump and maps
+ * it executable once, so that the recording has an mmap of it; perf inject
+ * --jit turns it into ELF files.  rsp reads its JIT_CODE_LOAD records
+ * (address, size, name) directly, under the same rules, after the map
+ * file's lines.
  */
 #include "rsp-symbols-private.h"
 
@@ -119,18 +126,16 @@ jit_map_set (JitMap *map, GArray *entries)
 /* Parses the text of a map file into MAP; malformed lines are skipped, as
  * perf does. */
 static void
-jit_map_parse (RspSymbolizer *self, JitMap *map, const char *text, gsize len)
+jit_map_entries (RspSymbolizer *self, const char *text, gsize len, GArray *entries, guint *line)
 {
-  g_autoptr (GArray) entries = g_array_new (FALSE, FALSE, sizeof (Entry));
   const char *p = text, *end = text + len;
-  guint line = 0;
   while (p < end)
     {
       const char *nl = memchr (p, '\n', end - p);
       const char *eol = nl != NULL ? nl : end;
       const char *q = p;
       guint64 start, size;
-      line++;
+      ++*line;
       if (parse_hex_field (&q, eol, &start) && parse_hex_field (&q, eol, &size) && size > 0 && q < eol
           && start + size > start)
         {
@@ -139,7 +144,7 @@ jit_map_parse (RspSymbolizer *self, JitMap *map, const char *text, gsize len)
             name_end--;
           if (name_end > q)
             {
-              Entry e = { { start, size, NULL, NULL }, line };
+              Entry e = { { start, size, NULL, NULL }, *line };
               e.sym.name = symbolizer_intern_len (self, q, name_end - q);
               e.sym.raw = e.sym.name;
               g_array_append_val (entries, e);
@@ -147,7 +152,6 @@ jit_map_parse (RspSymbolizer *self, JitMap *map, const char *text, gsize len)
         }
       p = nl != NULL ? nl + 1 : end;
     }
-  jit_map_set (map, entries);
 }
 
 /* The map file of PID on this machine, read under the rules above; NULL
@@ -182,8 +186,95 @@ read_map_file (RspSymbolizer *self, const char *path, gsize *len)
   return data;
 }
 
+/* The jitdump header: magic "JiTD" (0x4A695444, written in the JIT's byte
+ * order), version, its own size, ...; then records of a u32 id and a u32
+ * total size.  JIT_CODE_LOAD (id 0): timestamp u64, pid u32, tid u32, vma
+ * u64, code_addr u64, code_size u64, code_index u64, the name
+ * (NUL-terminated), the code. */
+#define JITDUMP_MAGIC 0x4A695444u
+#define JITDUMP_CODE_LOAD 0
+#define JITDUMP_LOAD_FIXED 56 /* the header and the fields before the name */
+
+static guint32
+read_u32_order (const guint8 *p, gboolean swap)
+{
+  guint32 v;
+  memcpy (&v, p, 4);
+  return swap ? GUINT32_SWAP_LE_BE (v) : v;
+}
+
+static guint64
+read_u64_order (const guint8 *p, gboolean swap)
+{
+  guint64 v;
+  memcpy (&v, p, 8);
+  return swap ? GUINT64_SWAP_LE_BE (v) : v;
+}
+
+/* Appends the code loads of the jitdump DATA to ENTRIES, numbered after
+ * *LINE; stops at the first record that does not fit. */
+static void
+jitdump_parse (RspSymbolizer *self, const guint8 *data, gsize len, GArray *entries, guint *line)
+{
+  if (len < 12)
+    return;
+  guint32 magic;
+  memcpy (&magic, data, 4);
+  gboolean swap = magic == GUINT32_SWAP_LE_BE (JITDUMP_MAGIC);
+  if (magic != JITDUMP_MAGIC && !swap)
+    return;
+  guint32 header_size = read_u32_order (data + 8, swap);
+  if (header_size < 12 || header_size > len)
+    return;
+  gsize pos = header_size;
+  while (pos + 8 <= len)
+    {
+      guint32 id = read_u32_order (data + pos, swap);
+      guint32 size = read_u32_order (data + pos + 4, swap);
+      if (size < 8 || size > len - pos)
+        break;
+      if (id == JITDUMP_CODE_LOAD && size > JITDUMP_LOAD_FIXED)
+        {
+          const guint8 *r = data + pos;
+          guint64 code_addr = read_u64_order (r + 32, swap);
+          guint64 code_size = read_u64_order (r + 40, swap);
+          const char *name = (const char *) r + JITDUMP_LOAD_FIXED;
+          const char *nul = memchr (name, '\0', size - JITDUMP_LOAD_FIXED);
+          if (nul != NULL && nul > name && code_size > 0 && code_addr + code_size > code_addr)
+            {
+              Entry e = { { code_addr, code_size, NULL, NULL }, ++*line };
+              e.sym.name = symbolizer_intern_len (self, name, nul - name);
+              e.sym.raw = e.sym.name;
+              g_array_append_val (entries, e);
+            }
+        }
+      pos += size;
+    }
+}
+
+void
+symbolizer_jit_note_mmap (RspSymbolizer *self, gint32 pid, const char *filename)
+{
+  /* a recording's stored symbols are all there is: nothing to read again */
+  if (pid <= 0 || filename == NULL || self->has_stored)
+    return;
+  const char *base = strrchr (filename, '/');
+  base = base != NULL ? base + 1 : filename;
+  g_autofree char *want = g_strdup_printf ("jit-%d.dump", pid);
+  if (strcmp (base, want) != 0 || g_hash_table_contains (self->jitdumps, GINT_TO_POINTER (pid)))
+    return;
+  g_hash_table_insert (self->jitdumps, GINT_TO_POINTER (pid), (gpointer) filename);
+  /* JIT code ran before the dump was mapped (its map looked up then, and
+   * found without the dump): looked up again, with it.  The old map stays
+   * alive, the symbols used may point into it. */
+  gpointer old;
+  if (g_hash_table_steal_extended (self->jit_maps, GINT_TO_POINTER (pid), NULL, &old) && old != NULL)
+    g_ptr_array_add (self->jit_retired, old);
+}
+
 /* The JIT symbols of PID: stored in the recording, else (without a stored
- * table, and not offline) its map file on this machine; NULL if none. */
+ * table, and not offline) its map file and its jitdump on this machine;
+ * NULL if none. */
 static const JitMap *
 jit_map_for (RspSymbolizer *self, gint32 pid)
 {
@@ -196,12 +287,21 @@ jit_map_for (RspSymbolizer *self, gint32 pid)
       g_autofree char *path = g_strdup_printf ("/tmp/perf-%d.map", pid);
       gsize len = 0;
       g_autofree char *text = read_map_file (self, path, &len);
-      if (text != NULL)
+      const char *dump_path = g_hash_table_lookup (self->jitdumps, GINT_TO_POINTER (pid));
+      gsize dump_len = 0;
+      g_autofree char *dump = dump_path != NULL ? read_map_file (self, dump_path, &dump_len) : NULL;
+      if (text != NULL || dump != NULL)
         {
           map = g_new0 (JitMap, 1);
           map->pid = pid;
-          map->path = symbolizer_intern (self, path);
-          jit_map_parse (self, map, text, len);
+          map->path = symbolizer_intern (self, text != NULL ? path : dump_path);
+          g_autoptr (GArray) entries = g_array_new (FALSE, FALSE, sizeof (Entry));
+          guint line = 0;
+          if (text != NULL)
+            jit_map_entries (self, text, len, entries, &line);
+          if (dump != NULL)
+            jitdump_parse (self, (const guint8 *) dump, dump_len, entries, &line);
+          jit_map_set (map, entries);
         }
     }
   g_hash_table_insert (self->jit_maps, GINT_TO_POINTER (pid), map);

@@ -102,10 +102,15 @@ struct _RspSymbolizer {
   gboolean has_stored;      /* a stored table was loaded: its JIT symbols only, never /tmp */
   guint32 jit_trusted_uid;  /* map files of this user are read too; (guint32) -1: none */
   GHashTable *jit_maps;     /* pid -> JitMap* (NULL: none), owned */
+  GHashTable *jitdumps;     /* pid -> interned path of the jit-PID.dump it mapped (perf's jitdump) */
+  GPtrArray *jit_retired;   /* JitMap*: replaced once a jitdump was mapped, kept for the symbols used */
   GHashTable *used_jit;     /* RspSym* -> JitMap* */
 
   RspSymbolizerStats stats;
 };
+
+/* rsp-symbols-jit.c: a mapping of FILENAME by PID, which may be its jitdump */
+void symbolizer_jit_note_mmap (RspSymbolizer *self, gint32 pid, const char *filename);
 
 /* rsp-symbols.c */
 /* S (or its first LEN bytes) as a string that lives as long as SELF. */

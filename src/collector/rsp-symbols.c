@@ -98,6 +98,8 @@ rsp_symbolizer_new (void)
   self->used = g_hash_table_new (NULL, NULL);
   self->jit_trusted_uid = (guint32) -1;
   self->jit_maps = g_hash_table_new_full (NULL, NULL, NULL, symbolizer_jit_map_free);
+  self->jitdumps = g_hash_table_new (NULL, NULL);
+  self->jit_retired = g_ptr_array_new_with_free_func (symbolizer_jit_map_free);
   self->used_jit = g_hash_table_new (NULL, NULL);
   cache_reset (self, CACHE_MIN_SLOTS);
   return self;
@@ -123,6 +125,8 @@ rsp_symbolizer_free (RspSymbolizer *self)
   g_hash_table_unref (self->used);
   g_hash_table_unref (self->used_jit);
   g_hash_table_unref (self->jit_maps);
+  g_hash_table_unref (self->jitdumps);
+  g_ptr_array_unref (self->jit_retired);
   g_free (self->cache);
   g_string_chunk_free (self->raw_names);
   g_clear_pointer (&self->kallsyms_cache, g_mapped_file_unref);
@@ -594,6 +598,7 @@ rsp_symbolizer_process_event (RspSymbolizer *self, const RspEvent *event)
             memcpy (map.build_id, m->build_id, map.build_id_size);
           }
         rsp_maps_add (self->maps, m->pid, &map);
+        symbolizer_jit_note_mmap (self, m->pid, map.filename);
         break;
       }
     case PERF_RECORD_COMM:

@@ -11,7 +11,11 @@ checks that:
   --offline still names the function (the "P" lines of the stored symbols);
 - for a plain perf.data (perf record alone), rsp dump reads the map file as
   perf script does, but not one that belongs to another user (a file in
-  /tmp anyone could have planted).
+  /tmp anyone could have planted);
+- perf's jitdump: `node --perf-prof` (no map file) writes jit-PID.dump in
+  its working directory and maps it; rsp record reads its code loads, the
+  report's first finding names the function, and the recording keeps the
+  name once the dump file is gone.
 """
 import json
 import os
@@ -104,6 +108,28 @@ def main():
             rsptest.fail("a map file of another user (nobody) was read")
         rsptest.log("ok: plain perf.data: %d JIT frames named from the map file as perf script names them; "
                     "none once the file belongs to another user" % len(plain))
+
+        # perf's jitdump, without a map file
+        rec = os.path.join(tmp, "jitdump.rsp")
+        rsptest.run([rsp, "record", "-o", rec, "--", "node", "--perf-prof", js], timeout=300, cwd=tmp)
+        pid = json.loads(rsptest.run([rsp, "report", "--json", rec]).stdout)["target"]["pid"]
+        dump = os.path.join(tmp, "jit-%d.dump" % pid)
+        maps.append("/tmp/perf-%d.map" % pid)
+        if not os.path.exists(dump):
+            rsptest.fail("node --perf-prof wrote no %s: %s" % (dump, os.listdir(tmp)))
+        if os.path.exists("/tmp/perf-%d.map" % pid):
+            rsptest.fail("node --perf-prof wrote a map file too: this part no longer shows the jitdump")
+        report = json.loads(rsptest.run([rsp, "report", "--json", rec]).stdout)
+        first = report["findings"][0]
+        if NAME not in (first.get("frame") or ""):
+            rsptest.fail("jitdump: the first finding is not in %s: %s" % (NAME, first))
+        named = [l for l in rsptest.run([rsp, "dump", rec]).stdout.splitlines() if NAME in l]
+        os.unlink(dump)
+        offline = json.loads(rsptest.run([rsp, "report", "--json", "--offline", rec]).stdout)
+        if offline["findings"][0].get("frame") != first["frame"]:
+            rsptest.fail("jitdump deleted: the first finding is %s" % offline["findings"][0])
+        rsptest.log("ok: jitdump: the first finding is %s in %s (%.1f ms), %d frames of rsp dump name it; "
+                    "kept once the dump file is gone" % (first["category"], first["frame"], first["ms"], len(named)))
     finally:
         for m in maps:
             try:

@@ -684,6 +684,94 @@ test_minidebuginfo (void)
   fixture_close (&f);
 }
 
+/* perf's jitdump: the code loads of jit-PID.dump, found through the
+ * recording's mmap of it, named like a map file's lines (the later record
+ * wins); a record that does not fit, or a name without its NUL, is not
+ * read; a jitdump in the other byte order is read too. */
+static void
+append_u32 (GByteArray *b, guint32 v, gboolean swap)
+{
+  v = swap ? GUINT32_SWAP_LE_BE (v) : v;
+  g_byte_array_append (b, (const guint8 *) &v, 4);
+}
+
+static void
+append_u64 (GByteArray *b, guint64 v, gboolean swap)
+{
+  v = swap ? GUINT64_SWAP_LE_BE (v) : v;
+  g_byte_array_append (b, (const guint8 *) &v, 8);
+}
+
+static void
+append_code_load (GByteArray *b, guint64 addr, guint64 size, const char *name, gboolean swap, gboolean nul)
+{
+  guint32 total = 56 + (guint32) strlen (name) + (nul ? 1 : 0) + (guint32) size;
+  append_u32 (b, 0, swap); /* JIT_CODE_LOAD */
+  append_u32 (b, total, swap);
+  append_u64 (b, 1, swap);            /* timestamp */
+  append_u32 (b, 1, swap);            /* pid */
+  append_u32 (b, 1, swap);            /* tid */
+  append_u64 (b, addr, swap);         /* vma */
+  append_u64 (b, addr, swap);         /* code_addr */
+  append_u64 (b, size, swap);         /* code_size */
+  append_u64 (b, 7, swap);            /* code_index */
+  g_byte_array_append (b, (const guint8 *) name, (guint) strlen (name) + (nul ? 1 : 0));
+  for (guint64 i = 0; i < size; i++)
+    g_byte_array_append (b, (const guint8 *) "\x90", 1);
+}
+
+static void
+test_jitdump (void)
+{
+  for (guint order = 0; order < 2; order++)
+    {
+      gboolean swap = order == 1;
+      gint32 pid = 0x7ffffff1 - (gint32) order; /* above any pid_max */
+      g_autofree char *dir = g_dir_make_tmp ("rsp-jitdump-XXXXXX", NULL);
+      g_autofree char *name = g_strdup_printf ("jit-%d.dump", pid);
+      g_autofree char *path = g_build_filename (dir, name, NULL);
+      g_autoptr (GByteArray) b = g_byte_array_new ();
+      append_u32 (b, 0x4A695444, swap); /* "JiTD" */
+      append_u32 (b, 1, swap);
+      append_u32 (b, 40, swap);         /* header size */
+      append_u32 (b, 62, swap);
+      append_u32 (b, 0, swap);
+      append_u32 (b, (guint32) pid, swap);
+      append_u64 (b, 0, swap);
+      append_u64 (b, 0, swap);
+      append_code_load (b, 0x7f0000001000, 0x40, "JS:*old /a.js:1:1", swap, TRUE);
+      append_code_load (b, 0x7f0000001020, 0x40, "JS:*new /a.js:2:1", swap, TRUE);
+      append_code_load (b, 0x7f0000003000, 0x10, "no-nul", swap, FALSE);
+      /* the last record is cut */
+      gsize whole = b->len;
+      append_code_load (b, 0x7f0000004000, 0x10, "JS:cut", swap, TRUE);
+      g_byte_array_set_size (b, whole + 30);
+      g_assert_true (g_file_set_contents (path, (const char *) b->data, b->len, NULL));
+
+      g_autoptr (RspSymbolizer) sym = rsp_symbolizer_new ();
+      RspEvent ev = mmap_event (pid, 0x7f0000000000, 0x10000, 0, "//anon");
+      rsp_symbolizer_process_event (sym, &ev);
+      /* JIT code ran before the dump was mapped: looked up without it */
+      g_assert_null (resolve_name (sym, pid, 0x7f0000001010, FALSE, NULL));
+      ev = mmap_event (pid, 0x7f1000000000, 0x1000, 0, path);
+      rsp_symbolizer_process_event (sym, &ev);
+      RspFrame frame;
+      rsp_symbolizer_resolve (sym, pid, 0x7f0000001010, FALSE, &frame);
+      g_assert_cmpstr (frame.symbol, ==, "JS:*old /a.js:1:1");
+      g_assert_cmpstr (frame.dso, ==, path);
+      g_assert_cmpstr (resolve_name (sym, pid, 0x7f0000001030, FALSE, NULL), ==, "JS:*new /a.js:2:1");
+      g_assert_null (resolve_name (sym, pid, 0x7f0000003004, FALSE, NULL));
+      g_assert_null (resolve_name (sym, pid, 0x7f0000004004, FALSE, NULL));
+      /* a dump of another process's name is not this one's */
+      g_autoptr (RspSymbolizer) other = rsp_symbolizer_new ();
+      ev = mmap_event (pid - 2, 0x7f1000000000, 0x1000, 0, path);
+      rsp_symbolizer_process_event (other, &ev);
+      g_assert_null (resolve_name (other, pid - 2, 0x7f0000001010, FALSE, NULL));
+      g_unlink (path);
+      g_rmdir (dir);
+    }
+}
+
 /* Damaged binaries: never a crash, just no symbols. */
 static void
 test_bad_elf (void)
@@ -1423,6 +1511,7 @@ main (int argc, char **argv)
   g_test_add_func ("/symbols/elf/build-id", test_build_id);
   g_test_add_func ("/symbols/elf/debuglink", test_debuglink);
   g_test_add_func ("/symbols/elf/minidebuginfo", test_minidebuginfo);
+  g_test_add_func ("/symbols/jitdump", test_jitdump);
   g_test_add_func ("/symbols/elf/damaged", test_bad_elf);
   g_test_add_func ("/symbols/stored/round-trip", test_stored_round_trip);
   g_test_add_func ("/symbols/stored/precedence", test_stored_precedence);
