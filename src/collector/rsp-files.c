@@ -79,6 +79,18 @@ add_hint (RspFileNames *self, const char *dir)
   g_hash_table_add (self->hint_set, copy);
 }
 
+/* Indexes KEY (owned by the names table) by its inode alone: the one file
+ * of that inode, or NULL once two devices have it. */
+static void
+index_by_ino (GHashTable *by_ino, const RspFileId *key)
+{
+  gpointer old;
+  if (!g_hash_table_lookup_extended (by_ino, &key->ino, NULL, &old))
+    g_hash_table_insert (by_ino, g_memdup2 (&key->ino, sizeof key->ino), (gpointer) key);
+  else if (old != NULL && !rsp_file_id_equal (old, key))
+    g_hash_table_insert (by_ino, g_memdup2 (&key->ino, sizeof key->ino), NULL);
+}
+
 /* Keeps the first name seen for ID (the start's: a file renamed later was
  * that file when it was waited for). */
 static gboolean
@@ -88,15 +100,7 @@ add_name (RspFileNames *self, RspFileId id, const char *path)
     return FALSE;
   RspFileId *key = file_id_dup (id);
   g_hash_table_insert (self->names, key, g_strdup (path));
-  guint64 ino = id.ino;
-  gpointer old;
-  if (g_hash_table_lookup_extended (self->by_ino, &ino, NULL, &old))
-    {
-      if (old != NULL && !rsp_file_id_equal (old, key))
-        g_hash_table_insert (self->by_ino, g_memdup2 (&ino, sizeof ino), NULL);
-    }
-  else
-    g_hash_table_insert (self->by_ino, g_memdup2 (&ino, sizeof ino), key);
+  index_by_ino (self->by_ino, key);
   return TRUE;
 }
 
@@ -250,6 +254,7 @@ typedef struct {
   GHashTable *visited;      /* RspFileId of directories */
   GQueue queue;             /* char *: directories to read */
   guint entries, max_entries, named;
+  guint unnamed;            /* wanted files without a name when the walk began */
   gint64 deadline;
 } Walk;
 
@@ -328,13 +333,14 @@ rsp_file_names_walk (RspFileNames *self, const char *root, guint max_entries)
       const RspFileId *id = key;
       if (name_of (self, id) != NULL)
         continue;
+      w.unnamed++;
       g_hash_table_add (w.unnamed_inos, g_memdup2 (&id->ino, sizeof id->ino));
       if (id->dev == 0)
         w.any_dev = TRUE;
       else
         g_hash_table_add (w.devs, GUINT_TO_POINTER (id->dev));
     }
-  if (g_hash_table_size (w.unnamed_inos) > 0)
+  if (w.unnamed > 0)
     {
       /* the directories of the files named (a deleted journal's
        * database), where the processes worked, then ROOT if given */
@@ -355,7 +361,7 @@ rsp_file_names_walk (RspFileNames *self, const char *root, guint max_entries)
       while ((dir = g_queue_pop_head (&w.queue)) != NULL)
         {
           if (w.entries < w.max_entries && g_get_monotonic_time () < w.deadline
-              && rsp_file_names_n_named (self) < rsp_file_names_n_wanted (self))
+              && w.named < w.unnamed)
             walk_dir (&w, dir);
           g_free (dir);
         }
@@ -434,12 +440,7 @@ rsp_file_table_parse (const guint8 *data, gsize size, guint *n_bad)
         continue;
       RspFileId *key = file_id_dup (id);
       g_hash_table_insert (self->paths, key, g_strdup (line + at));
-      guint64 k = ino;
-      gpointer old;
-      if (g_hash_table_lookup_extended (self->by_ino, &k, NULL, &old))
-        g_hash_table_insert (self->by_ino, g_memdup2 (&k, sizeof k), NULL);
-      else
-        g_hash_table_insert (self->by_ino, g_memdup2 (&k, sizeof k), key);
+      index_by_ino (self->by_ino, key);
     }
   if (n_bad != NULL)
     *n_bad = bad;

@@ -2,6 +2,8 @@
  * a perf.data file (see rsp-recording.h for the layout). */
 #include "rsp-recording.h"
 
+#include "rsp-files.h"
+
 #include <glib/gi18n-lib.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -526,7 +528,7 @@ rsp_recording_parse (const guint8 *data, gsize size, GError **error)
           rec->symbols = data + s.offset;
           rec->symbols_size = s.size;
         }
-      else if (strcmp (s.name, "files") == 0)
+      else if (strcmp (s.name, RSP_SECTION_FILES) == 0)
         {
           rec->files = data + s.offset;
           rec->files_size = s.size;

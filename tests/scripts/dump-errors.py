@@ -228,17 +228,24 @@ def bad_input(rsp, seeds, workdir):
     return problems, 2 * len(cases)
 
 
+def section_span(data, name):
+    """The RSP trailer's section NAME in DATA: (table offset, number of
+    sections, its offset, its size), offset and size None if absent."""
+    table_off, n, _ver = struct.unpack("<QII", bytes(data[-24:-8]))
+    for i in range(n):
+        entry = data[table_off + 32 * i:table_off + 32 * (i + 1)]
+        if bytes(entry[:16]).rstrip(b"\0") == name:
+            off, size = struct.unpack("<QQ", bytes(entry[16:32]))
+            return table_off, n, off, size
+    return table_off, n, None, None
+
+
 def ftrace_section(rsp, seeds, workdir):
     """Damage only the ftrace section (RSP's tracefs instance): the perf
     data and the report must survive, with a warning naming the loss."""
     src = os.path.join(os.environ.get("RSP_SOURCE_ROOT", "."), "tests", "data", "dio_ftrace.rsp")
     data = bytearray(open(src, "rb").read())
-    table_off, n, _ver = struct.unpack("<QII", bytes(data[-24:-8]))
-    off = size = None
-    for i in range(n):
-        entry = data[table_off + 32 * i:table_off + 32 * (i + 1)]
-        if bytes(entry[:16]).rstrip(b"\0") == b"ftrace":
-            off, size = struct.unpack("<QQ", bytes(entry[16:32]))
+    table_off, n, off, size = section_span(data, b"ftrace")
     if off is None:
         return ["dio_ftrace.rsp has no ftrace section"], 0
     variants = []
@@ -292,12 +299,7 @@ def files_section(rsp, seeds, workdir):
     device and inode instead, and the damaged names never show."""
     src = os.path.join(os.environ.get("RSP_SOURCE_ROOT", "."), "tests", "data", "cold_read_files.rsp")
     data = bytearray(open(src, "rb").read())
-    table_off, n, _ver = struct.unpack("<QII", bytes(data[-24:-8]))
-    off = size = None
-    for i in range(n):
-        entry = data[table_off + 32 * i:table_off + 32 * (i + 1)]
-        if bytes(entry[:16]).rstrip(b"\0") == b"files":
-            off, size = struct.unpack("<QQ", bytes(entry[16:32]))
+    _table_off, _n, off, size = section_span(data, b"files")
     if off is None or size == 0:
         return ["cold_read_files.rsp has no files section, or an empty one"], 0
     good = bytes(data[off:off + size]).decode("utf-8", "replace")
