@@ -6,6 +6,8 @@
  * address gets the same name perf script prints for it.
  */
 #include "rsp-elf-cache.h"
+#include "rsp-disk-cache.h"
+#include "rsp-elf-store.h"
 
 #include <glib/gi18n-lib.h>
 #include <elfutils/libdwelf.h>
@@ -132,6 +134,45 @@ elf_handle_open (ElfHandle *h, const char *path)
   return TRUE;
 }
 
+void
+rsp_elf_dep_stat (const char *path, RspElfDep *dep)
+{
+  struct stat st;
+
+  *dep = (RspElfDep){ .path = g_strdup (path) };
+  if (stat (path, &st) != 0)
+    return;
+  dep->present = TRUE;
+  dep->dev = st.st_dev;
+  dep->ino = st.st_ino;
+  dep->size = st.st_size;
+  dep->mtime_ns = (guint64) st.st_mtim.tv_sec * G_GUINT64_CONSTANT (1000000000) + st.st_mtim.tv_nsec;
+  dep->ctime_ns = (guint64) st.st_ctim.tv_sec * G_GUINT64_CONSTANT (1000000000) + st.st_ctim.tv_nsec;
+}
+
+gboolean
+rsp_elf_dep_equal (const RspElfDep *a, const RspElfDep *b)
+{
+  if (a->present != b->present)
+    return FALSE;
+  return !a->present || (a->dev == b->dev && a->ino == b->ino && a->size == b->size
+                         && a->mtime_ns == b->mtime_ns && a->ctime_ns == b->ctime_ns);
+}
+
+static void
+elf_dep_clear (gpointer data)
+{
+  g_free (((RspElfDep *) data)->path);
+}
+
+GArray *
+rsp_elf_deps_new (void)
+{
+  GArray *deps = g_array_new (FALSE, FALSE, sizeof (RspElfDep));
+  g_array_set_clear_func (deps, elf_dep_clear);
+  return deps;
+}
+
 static gboolean
 build_id_equal (const guint8 *a, gsize a_size, const guint8 *b, gsize b_size)
 {
@@ -153,10 +194,18 @@ elf_has_symtab (Elf *elf)
   return FALSE;
 }
 
-/* Opens PATH if it is an ELF file whose build id is ID (when ID is given). */
+/* Opens PATH if it is an ELF file whose build id is ID (when ID is given).
+ * DEPS (may be NULL) gets what PATH was before it was read: a cached
+ * result stays valid while every file it looked at is as it was. */
 static gboolean
-open_matching (ElfHandle *h, const char *path, const guint8 *id, gsize id_size)
+open_matching (ElfHandle *h, const char *path, const guint8 *id, gsize id_size, GArray *deps)
 {
+  if (deps != NULL)
+    {
+      RspElfDep dep;
+      rsp_elf_dep_stat (path, &dep);
+      g_array_append_val (deps, dep);
+    }
   if (!elf_handle_open (h, path))
     return FALSE;
   if (id_size > 0 && !build_id_equal (h->build_id, h->build_id_size, id, id_size))
@@ -172,7 +221,7 @@ open_matching (ElfHandle *h, const char *path, const guint8 *id, gsize id_size)
  * gdb do. */
 static gboolean
 find_debug_file (ElfHandle *h, const char *binary_path, const guint8 *id, gsize id_size,
-                 const char *debuglink)
+                 const char *debuglink, GArray *deps)
 {
   g_autoptr (GPtrArray) candidates = g_ptr_array_new_with_free_func (g_free);
 
@@ -198,7 +247,7 @@ find_debug_file (ElfHandle *h, const char *binary_path, const guint8 *id, gsize 
       const char *path = candidates->pdata[i];
       if (binary_path != NULL && strcmp (path, binary_path) == 0)
         continue;
-      if (!open_matching (h, path, id, id_size))
+      if (!open_matching (h, path, id, id_size, deps))
         continue;
       if (elf_has_symtab (h->elf))
         return TRUE;
@@ -709,6 +758,13 @@ RspElfFile *
 rsp_elf_file_load (const char *path, const guint8 *build_id, guint build_id_size,
                    GError **error)
 {
+  return rsp_elf_file_load_traced (path, build_id, build_id_size, NULL, error);
+}
+
+RspElfFile *
+rsp_elf_file_load_traced (const char *path, const guint8 *build_id, guint build_id_size,
+                          GArray *deps, GError **error)
+{
   ElfHandle bin = { .fd = -1 }, dbg = { .fd = -1 };
   g_autoptr (RspElfFile) file = g_new0 (RspElfFile, 1);
   const guint8 *id = build_id;
@@ -718,14 +774,14 @@ rsp_elf_file_load (const char *path, const guint8 *build_id, guint build_id_size
 
   elf_version (EV_CURRENT);
 
-  if (path != NULL && !open_matching (&bin, path, id, id_size) && id_size > 0)
+  if (path != NULL && !open_matching (&bin, path, id, id_size, deps) && id_size > 0)
     {
       /* perf record keeps a copy of every binary it saw in its build-id
        * cache: the right one even after the file on disk was rebuilt. */
       g_autofree char *hex = rsp_build_id_to_hex (id, id_size);
       g_autofree char *cached = g_strdup_printf ("%s/.debug/.build-id/%.2s/%s/elf",
                                                  g_get_home_dir (), hex, hex + 2);
-      open_matching (&bin, cached, id, id_size);
+      open_matching (&bin, cached, id, id_size, deps);
     }
   if (bin.elf != NULL && id_size == 0 && bin.build_id_size > 0)
     {
@@ -739,7 +795,7 @@ rsp_elf_file_load (const char *path, const guint8 *build_id, guint build_id_size
     }
   /* Binaries with a .symtab of their own may still have a fuller one in a
    * debug file; perf prefers the debug file, so do we. */
-  find_debug_file (&dbg, path, id, id_size, debuglink);
+  find_debug_file (&dbg, path, id, id_size, debuglink, deps);
 
   if (bin.elf == NULL && dbg.elf == NULL)
     {
@@ -802,6 +858,7 @@ rsp_elf_file_free (RspElfFile *file)
   g_free (file->syms);
   g_free (file->names);
   g_free (file->image);
+  g_clear_pointer (&file->mapping, g_mapped_file_unref);
   g_free (file);
 }
 
@@ -838,16 +895,58 @@ struct _RspElfCache {
   /* "b:<hex>" or "p:<path>:<size>:<mtime>" -> RspElfFile* (NULL: unusable) */
   GHashTable *by_key;
   GPtrArray *files; /* owns the RspElfFile */
+  char *store_dir;  /* symbol tables kept between runs; NULL: none */
+  guint n_from_store;
 };
 
 RspElfCache *
 rsp_elf_cache_new (void)
 {
   RspElfCache *self = g_new0 (RspElfCache, 1);
+  g_autofree char *dir = rsp_disk_cache_dir ();
 
   self->by_key = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   self->files = g_ptr_array_new_with_free_func ((GDestroyNotify) rsp_elf_file_free);
+  if (dir != NULL)
+    self->store_dir = g_build_filename (dir, "elf", NULL);
   return self;
+}
+
+void
+rsp_elf_cache_set_store_dir (RspElfCache *self, const char *dir)
+{
+  g_return_if_fail (self != NULL);
+  g_free (self->store_dir);
+  self->store_dir = g_strdup (dir);
+}
+
+guint
+rsp_elf_cache_n_from_store (const RspElfCache *self)
+{
+  return self->n_from_store;
+}
+
+/* The symbol table of PATH: from the store when its entry is still true,
+ * else read from the files and stored for the next run. */
+static RspElfFile *
+load_through_store (RspElfCache *self, const char *path, const guint8 *build_id,
+                    guint build_id_size)
+{
+  RspElfFile *file;
+
+  if (self->store_dir == NULL || path == NULL)
+    return rsp_elf_file_load (path, build_id, build_id_size, NULL);
+  file = rsp_elf_store_load (self->store_dir, path, build_id, build_id_size);
+  if (file != NULL)
+    {
+      self->n_from_store++;
+      return file;
+    }
+  g_autoptr (GArray) deps = rsp_elf_deps_new ();
+  file = rsp_elf_file_load_traced (path, build_id, build_id_size, deps, NULL);
+  if (file != NULL)
+    rsp_elf_store_save (self->store_dir, path, build_id, build_id_size, file, deps);
+  return file;
 }
 
 void
@@ -857,6 +956,7 @@ rsp_elf_cache_free (RspElfCache *self)
     return;
   g_hash_table_unref (self->by_key);
   g_ptr_array_unref (self->files);
+  g_free (self->store_dir);
   g_free (self);
 }
 
@@ -892,7 +992,7 @@ rsp_elf_cache_load (RspElfCache *self, const char *path, const guint8 *build_id,
   if (g_hash_table_lookup_extended (self->by_key, key, NULL, &value))
     return value;
 
-  file = rsp_elf_file_load (path, build_id, build_id_size, NULL);
+  file = load_through_store (self, path, build_id, build_id_size);
   if (file != NULL)
     {
       g_ptr_array_add (self->files, file);

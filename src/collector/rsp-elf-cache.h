@@ -52,7 +52,8 @@ typedef struct {
   guint n_segments;
   RspSym *syms;     /* sorted by start, duplicates resolved */
   guint n_syms;
-  char *names;      /* backing store of syms[].raw */
+  char *names;      /* backing store of syms[].raw, or NULL when ... */
+  GMappedFile *mapping; /* ... they live in a symbol cache entry (rsp-elf-store.c) */
   guint8 *image;    /* in-memory images only (vdso): the ELF bytes */
   gsize image_size;
 } RspElfFile;
@@ -84,6 +85,33 @@ const RspElfFile *rsp_elf_cache_load_image (RspElfCache *self, const char *name,
 RspElfFile *rsp_elf_file_load (const char *path, const guint8 *build_id, guint build_id_size,
                                GError **error);
 void rsp_elf_file_free (RspElfFile *file);
+
+/* What a file looked like when a load read it (or found it missing). */
+typedef struct {
+  char *path;
+  gboolean present;
+  guint64 dev, ino, size, mtime_ns, ctime_ns;
+} RspElfDep;
+
+/* Fills DEP from stat(PATH). */
+void rsp_elf_dep_stat (const char *path, RspElfDep *dep);
+/* TRUE when A and B describe the same file in the same state. */
+gboolean rsp_elf_dep_equal (const RspElfDep *a, const RspElfDep *b);
+/* A GArray of RspElfDep that frees their paths. */
+GArray *rsp_elf_deps_new (void);
+
+/* rsp_elf_file_load(), also appending to DEPS (may be NULL) every file the
+ * load looked at, as it was before reading it: the binary, perf's build-id
+ * copy, each candidate debug file. */
+RspElfFile *rsp_elf_file_load_traced (const char *path, const guint8 *build_id,
+                                      guint build_id_size, GArray *deps, GError **error);
+
+/* Where rsp_elf_cache_load() keeps symbol tables between runs (see
+ * rsp-elf-store.h); NULL turns that off.  By default rsp_disk_cache_dir()'s
+ * "elf" directory. */
+void rsp_elf_cache_set_store_dir (RspElfCache *self, const char *dir);
+/* How many of the files loaded came from that store. */
+guint rsp_elf_cache_n_from_store (const RspElfCache *self);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (RspElfFile, rsp_elf_file_free)
 
 /* "0123abcd..." for a build id; the result is owned by the caller. */

@@ -3,6 +3,7 @@
  * up the way perf does it.
  */
 #include "rsp-symbols-private.h"
+#include "rsp-disk-cache.h"
 
 #include <glib/gi18n-lib.h>
 #include <elf.h>
@@ -207,7 +208,7 @@ rsp_symbolizer_load_kallsyms (RspSymbolizer *self, const char *text, gsize lengt
  * names (NUL-terminated, NAMES_SIZE bytes); every integer in this
  * machine's byte order (the cache never leaves the machine). */
 #define KCACHE_MAGIC "RSPKSYM"
-#define KCACHE_VERSION 1u
+#define KCACHE_VERSION 2u /* 2: the word-wise hash of rsp-disk-cache.c */
 #define KCACHE_KERNEL G_MAXUINT32 /* an entry's dso: the kernel itself */
 
 typedef struct {
@@ -224,17 +225,6 @@ typedef struct {
   guint32 name, dso; /* offsets into the names; dso KCACHE_KERNEL for the kernel */
 } KcacheEntry;
 
-/* FNV-1a, 64 bits. */
-static guint64
-kcache_hash (guint64 h, const void *data, gsize len)
-{
-  const guint8 *p = data;
-  for (gsize i = 0; i < len; i++)
-    h = (h ^ p[i]) * G_GUINT64_CONSTANT (0x100000001b3);
-  return h;
-}
-#define KCACHE_HASH_INIT G_GUINT64_CONSTANT (0xcbf29ce484222325)
-
 /* The cache key of this boot with its modules, and the entry's path in
  * CACHE_DIR; FALSE when the boot id cannot be read. */
 static gboolean
@@ -250,8 +240,9 @@ kcache_key (const char *cache_dir, const char *source, guint64 *key, char **path
   /* a module loaded since changes /proc/kallsyms, and this */
   if (!g_file_get_contents ("/proc/modules", &modules, &modules_len, NULL))
     modules_len = 0;
-  *key = kcache_hash (kcache_hash (kcache_hash (KCACHE_HASH_INIT, boot, strlen (boot)), source, strlen (source) + 1),
-                      modules != NULL ? modules : "", modules_len);
+  guint64 h = rsp_disk_cache_hash (RSP_DISK_CACHE_HASH_INIT, boot, strlen (boot));
+  h = rsp_disk_cache_hash (h, source, strlen (source) + 1);
+  *key = rsp_disk_cache_hash (h, modules != NULL ? modules : "", modules_len);
   g_autofree char *name = g_strdup_printf ("kallsyms-%s.cache", boot);
   *path = g_build_filename (cache_dir, name, NULL);
   return TRUE;
@@ -274,7 +265,7 @@ kcache_load (RspSymbolizer *self, const char *path, guint64 key)
       || h.n == 0 || h.names_size == 0 || h.n > (size - sizeof h) / sizeof (KcacheEntry)
       || h.names_size != size - sizeof h - (gsize) h.n * sizeof (KcacheEntry))
     return FALSE;
-  if (kcache_hash (KCACHE_HASH_INIT, data + sizeof h, size - sizeof h) != h.body)
+  if (rsp_disk_cache_hash (RSP_DISK_CACHE_HASH_INIT, data + sizeof h, size - sizeof h) != h.body)
     return FALSE;
   const KcacheEntry *e = (const KcacheEntry *) (data + sizeof h); /* the header keeps it 8-aligned */
   const char *names = data + sizeof h + (gsize) h.n * sizeof (KcacheEntry);
@@ -335,21 +326,9 @@ kcache_write (RspSymbolizer *self, const char *cache_dir, const char *path, guin
   g_byte_array_append (out, (const guint8 *) &h, sizeof h);
   g_byte_array_append (out, (const guint8 *) e, t->n * sizeof *e);
   g_byte_array_append (out, names->data, names->len);
-  h.body = kcache_hash (KCACHE_HASH_INIT, out->data + sizeof h, out->len - sizeof h);
+  h.body = rsp_disk_cache_hash (RSP_DISK_CACHE_HASH_INIT, out->data + sizeof h, out->len - sizeof h);
   memcpy (out->data, &h, sizeof h);
-  /* never a file of ours in someone else's directory (root under sudo -E
-   * with the user's XDG_CACHE_HOME or HOME): files written for a user
-   * belong to that user */
-  g_autofree char *parent = g_path_get_dirname (cache_dir);
-  GStatBuf st;
-  if ((g_stat (cache_dir, &st) == 0 || g_stat (parent, &st) == 0) && st.st_uid != geteuid ())
-    return FALSE;
-  if (g_mkdir_with_parents (cache_dir, 0700) != 0)
-    return FALSE;
-  /* a temporary file renamed over the entry: a reader sees the old entry
-   * or the new one, never half of one */
-  return g_file_set_contents_full (path, (const char *) out->data, out->len, G_FILE_SET_CONTENTS_CONSISTENT, 0600,
-                                   NULL);
+  return rsp_disk_cache_write (cache_dir, path, out->data, out->len);
 }
 
 gboolean
@@ -396,8 +375,7 @@ rsp_symbolizer_load_proc_kallsyms_cached (RspSymbolizer *self, const char *cache
 gboolean
 rsp_symbolizer_load_proc_kallsyms (RspSymbolizer *self, GError **error)
 {
-  const char *off = g_getenv ("RSP_NO_CACHE");
-  g_autofree char *dir = off != NULL && *off != '\0' ? NULL : g_build_filename (g_get_user_cache_dir (), "rsp", NULL);
+  g_autofree char *dir = rsp_disk_cache_dir ();
   return rsp_symbolizer_load_proc_kallsyms_cached (self, dir, error);
 }
 

@@ -671,5 +671,6 @@ const RspSymbolizerStats *
 rsp_symbolizer_get_stats (RspSymbolizer *self)
 {
   g_return_val_if_fail (self != NULL, NULL);
+  self->stats.dsos_from_cache = rsp_elf_cache_n_from_store (self->elf_cache);
   return &self->stats;
 }

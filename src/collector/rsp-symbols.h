@@ -122,6 +122,7 @@ typedef struct {
   guint64 unmapped;    /* user addresses outside every known map */
   guint dsos_loaded;
   guint dsos_missing;  /* binaries not found on this machine */
+  guint dsos_from_cache; /* of dsos_loaded: tables from the symbol cache */
 } RspSymbolizerStats;
 const RspSymbolizerStats *rsp_symbolizer_get_stats (RspSymbolizer *self);
 

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "rsp-elf-cache.h"
+#include "rsp-elf-store.h"
 #include "rsp-maps.h"
 #include "rsp-symbols.h"
 #include "symbols/symfix.h"
@@ -1493,6 +1494,205 @@ test_unwind_in_process (void)
   g_free (snap.stack);
 }
 
+/* ------------------------------------------------------------------ ELF symbol cache */
+
+/* A and B hold the same table, segments, build id and origin. */
+static void
+assert_same_elf (const RspElfFile *a, const RspElfFile *b)
+{
+  g_assert_cmpstr (a->path, ==, b->path);
+  g_assert_cmpstr (a->syms_path, ==, b->syms_path);
+  g_assert_cmpint (a->mini_debuginfo, ==, b->mini_debuginfo);
+  g_assert_cmpmem (a->build_id, a->build_id_size, b->build_id, b->build_id_size);
+  g_assert_cmpmem (a->segments, a->n_segments * sizeof (RspElfSegment), b->segments,
+                   b->n_segments * sizeof (RspElfSegment));
+  g_assert_cmpuint (a->n_syms, ==, b->n_syms);
+  for (guint i = 0; i < a->n_syms; i++)
+    {
+      g_assert_cmpuint (a->syms[i].start, ==, b->syms[i].start);
+      g_assert_cmpuint (a->syms[i].size, ==, b->syms[i].size);
+      g_assert_cmpstr (a->syms[i].raw, ==, b->syms[i].raw);
+    }
+}
+
+/* Loads PATH through a new ELF cache with its store in DIR, checks it
+ * against a load straight from the files, and says whether it came from
+ * the store. */
+static gboolean
+load_checked (const char *dir, const char *path)
+{
+  g_autoptr (RspElfCache) cache = rsp_elf_cache_new ();
+  rsp_elf_cache_set_store_dir (cache, dir);
+  const RspElfFile *got = rsp_elf_cache_load (cache, path, NULL, 0);
+  g_autoptr (RspElfFile) direct = rsp_elf_file_load (path, NULL, 0, NULL);
+  g_assert_nonnull (got);
+  g_assert_nonnull (direct);
+  assert_same_elf (got, direct);
+  return rsp_elf_cache_n_from_store (cache) == 1;
+}
+
+static void
+copy_file (const char *from, const char *to)
+{
+  g_autofree char *contents = NULL;
+  gsize length;
+  g_assert_true (g_file_get_contents (from, &contents, &length, NULL));
+  g_assert_true (g_file_set_contents (to, contents, (gssize) length, NULL));
+}
+
+typedef struct {
+  const char *dir, *path;
+} StoreJob;
+
+static gpointer
+store_thread (gpointer data)
+{
+  StoreJob *job = data;
+  g_autoptr (RspElfCache) cache = rsp_elf_cache_new ();
+  rsp_elf_cache_set_store_dir (cache, job->dir);
+  for (int i = 0; i < 20; i++)
+    g_assert_nonnull (rsp_elf_cache_load (cache, job->path, NULL, 0));
+  return NULL;
+}
+
+/* ELF symbol tables kept between runs: the second load of a binary comes
+ * from the store and equals a load from the files; a debug file installed
+ * since, a rebuilt binary at the same path, a truncated or damaged entry
+ * each make it read again and rewritten; concurrent writers leave one whole
+ * entry; a store that cannot be written only costs time; RSP_NO_CACHE
+ * writes nothing. */
+static void
+test_elf_store (void)
+{
+  g_autofree char *stripped = fixture_path ("libsymfix-stripped.so");
+  g_autofree char *debug = fixture_path ("libsymfix.debug");
+  g_autofree char *mini = fixture_path ("libsymfix-mini.so");
+  if (stripped == NULL || debug == NULL || mini == NULL)
+    {
+      g_test_skip ("the stripped, debug and MiniDebugInfo fixtures were not built (no objcopy or xz)");
+      return;
+    }
+  g_autofree char *work = g_dir_make_tmp ("rsp-elf-store-XXXXXX", NULL);
+  g_autofree char *store = g_build_filename (work, "cache", "elf", NULL);
+  g_autofree char *bin = g_build_filename (work, "libsymfix-stripped.so", NULL);
+  g_autofree char *bin_debug = g_build_filename (work, "libsymfix.debug", NULL);
+  g_autofree char *entry = rsp_elf_store_entry_path (store, bin, NULL, 0);
+  copy_file (stripped, bin);
+
+  /* stripped, no debug file beside it: .dynsym only */
+  g_assert_false (load_checked (store, bin));
+  g_assert_true (g_file_test (entry, G_FILE_TEST_IS_REGULAR));
+  GStatBuf st;
+  g_assert_cmpint (g_stat (entry, &st), ==, 0);
+  g_assert_cmpuint (st.st_mode & 0777, ==, 0600);
+  g_assert_true (load_checked (store, bin));
+
+  /* the debug file appears: the entry is stale */
+  copy_file (debug, bin_debug);
+  g_assert_false (load_checked (store, bin));
+  {
+    g_autoptr (RspElfFile) now = rsp_elf_store_load (store, bin, NULL, 0);
+    g_assert_nonnull (now);
+    g_assert_true (g_str_has_suffix (now->syms_path, "libsymfix.debug"));
+  }
+  g_assert_true (load_checked (store, bin));
+  /* ... and goes again */
+  g_unlink (bin_debug);
+  g_assert_false (load_checked (store, bin));
+  g_assert_true (load_checked (store, bin));
+
+  /* another binary at the same path */
+  copy_file (mini, bin);
+  g_assert_false (load_checked (store, bin));
+  {
+    g_autoptr (RspElfFile) now = rsp_elf_store_load (store, bin, NULL, 0);
+    g_assert_nonnull (now);
+    g_assert_true (now->mini_debuginfo);
+  }
+  g_assert_true (load_checked (store, bin));
+
+  /* damaged entries: each read again and rewritten */
+  g_autofree char *good = NULL;
+  gsize good_length;
+  g_assert_true (g_file_get_contents (entry, &good, &good_length, NULL));
+  const char *damages[] = { "truncated", "empty", "version", "key", "a dependency", "a symbol", "the names", "grown" };
+  for (guint d = 0; d < G_N_ELEMENTS (damages); d++)
+    {
+      g_autofree char *bad = g_malloc0 (good_length + 8);
+      memcpy (bad, good, good_length);
+      gsize bad_length = good_length;
+      switch (d)
+        {
+        case 0: bad_length = good_length / 2; break;
+        case 1: bad_length = 0; break;
+        case 2: bad[8] ^= 1; break;                       /* StoreHeader.version */
+        case 3: bad[72] ^= 1; break;                      /* StoreHeader.key */
+        case 4: bad[88 + 8] ^= 0x10; break;               /* the first StoreDep's inode */
+        case 5: bad[good_length - good_length / 3] ^= 0x20; break;
+        case 6: bad[good_length - 9] ^= 0x41; break;
+        default: memset (bad + good_length, 0, 8); bad_length += 8; break;
+        }
+      g_assert_true (g_file_set_contents (entry, bad, (gssize) bad_length, NULL));
+      g_assert_false (load_checked (store, bin));
+      g_assert_true (load_checked (store, bin));
+      g_test_message ("an ELF symbol cache entry with %s damaged: rebuilt", damages[d]);
+    }
+  /* random damage: never a crash, never a wrong table */
+  GRand *rand = g_rand_new_with_seed (16);
+  for (guint i = 0; i < 300; i++)
+    {
+      g_autofree char *bad = g_memdup2 (good, good_length);
+      gsize bad_length = i % 10 == 0 ? (gsize) g_rand_int_range (rand, 0, (gint32) good_length) : good_length;
+      for (guint k = g_rand_int_range (rand, 1, 5); k > 0 && bad_length > 0; k--)
+        bad[g_rand_int_range (rand, 0, (gint32) bad_length)] ^= (char) g_rand_int_range (rand, 1, 256);
+      g_assert_true (g_file_set_contents (entry, bad, (gssize) bad_length, NULL));
+      g_autoptr (RspElfFile) got = rsp_elf_store_load (store, bin, NULL, 0);
+      g_autoptr (RspElfFile) direct = rsp_elf_file_load (bin, NULL, 0, NULL);
+      if (got != NULL)
+        assert_same_elf (got, direct);
+    }
+  g_rand_free (rand);
+  g_assert_false (load_checked (store, bin));
+
+  /* RSP_NO_CACHE: nothing read or written under XDG_CACHE_HOME */
+  g_autofree char *xdg_store = g_build_filename (g_get_user_cache_dir (), "rsp", "elf", NULL);
+  g_autofree char *xdg_entry = rsp_elf_store_entry_path (xdg_store, bin, NULL, 0);
+  g_setenv ("RSP_NO_CACHE", "1", TRUE);
+  {
+    g_autoptr (RspElfCache) cache = rsp_elf_cache_new ();
+    g_assert_nonnull (rsp_elf_cache_load (cache, bin, NULL, 0));
+  }
+  g_assert_false (g_file_test (xdg_entry, G_FILE_TEST_EXISTS));
+  g_unsetenv ("RSP_NO_CACHE");
+  {
+    g_autoptr (RspElfCache) cache = rsp_elf_cache_new ();
+    g_assert_nonnull (rsp_elf_cache_load (cache, bin, NULL, 0));
+  }
+  g_assert_true (g_file_test (xdg_entry, G_FILE_TEST_IS_REGULAR));
+
+  /* a store that cannot be written */
+  g_assert_false (load_checked ("/proc/rsp-no-such-dir/elf", bin));
+  g_assert_false (load_checked ("/proc/rsp-no-such-dir/elf", bin));
+
+  /* concurrent writers of one entry */
+  g_unlink (entry);
+  StoreJob job = { store, bin };
+  GThread *threads[4];
+  for (guint i = 0; i < G_N_ELEMENTS (threads); i++)
+    threads[i] = g_thread_new ("elf-store", store_thread, &job);
+  for (guint i = 0; i < G_N_ELEMENTS (threads); i++)
+    g_thread_join (threads[i]);
+  g_assert_true (load_checked (store, bin));
+
+  g_unlink (xdg_entry);
+  g_unlink (entry);
+  g_unlink (bin);
+  g_rmdir (store);
+  g_autofree char *store_parent = g_path_get_dirname (store);
+  g_rmdir (store_parent);
+  g_rmdir (work);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -1511,6 +1711,7 @@ main (int argc, char **argv)
   g_test_add_func ("/symbols/elf/build-id", test_build_id);
   g_test_add_func ("/symbols/elf/debuglink", test_debuglink);
   g_test_add_func ("/symbols/elf/minidebuginfo", test_minidebuginfo);
+  g_test_add_func ("/symbols/elf/store", test_elf_store);
   g_test_add_func ("/symbols/jitdump", test_jitdump);
   g_test_add_func ("/symbols/elf/damaged", test_bad_elf);
   g_test_add_func ("/symbols/stored/round-trip", test_stored_round_trip);
