@@ -63,6 +63,73 @@ typedef struct {
   gboolean twin_taken; /* already the twin of an instance event */
 } Held;
 
+/* A deque of Held by value, in a ring that grows and is reused: the merge
+ * holds every perf event a moment, and allocating each one was a fifth of
+ * the time of reading a large recording. */
+typedef struct {
+  Held *items;
+  guint cap, head, len; /* cap is a power of two */
+} HeldRing;
+
+static Held *
+ring_nth (const HeldRing *r, guint i)
+{
+  return &r->items[(r->head + i) & (r->cap - 1)];
+}
+
+static Held *
+ring_peek_head (const HeldRing *r)
+{
+  return r->len > 0 ? ring_nth (r, 0) : NULL;
+}
+
+static Held *
+ring_peek_tail (const HeldRing *r)
+{
+  return r->len > 0 ? ring_nth (r, r->len - 1) : NULL;
+}
+
+static void
+ring_pop_head (HeldRing *r)
+{
+  r->head = (r->head + 1) & (r->cap - 1);
+  r->len--;
+}
+
+/* A new slot at the tail, zeroed; valid until the ring changes. */
+static Held *
+ring_push_tail (HeldRing *r)
+{
+  if (r->len == r->cap)
+    {
+      guint cap = MAX (r->cap * 2, 64);
+      Held *items = g_new (Held, cap);
+      for (guint i = 0; i < r->len; i++)
+        items[i] = *ring_nth (r, i);
+      g_free (r->items);
+      r->items = items;
+      r->cap = cap;
+      r->head = 0;
+    }
+  r->len++;
+  Held *h = ring_nth (r, r->len - 1);
+  memset (h, 0, sizeof *h);
+  return h;
+}
+
+static void
+ring_clear (HeldRing *r)
+{
+  r->head = r->len = 0;
+}
+
+static void
+ring_free (HeldRing *r)
+{
+  g_clear_pointer (&r->items, g_free);
+  r->cap = r->head = r->len = 0;
+}
+
 struct _RspFtraceStream {
   struct tep_handle *tep;
   guint32 subbuf_size;
@@ -77,8 +144,8 @@ struct _RspFtraceStream {
   GArray *twin_of;       /* gint */
 
   /* merge state */
-  GQueue ahead;          /* Held*: perf events pulled, not yet delivered */
-  GQueue recent;         /* Held*: perf events delivered within the window, twin candidates */
+  HeldRing ahead;        /* perf events pulled, not yet delivered */
+  HeldRing recent;       /* perf events delivered within the window, twin candidates */
   gboolean perf_done;
   GHashTable *tgid_of;   /* tid -> pid, learnt from perf's events */
   RspFtraceStats stats;
@@ -296,8 +363,6 @@ rsp_ftrace_stream_new (const guint8 *data, gsize size, GPtrArray *evsels, GError
   s->cpus = g_array_new (FALSE, TRUE, sizeof (CpuCursor));
   g_array_set_clear_func (s->cpus, cpu_cursor_clear);
   s->tgid_of = g_hash_table_new (g_direct_hash, g_direct_equal);
-  g_queue_init (&s->ahead);
-  g_queue_init (&s->recent);
   s->tep = tep_alloc ();
   tep_set_file_bigendian (s->tep, G_BYTE_ORDER == G_BIG_ENDIAN ? TEP_BIG_ENDIAN : TEP_LITTLE_ENDIAN);
   tep_set_local_bigendian (s->tep, G_BYTE_ORDER == G_BIG_ENDIAN ? TEP_BIG_ENDIAN : TEP_LITTLE_ENDIAN);
@@ -326,19 +391,13 @@ fail:
   return NULL;
 }
 
-static void
-held_free (gpointer data)
-{
-  g_free (data);
-}
-
 void
 rsp_ftrace_stream_free (RspFtraceStream *s)
 {
   if (s == NULL)
     return;
-  g_queue_clear_full (&s->ahead, held_free);
-  g_queue_clear_full (&s->recent, held_free);
+  ring_free (&s->ahead);
+  ring_free (&s->recent);
   g_array_unref (s->cpus);
   g_clear_pointer (&s->twin_of, g_array_unref);
   g_hash_table_unref (s->evsel_of_id);
@@ -483,8 +542,8 @@ advance (RspFtraceStream *s, CpuCursor *cc)
 void
 rsp_ftrace_stream_rewind (RspFtraceStream *s)
 {
-  g_queue_clear_full (&s->ahead, held_free);
-  g_queue_clear_full (&s->recent, held_free);
+  ring_clear (&s->ahead);
+  ring_clear (&s->recent);
   g_hash_table_remove_all (s->tgid_of);
   s->perf_done = FALSE;
   memset (&s->stats, 0, sizeof s->stats);
@@ -628,17 +687,17 @@ pull_until (RspFtraceStream *s, RspFtracePullFunc pull, gpointer source, guint64
 {
   while (!s->perf_done)
     {
-      Held *tail = g_queue_peek_tail (&s->ahead);
+      Held *tail = ring_peek_tail (&s->ahead);
       if (tail != NULL && tail->event.has_time && tail->event.time > limit)
         return;
-      Held *h = g_new0 (Held, 1);
+      Held *h = ring_push_tail (&s->ahead);
       if (!pull (source, &h->event))
         {
-          g_free (h);
+          s->ahead.len--;
           s->perf_done = TRUE;
           return;
         }
-      g_queue_push_tail (&s->ahead, h);
+      s->stats.max_held = MAX (s->stats.max_held, s->ahead.len + s->recent.len);
     }
 }
 
@@ -649,11 +708,11 @@ take_twin (RspFtraceStream *s, const RspEvent *ours)
   gint perf_index = g_array_index (s->twin_of, gint, ours->evsel->index);
   if (perf_index < 0)
     return FALSE;
-  GQueue *queues[2] = { &s->recent, &s->ahead };
+  HeldRing *rings[2] = { &s->recent, &s->ahead };
   for (guint q = 0; q < 2; q++)
-    for (GList *l = queues[q]->head; l != NULL; l = l->next)
+    for (guint i = 0; i < rings[q]->len; i++)
       {
-        Held *h = l->data;
+        Held *h = ring_nth (rings[q], i);
         if (is_twin (s, h, ours, perf_index))
           {
             h->twin_taken = TRUE;
@@ -668,10 +727,10 @@ forget_before (RspFtraceStream *s, guint64 time)
 {
   for (;;)
     {
-      Held *h = g_queue_peek_head (&s->recent);
+      Held *h = ring_peek_head (&s->recent);
       if (h == NULL || (h->event.has_time && h->event.time + RSP_FTRACE_TWIN_WINDOW_NS >= time))
         return;
-      g_free (g_queue_pop_head (&s->recent));
+      ring_pop_head (&s->recent);
     }
 }
 
@@ -684,11 +743,11 @@ rsp_ftrace_stream_next (RspFtraceStream *s, RspFtracePullFunc pull, gpointer sou
       if (cc == NULL)
         {
           /* the instance is done: perf's events as they come */
-          Held *h = g_queue_pop_head (&s->ahead);
+          Held *h = ring_peek_head (&s->ahead);
           if (h != NULL)
             {
               *event = h->event;
-              g_free (h);
+              ring_pop_head (&s->ahead);
               return TRUE;
             }
           if (s->perf_done || !pull (source, event))
@@ -699,22 +758,44 @@ rsp_ftrace_stream_next (RspFtraceStream *s, RspFtracePullFunc pull, gpointer sou
           return TRUE;
         }
       /* perf's events up to the instance's oldest one, and a window past it */
+      /* perf's events from before the window of the instance's next one
+       * cannot be its twins: delivered as they come, so that a long gap in
+       * the instance (its first event, an idle stretch) does not hold all
+       * of perf's events of the gap in memory */
+      if (s->ahead.len == 0 && !s->perf_done)
+        {
+          Held *h = ring_push_tail (&s->ahead);
+          if (!pull (source, &h->event))
+            {
+              s->ahead.len--;
+              s->perf_done = TRUE;
+            }
+        }
+      Held *first = ring_peek_head (&s->ahead);
+      if (first != NULL && (!first->event.has_time || first->event.time + RSP_FTRACE_TWIN_WINDOW_NS < cc->time))
+        {
+          *event = first->event;
+          ring_pop_head (&s->ahead);
+          learn_tgid (s, event);
+          return TRUE;
+        }
       pull_until (s, pull, source, cc->time + RSP_FTRACE_TWIN_WINDOW_NS);
-      Held *head = g_queue_peek_head (&s->ahead);
+      Held *head = ring_peek_head (&s->ahead);
       if (head != NULL && (!head->event.has_time || head->event.time <= cc->time))
         {
-          g_queue_pop_head (&s->ahead);
           *event = head->event;
+          gboolean twin_taken = head->twin_taken;
+          ring_pop_head (&s->ahead);
           learn_tgid (s, event);
           if (event->evsel != NULL && event->type == PERF_RECORD_SAMPLE
               && g_array_index (s->twin_of, gint, event->evsel->index) >= 0)
             {
               /* kept a while: an instance event may still find its twin in it */
-              g_queue_push_tail (&s->recent, head);
+              Held *kept = ring_push_tail (&s->recent);
+              kept->event = *event;
+              kept->twin_taken = twin_taken;
               forget_before (s, event->has_time ? event->time : 0);
             }
-          else
-            g_free (head);
           return TRUE;
         }
       gboolean known = fill_event (s, cc, event);

@@ -38,6 +38,7 @@ typedef struct {
   guint64 missed_events; /* sub-buffers the kernel flagged as following lost events */
   guint64 unknown_ids;   /* events whose type has no stored format */
   guint32 lost_cpus;     /* CPU blocks cut or damaged in the section: not read */
+  guint32 max_held;      /* most perf events held at once by the merge */
 } RspFtraceStats;
 
 /* Reads pull the next perf event (in perf's time order) into EVENT. */

@@ -256,6 +256,46 @@ test_merge_and_twins (void)
   g_ptr_array_unref (evsels);
 }
 
+/* perf's events long before the instance's first one (its events start
+ * late, or come after an idle stretch) are delivered as they come, not all
+ * held until the instance catches up; the order and the twins do not
+ * change. */
+static void
+test_gap_before_instance (void)
+{
+  FakePerf perf = { 0 };
+  GPtrArray *evsels = perf_evsels (&perf);
+  for (guint i = 0; i < 6; i++)
+    fake_add (&perf, 100000 + i * 100000, 0, 10 + (gint32) i, FALSE); /* 100 µs .. 600 µs */
+  fake_add (&perf, 5000000, 0, 99, FALSE);                             /* 5 ms: a twin */
+  GByteArray *cpu0 = g_byte_array_new ();
+  guint64 t0[] = { 4999000, 5000010 };
+  gint32 p0[] = { 98, 99 };
+  add_subbuf (cpu0, t0, p0, 2, 0);
+  GByteArray *cpus[] = { cpu0 };
+  g_autoptr (GByteArray) sec = section (cpus, 1);
+
+  g_autoptr (GError) error = NULL;
+  RspFtraceStream *s = rsp_ftrace_stream_new (sec->data, sec->len, evsels, &error);
+  g_assert_no_error (error);
+  RspEvent ev;
+  guint64 last = 0;
+  guint n = 0;
+  while (rsp_ftrace_stream_next (s, fake_pull, &perf, &ev))
+    {
+      g_assert_cmpuint (ev.time, >=, last);
+      last = ev.time;
+      n++;
+    }
+  g_assert_cmpuint (n, ==, 8); /* 7 of perf's, 2 of the instance's, one of them a twin */
+  const RspFtraceStats *st = rsp_ftrace_stream_get_stats (s);
+  g_assert_cmpuint (st->twins, ==, 1);
+  g_assert_cmpuint (st->max_held, <=, 2);
+  rsp_ftrace_stream_free (s);
+  g_byte_array_unref (cpu0);
+  g_ptr_array_unref (evsels);
+}
+
 static void
 test_damaged_subbuffer (void)
 {
@@ -346,6 +386,7 @@ main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/ftrace-reader/merge-and-twins", test_merge_and_twins);
+  g_test_add_func ("/ftrace-reader/gap-before-instance", test_gap_before_instance);
   g_test_add_func ("/ftrace-reader/damaged-subbuffer", test_damaged_subbuffer);
   g_test_add_func ("/ftrace-reader/truncated-section", test_truncated_section);
   return g_test_run ();
