@@ -40,7 +40,8 @@
 
 typedef struct {
   gint32 cpu;
-  guint8 *data;   /* the CPU's sub-buffers, copied to aligned memory */
+  const guint8 *data; /* the CPU's sub-buffers, 8-byte aligned: payloads are read in place */
+  guint8 *owned;      /* DATA when it is a copy */
   guint64 size;
   gboolean partial_tail; /* bytes of an incomplete sub-buffer followed: damage */
   guint64 next_subbuf;  /* offset of the next sub-buffer to load */
@@ -189,7 +190,7 @@ static void
 cpu_cursor_clear (gpointer data)
 {
   CpuCursor *c = data;
-  g_free (c->data);
+  g_free (c->owned);
 }
 
 static gboolean
@@ -283,10 +284,11 @@ pair_evsels (RspFtraceStream *s)
 }
 
 /* The CPU blocks at C, N_CPUS of them (G_MAXUINT32: up to the end):
- * their sub-buffers copied into S's cursors.  Returns how many are lost
- * (cut or damaged: that one and the ones after). */
+ * their sub-buffers into S's cursors, read where they are when BORROW and
+ * they are aligned (a mapped recording outlives the stream), else copied.
+ * Returns how many are lost (cut or damaged: that one and the ones after). */
 static guint32
-load_cpu_blocks (RspFtraceStream *s, Cursor *c, guint32 n_cpus)
+load_cpu_blocks (RspFtraceStream *s, Cursor *c, guint32 n_cpus, gboolean borrow)
 {
   for (guint32 i = 0; i < n_cpus && (n_cpus != G_MAXUINT32 || c->p < c->end); i++)
     {
@@ -304,8 +306,10 @@ load_cpu_blocks (RspFtraceStream *s, Cursor *c, guint32 n_cpus)
       cc.cpu = (gint32) cpu;
       /* whole sub-buffers only: a partial one at the end is damage */
       cc.size = len - len % s->subbuf_size;
-      if (cc.size > 0)
-        cc.data = g_memdup2 (bytes, cc.size); /* aligned: payloads are read in place */
+      if (cc.size > 0 && borrow && (guintptr) bytes % 8 == 0)
+        cc.data = bytes;
+      else if (cc.size > 0)
+        cc.data = cc.owned = g_memdup2 (bytes, cc.size);
       cc.partial_tail = len % s->subbuf_size != 0;
       g_array_append_val (s->cpus, cc);
     }
@@ -318,13 +322,13 @@ rsp_ftrace_stream_load_cpus (RspFtraceStream *s, const guint8 *data, gsize size)
   g_return_val_if_fail (s != NULL, FALSE);
   g_array_set_size (s->cpus, 0);
   Cursor c = { data, data + size };
-  s->lost_cpus = load_cpu_blocks (s, &c, G_MAXUINT32);
+  s->lost_cpus = load_cpu_blocks (s, &c, G_MAXUINT32, FALSE);
   rsp_ftrace_stream_rewind (s);
   return s->lost_cpus == 0;
 }
 
-RspFtraceStream *
-rsp_ftrace_stream_new (const guint8 *data, gsize size, GPtrArray *evsels, GError **error)
+static RspFtraceStream *
+stream_new (const guint8 *data, gsize size, GPtrArray *evsels, gboolean borrow, GError **error)
 {
   g_return_val_if_fail (evsels != NULL, NULL);
   Cursor c = { data, data + size };
@@ -371,7 +375,7 @@ rsp_ftrace_stream_new (const guint8 *data, gsize size, GPtrArray *evsels, GError
   if (!parse_formats (s, &c, header_page, header_len, error))
     goto fail;
 
-  guint32 lost_cpus = load_cpu_blocks (s, &c, n_cpus);
+  guint32 lost_cpus = load_cpu_blocks (s, &c, n_cpus, borrow);
 
   if (s->cpus->len == 0 && lost_cpus > 0)
     {
@@ -389,6 +393,18 @@ fail:
   g_ptr_array_set_size (evsels, s->first_evsel);
   rsp_ftrace_stream_free (s);
   return NULL;
+}
+
+RspFtraceStream *
+rsp_ftrace_stream_new (const guint8 *data, gsize size, GPtrArray *evsels, GError **error)
+{
+  return stream_new (data, size, evsels, FALSE, error);
+}
+
+RspFtraceStream *
+rsp_ftrace_stream_new_in_place (const guint8 *data, gsize size, GPtrArray *evsels, GError **error)
+{
+  return stream_new (data, size, evsels, TRUE, error);
 }
 
 void
@@ -415,7 +431,7 @@ load_next_subbuf (RspFtraceStream *s, CpuCursor *cc)
   guint32 header = 8 + s->long_size;
   while (cc->next_subbuf + s->subbuf_size <= cc->size)
     {
-      guint8 *sub = cc->data + cc->next_subbuf;
+      const guint8 *sub = cc->data + cc->next_subbuf;
       cc->next_subbuf += s->subbuf_size;
       s->stats.subbuffers++;
       guint64 commit = s->long_size == 8 ? rsp_read_u64 (sub + 8) : rsp_read_u32 (sub + 8);

@@ -392,7 +392,7 @@ open_ftrace_section (RspPerfReader *self)
       if (strcmp (sec->name, RSP_SECTION_FTRACE) != 0)
         continue;
       g_autoptr (GError) error = NULL;
-      self->ftrace = rsp_ftrace_stream_new (self->data + sec->offset, sec->size, self->evsels, &error);
+      self->ftrace = rsp_ftrace_stream_new_in_place (self->data + sec->offset, sec->size, self->evsels, &error);
       if (self->ftrace == NULL)
         rsp_perf_reader_warn (self, _("%s: the events of RSP's tracefs instance (block completions, wake-ups from "
                              "interrupts and timers on idle CPUs) are lost; perf's events are read"),
