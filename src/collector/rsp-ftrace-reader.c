@@ -40,7 +40,9 @@
 
 typedef struct {
   gint32 cpu;
-  const guint8 *data; /* the CPU's sub-buffers, 8-byte aligned: payloads are read in place */
+  const guint8 *data; /* the CPU's sub-buffers, 4-byte aligned as in the kernel's ring
+                       * buffer: payloads are read in place (8-byte fields
+                       * with memcpy or libtraceevent, never cast) */
   guint8 *owned;      /* DATA when it is a copy */
   guint64 size;
   gboolean partial_tail; /* bytes of an incomplete sub-buffer followed: damage */
@@ -285,7 +287,8 @@ pair_evsels (RspFtraceStream *s)
 
 /* The CPU blocks at C, N_CPUS of them (G_MAXUINT32: up to the end):
  * their sub-buffers into S's cursors, read where they are when BORROW and
- * they are aligned (a mapped recording outlives the stream), else copied.
+ * they are 4-byte aligned (a mapped recording outlives the stream), else
+ * copied.
  * Returns how many are lost (cut or damaged: that one and the ones after). */
 static guint32
 load_cpu_blocks (RspFtraceStream *s, Cursor *c, guint32 n_cpus, gboolean borrow)
@@ -306,7 +309,7 @@ load_cpu_blocks (RspFtraceStream *s, Cursor *c, guint32 n_cpus, gboolean borrow)
       cc.cpu = (gint32) cpu;
       /* whole sub-buffers only: a partial one at the end is damage */
       cc.size = len - len % s->subbuf_size;
-      if (cc.size > 0 && borrow && (guintptr) bytes % 8 == 0)
+      if (cc.size > 0 && borrow && (guintptr) bytes % 4 == 0)
         cc.data = bytes;
       else if (cc.size > 0)
         cc.data = cc.owned = g_memdup2 (bytes, cc.size);
