@@ -432,14 +432,19 @@ rsp_perf_record_decode (RspPerfReader *self, guint64 offset, RspEvsel *evsel, Rs
       /* the record's fields are read in place (the callchain as a
        * guint64 array): decode an aligned copy */
       gsize words = (header.size + 7) / 8;
-      if (self->aligned_size < words)
+      if (self->aligned_slabs == NULL)
+        self->aligned_slabs = g_ptr_array_new_with_free_func (g_free);
+      if (self->aligned_slabs->len == 0 || self->aligned_size - self->aligned_used < words)
         {
-          g_free (self->aligned);
-          self->aligned = g_new (guint64, MAX (words, 8192));
           self->aligned_size = MAX (words, 8192);
+          self->aligned_used = 0;
+          g_ptr_array_add (self->aligned_slabs, g_new (guint64, self->aligned_size));
         }
-      memcpy (self->aligned, rec, header.size);
-      rec = (const guint8 *) self->aligned;
+      guint64 *copy = (guint64 *) g_ptr_array_index (self->aligned_slabs, self->aligned_slabs->len - 1)
+                      + self->aligned_used;
+      self->aligned_used += words;
+      memcpy (copy, rec, header.size);
+      rec = (const guint8 *) copy;
     }
 
   memset (ev, 0, sizeof *ev);

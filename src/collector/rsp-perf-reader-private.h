@@ -30,10 +30,12 @@ struct _RspPerfReader {
   gboolean mapped;
   /* a record that is not 8-aligned in the file (a data section that does
    * not start at a multiple of 8: perf never writes one) is decoded from a
-   * copy here, so that its u64 fields and callchain are aligned; valid
-   * until the next record, as the RspEvent contract says */
-  guint64 *aligned;
-  gsize aligned_size;
+   * copy here, so that its u64 fields and callchain are aligned.  Copies
+   * live as long as the reader: the merge with the ftrace section holds
+   * decoded events a while (at most the file's size in a crafted file). */
+  GPtrArray *aligned_slabs; /* guint64[ALIGNED_SLAB_WORDS] or larger */
+  gsize aligned_used;       /* words used in the last slab */
+  gsize aligned_size;       /* words in the last slab */
 
   RspPerfHeader header;
   RspRecording *recording;

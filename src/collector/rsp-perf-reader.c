@@ -377,7 +377,7 @@ rsp_perf_reader_free (RspPerfReader *self)
   g_ptr_array_unref (self->evsels);
   g_hash_table_unref (self->id_to_evsel);
   g_free (self->id_table);
-  g_free (self->aligned);
+  g_clear_pointer (&self->aligned_slabs, g_ptr_array_unref);
   g_ptr_array_unref (self->warnings);
   if (self->tep != NULL)
     tep_free (self->tep);
