@@ -40,9 +40,8 @@
 
 typedef struct {
   gint32 cpu;
-  const guint8 *data; /* the CPU's sub-buffers, 4-byte aligned as in the kernel's ring
-                       * buffer: payloads are read in place (8-byte fields
-                       * with memcpy or libtraceevent, never cast) */
+  const guint8 *data; /* the CPU's sub-buffers: in the mapped file, or a copy
+                       * (see borrow_aligned()) */
   guint8 *owned;      /* DATA when it is a copy */
   guint64 size;
   gboolean partial_tail; /* bytes of an incomplete sub-buffer followed: damage */
@@ -285,10 +284,25 @@ pair_evsels (RspFtraceStream *s)
     }
 }
 
+/* Whether the sub-buffers at P can be read where they are.  Our own reads
+ * of them use memcpy; libtraceevent reads a payload's fields through
+ * pointer casts, which x86-64 and arm64 do at any alignment (the kernel's
+ * ring buffer itself only aligns payloads to 4 bytes).  A section's CPU
+ * blocks sit at any offset of a file. */
+static gboolean
+borrow_aligned (const guint8 *p)
+{
+#if defined(__x86_64__) || defined(__aarch64__)
+  (void) p;
+  return TRUE;
+#else
+  return (guintptr) p % 8 == 0;
+#endif
+}
+
 /* The CPU blocks at C, N_CPUS of them (G_MAXUINT32: up to the end):
- * their sub-buffers into S's cursors, read where they are when BORROW and
- * they are 4-byte aligned (a mapped recording outlives the stream), else
- * copied.
+ * their sub-buffers into S's cursors, read where they are when BORROW (a
+ * mapped recording outlives the stream) and borrow_aligned(), else copied.
  * Returns how many are lost (cut or damaged: that one and the ones after). */
 static guint32
 load_cpu_blocks (RspFtraceStream *s, Cursor *c, guint32 n_cpus, gboolean borrow)
@@ -309,7 +323,7 @@ load_cpu_blocks (RspFtraceStream *s, Cursor *c, guint32 n_cpus, gboolean borrow)
       cc.cpu = (gint32) cpu;
       /* whole sub-buffers only: a partial one at the end is damage */
       cc.size = len - len % s->subbuf_size;
-      if (cc.size > 0 && borrow && (guintptr) bytes % 4 == 0)
+      if (cc.size > 0 && borrow && borrow_aligned (bytes))
         cc.data = bytes;
       else if (cc.size > 0)
         cc.data = cc.owned = g_memdup2 (bytes, cc.size);

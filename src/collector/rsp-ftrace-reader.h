@@ -50,9 +50,9 @@ typedef gboolean (*RspFtracePullFunc) (gpointer source, RspEvent *event);
  * name already in EVSELS.  Returns NULL and sets ERROR when the section is
  * unusable; a damaged sub-buffer later is skipped and counted. */
 RspFtraceStream *rsp_ftrace_stream_new (const guint8 *data, gsize size, GPtrArray *evsels, GError **error);
-/* The same, reading the events where they are in DATA when it is 4-byte
- * aligned (as the kernel's ring buffer aligns them) instead of from a copy: for a recording mapped for as long as
- * the stream lives (a copy of a large section was a fifth of a report). */
+/* The same, reading the events where they are in DATA instead of from a
+ * copy: for a recording mapped for as long as the stream lives (a copy of
+ * a large section was a fifth of a report). */
 RspFtraceStream *rsp_ftrace_stream_new_in_place (const guint8 *data, gsize size, GPtrArray *evsels,
                                                  GError **error);
 void rsp_ftrace_stream_free (RspFtraceStream *stream);
