@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "rsp-application.h"
+#include "rsp-window.h"
 #include "rsp-commands.h"
 
 static gboolean
@@ -32,7 +33,20 @@ rsp_cmd_view (int argc, char **argv)
                     "belong to you; Record… asks for privileges through pkexec)\n"));
       return 1;
     }
+  /* the first file starts loading now, while GTK starts (rsp-window.c);
+   * not with options, whose meaning GApplication decides */
+  gboolean options = FALSE;
+  for (int i = 1; i < argc; i++)
+    options |= argv[i][0] == '-';
+  if (!options && argc > 1)
+    {
+      g_autoptr (GFile) file = g_file_new_for_commandline_arg (argv[1]);
+      g_autofree char *path = g_file_get_path (file);
+      rsp_window_preload (path);
+    }
   g_autoptr (RspApplication) app = rsp_application_new ();
   /* argv[0] is "view": GApplication takes it as the program name */
-  return g_application_run (G_APPLICATION (app), argc, argv);
+  int status = g_application_run (G_APPLICATION (app), argc, argv);
+  rsp_window_preload_discard ();
+  return status;
 }

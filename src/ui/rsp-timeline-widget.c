@@ -39,6 +39,7 @@ struct _RspTimelineWidget {
   GArray *toggled; /* gint32 pids folded the other way than by default */
   GArray *path_pids; /* gint32: the processes on the control paths, first */
   gboolean marks_logged; /* the fold marks' places, logged once per layout (GUI tests) */
+  gboolean first_logged; /* the first frame with rows, logged once (bench/first-picture.py) */
 
   /* the item clicked (a run, a sleep, an operation, a link), for the
    * details pane and the arrow keys; sel_item RSP_NONE for none */
@@ -212,6 +213,13 @@ rsp_timeline_widget_snapshot (GtkWidget *widget, GtkSnapshot *snapshot)
   cairo_t *cr = gtk_snapshot_append_cairo (snapshot, &GRAPHENE_RECT_INIT (0, 0, w, h));
   rsp_timeline_view_draw (self->layout, &vp, &theme, cr);
   cairo_destroy (cr);
+  if (!self->first_logged && rsp_timeline_layout_n_rows (self->layout) > 0)
+    {
+      /* CLOCK_MONOTONIC, as time.monotonic() of the process that started us */
+      self->first_logged = TRUE;
+      g_log ("rsp-ui", G_LOG_LEVEL_DEBUG, "timeline: first frame with content, %u rows, at monotonic %" G_GINT64_FORMAT " us",
+             rsp_timeline_layout_n_rows (self->layout), g_get_monotonic_time ());
+    }
   if (!self->marks_logged)
     log_fold_marks (self, &vp, &theme);
 }

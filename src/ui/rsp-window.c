@@ -2,6 +2,7 @@
 #include "rsp-window.h"
 
 #include <glib/gi18n.h>
+#include <string.h>
 
 #include "rsp-model.h"
 #include "rsp-views.h"
@@ -25,10 +26,92 @@ struct _RspWindow {
 
 G_DEFINE_FINAL_TYPE (RspWindow, rsp_window, GTK_TYPE_APPLICATION_WINDOW)
 
+/* ------------------------------------------------------------------ preload */
+
+/* The recording named on the command line starts loading before GTK
+ * starts (rsp_window_preload(), from main()): starting GTK, making the
+ * window and its renderer take a few tenths of a second, and the load runs
+ * meanwhile on the other CPU.  The window that opens that file takes the
+ * load over (rsp_window_open()). */
+typedef struct {
+  char *path;
+  GThread *thread;
+  GCancellable *cancellable;
+  gint permille; /* atomic */
+  GMutex lock;
+  GCond cond;
+  gboolean done; /* under LOCK, with what follows */
+  RspModel *model;
+  GError *error;
+  GPtrArray *warnings;
+} Preload;
+
+static Preload *preload; /* the main thread's */
+
+static void
+preload_progress (gdouble fraction, gpointer data)
+{
+  g_atomic_int_set (&((Preload *) data)->permille, (gint) (fraction * 1000));
+}
+
+static gpointer
+preload_thread (gpointer data)
+{
+  Preload *p = data;
+  GError *error = NULL;
+  RspModel *model = rsp_model_load (p->path, p->cancellable, preload_progress, p, p->warnings, &error);
+  g_mutex_lock (&p->lock);
+  p->model = model;
+  p->error = error;
+  p->done = TRUE;
+  g_cond_broadcast (&p->cond);
+  g_mutex_unlock (&p->lock);
+  return NULL;
+}
+
+void
+rsp_window_preload (const char *path)
+{
+  if (preload != NULL || path == NULL)
+    return;
+  preload = g_new0 (Preload, 1);
+  preload->path = g_strdup (path);
+  preload->cancellable = g_cancellable_new ();
+  preload->warnings = g_ptr_array_new_with_free_func (g_free);
+  g_mutex_init (&preload->lock);
+  g_cond_init (&preload->cond);
+  preload->thread = g_thread_new ("rsp-preload", preload_thread, preload);
+}
+
+/* Waits for P's thread and frees P with whatever it still holds. */
+static void
+preload_free (Preload *p)
+{
+  g_thread_join (p->thread);
+  g_clear_pointer (&p->model, rsp_model_unref);
+  g_clear_error (&p->error);
+  g_ptr_array_unref (p->warnings);
+  g_object_unref (p->cancellable);
+  g_mutex_clear (&p->lock);
+  g_cond_clear (&p->cond);
+  g_free (p->path);
+  g_free (p);
+}
+
+void
+rsp_window_preload_discard (void)
+{
+  if (preload == NULL)
+    return;
+  g_cancellable_cancel (preload->cancellable);
+  preload_free (g_steal_pointer (&preload));
+}
+
 typedef struct {
   char *path;
   RspWindow *window; /* only its progress counter is touched from the thread */
   GPtrArray *warnings;
+  Preload *preload;  /* the load already under way for PATH, or NULL */
 } LoadJob;
 
 static void
@@ -37,6 +120,7 @@ load_job_free (gpointer data)
   LoadJob *job = data;
   g_free (job->path);
   g_clear_pointer (&job->warnings, g_ptr_array_unref);
+  g_clear_pointer (&job->preload, preload_free);
   g_free (job);
 }
 
@@ -53,6 +137,32 @@ load_thread (GTask *task, gpointer source, gpointer task_data, GCancellable *can
   LoadJob *job = task_data;
   GError *error = NULL;
   RspModel *model = rsp_model_load (job->path, cancellable, on_progress, job, job->warnings, &error);
+  if (model == NULL)
+    g_task_return_error (task, error);
+  else
+    g_task_return_pointer (task, model, (GDestroyNotify) rsp_model_unref);
+}
+
+/* Takes over the preload's result, showing its progress and passing on a
+ * Cancel. */
+static void
+preload_wait_thread (GTask *task, gpointer source, gpointer task_data, GCancellable *cancellable)
+{
+  LoadJob *job = task_data;
+  Preload *p = job->preload;
+  g_mutex_lock (&p->lock);
+  while (!p->done)
+    {
+      g_cond_wait_until (&p->cond, &p->lock, g_get_monotonic_time () + 50 * G_TIME_SPAN_MILLISECOND);
+      g_atomic_int_set (&job->window->progress_permille, g_atomic_int_get (&p->permille));
+      if (g_cancellable_is_cancelled (cancellable))
+        g_cancellable_cancel (p->cancellable);
+    }
+  RspModel *model = g_steal_pointer (&p->model);
+  GError *error = g_steal_pointer (&p->error);
+  g_mutex_unlock (&p->lock);
+  for (guint i = 0; i < p->warnings->len; i++)
+    g_ptr_array_add (job->warnings, g_strdup (g_ptr_array_index (p->warnings, i)));
   if (model == NULL)
     g_task_return_error (task, error);
   else
@@ -135,10 +245,15 @@ rsp_window_open (RspWindow *self, GFile *file)
 
   self->cancellable = g_cancellable_new ();
   self->progress_source = g_timeout_add (50, update_progress, self);
+  /* the load main() started for this file, if any; another file's goes */
+  if (preload != NULL && strcmp (preload->path, job->path) == 0)
+    job->preload = g_steal_pointer (&preload);
+  else
+    rsp_window_preload_discard ();
   GTask *task = g_task_new (self, self->cancellable, load_done, NULL);
   g_task_set_task_data (task, job, load_job_free);
   g_task_set_return_on_cancel (task, FALSE);
-  g_task_run_in_thread (task, load_thread);
+  g_task_run_in_thread (task, job->preload != NULL ? preload_wait_thread : load_thread);
   g_object_unref (task);
 }
 

@@ -13,4 +13,11 @@ RspWindow *rsp_window_new (GtkApplication *app);
 /* Loads FILE in a worker thread; the window shows progress and can cancel. */
 void rsp_window_open (RspWindow *self, GFile *file);
 
+/* Starts loading PATH on a thread of its own before any window exists
+ * (main(), for the file named on the command line): the first window that
+ * opens the same path takes the load over. */
+void rsp_window_preload (const char *path);
+/* Cancels and frees a preload no window took. */
+void rsp_window_preload_discard (void);
+
 G_END_DECLS
