@@ -193,8 +193,11 @@ rsp_health_judge (const GArray *entries, gboolean keep_awake, const char *const 
           continue;
         }
       verdict->n_incomplete++;
-      /* With --keep-awake no CPU idles: a loss there has another cause. */
-      append_entry (spec != NULL && spec->irq_context && !keep_awake ? idle : other, entry);
+      /* With --keep-awake no CPU idles: a loss there has another cause.
+       * Nor is it the idle loss when perf's buffers overflowed (perf
+       * drops idle-context events without a PERF_RECORD_LOST): the
+       * overflow explains it, and a heavy load keeps the CPUs busy. */
+      append_entry (spec != NULL && spec->irq_context && !keep_awake && lost_records == 0 ? idle : other, entry);
     }
 
   const char *overflow = lost_records > 0 ? _(", and perf's buffers overflowed") : "";

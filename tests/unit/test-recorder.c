@@ -546,6 +546,18 @@ test_health_judge (void)
   g_assert_null (strstr (verdict.summary, "try --keep-awake"));
   rsp_health_verdict_clear (&verdict);
 
+  /* perf's buffers overflowed (PERF_RECORD_LOST): the overflow explains
+   * the loss, not idle CPUs, and the instance is not said to have failed
+   * (perf bench sched messaging on 2 CPUs lost 45% of every event so) */
+  rsp_health_judge (idle, FALSE, NULL, 1200505, &verdict);
+  g_assert_false (verdict.idle_loss_suspected);
+  g_assert_cmpuint (verdict.warnings->len, ==, 1);
+  warning = g_ptr_array_index (verdict.warnings, 0);
+  g_assert_nonnull (strstr (warning, "overflowed"));
+  g_assert_null (strstr (warning, "did not run"));
+  g_assert_nonnull (strstr (warning, "sched:sched_waking 10/139"));
+  rsp_health_verdict_clear (&verdict);
+
   /* A loss in a task-context event is not the idle loss. */
   g_autoptr (GArray) other = entries ("sched:sched_process_fork", (guint64) 100, (guint64) 50, NULL);
   rsp_health_judge (other, FALSE, NULL, 0, &verdict);
