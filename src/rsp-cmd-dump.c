@@ -326,11 +326,16 @@ rsp_cmd_dump (int argc, char **argv)
 {
   gboolean stats = FALSE;
   gboolean offline = FALSE;
+  gboolean no_cache = FALSE;
   const GOptionEntry entries[] = {
     { "stats", 's', 0, G_OPTION_ARG_NONE, &stats,
       N_ ("Print counts per event and record type, lost events, health, throughput and the frames without a symbol per process"), NULL },
     { "offline", 0, 0, G_OPTION_ARG_NONE, &offline,
       N_ ("Use only the symbols stored in the recording, nothing from this machine"), NULL },
+    { "no-cache", 0, 0, G_OPTION_ARG_NONE, &no_cache,
+      N_ ("Read every symbol table from its file, not from the symbol cache in ~/.cache/rsp (as RSP_NO_CACHE=1 "
+          "does)"),
+      NULL },
     { NULL },
   };
   const RspCliParser parser = {
@@ -344,6 +349,9 @@ rsp_cmd_dump (int argc, char **argv)
   g_autofree char *path = rsp_cli_parse (&parser, argc, argv, &status);
   if (path == NULL)
     return status;
+  /* the caches read the variable (rsp-disk-cache.c) */
+  if (no_cache)
+    g_setenv ("RSP_NO_CACHE", "1", TRUE);
   g_autoptr (GError) error = NULL;
 
   g_autoptr (RspPerfReader) reader = rsp_perf_reader_open (path, &error);

@@ -80,6 +80,7 @@ rsp_cmd_report (int argc, char **argv)
   char *requests = NULL;
   gdouble slow_above_ms = 0;
   gboolean offline = FALSE;
+  gboolean no_cache = FALSE;
   RspCliTarget target;
   const GOptionEntry entries[] = {
     { "json", 'j', 0, G_OPTION_ARG_NONE, &json, N_ ("Print the report as JSON (its fields: docs/REPORT-JSON.md)"), NULL },
@@ -97,6 +98,10 @@ rsp_cmd_report (int argc, char **argv)
       N_ ("MS") },
     { "offline", 0, 0, G_OPTION_ARG_NONE, &offline,
       N_ ("Use only the symbols stored in the recording, nothing from this machine"), NULL },
+    { "no-cache", 0, 0, G_OPTION_ARG_NONE, &no_cache,
+      N_ ("Read every symbol table from its file, not from the symbol cache in ~/.cache/rsp (as RSP_NO_CACHE=1 "
+          "does)"),
+      NULL },
     { NULL },
   };
   const RspCliParser parser = {
@@ -110,6 +115,9 @@ rsp_cmd_report (int argc, char **argv)
   g_autofree char *path = rsp_cli_parse (&parser, argc, argv, &status);
   if (path == NULL)
     return status;
+  /* the caches read the variable (rsp-disk-cache.c) */
+  if (no_cache)
+    g_setenv ("RSP_NO_CACHE", "1", TRUE);
   if (slow_above_ms < 0 || !isfinite (slow_above_ms))
     {
       g_printerr ("rsp report: %s\n", _("--slow-above wants a positive number of milliseconds"));
