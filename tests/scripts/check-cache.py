@@ -51,8 +51,11 @@ def main():
         loaded, _, from_cache = stats()
         entries = files_under(home)
         elf = [f for f in entries if f.endswith(".syms")]
-        if not any(os.path.basename(f).startswith("kallsyms-") for f in entries) or not elf:
-            t.fail("the first run cached no kernel table or no binary: %s" % entries)
+        if not elf:
+            t.fail("the first run cached no binary: %s" % entries)
+        # /proc/kallsyms shows addresses to root only (kptr_restrict)
+        if os.geteuid() == 0 and not any(os.path.basename(f).startswith("kallsyms-") for f in entries):
+            t.fail("the first run, as root, cached no kernel table: %s" % entries)
         loaded, _, from_cache = stats()
         if loaded == 0 or from_cache != len(elf) or from_cache > loaded:
             t.fail("the second run read %d of %d binaries from the cache, which holds %d"
