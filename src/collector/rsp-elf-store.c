@@ -302,6 +302,13 @@ rsp_elf_store_save (const char *dir, const char *path, const guint8 *build_id,
   g_autofree char *entry = rsp_elf_store_entry_path (dir, path, build_id, build_id_size);
   if (!rsp_disk_cache_write (dir, entry, out->data, out->len))
     return FALSE;
-  prune (dir);
+  /* once per process: a cold report writes an entry per binary, and one
+   * look at the directory is enough to keep it bounded */
+  static gsize pruned = 0;
+  if (g_once_init_enter (&pruned))
+    {
+      prune (dir);
+      g_once_init_leave (&pruned, 1);
+    }
   return TRUE;
 }

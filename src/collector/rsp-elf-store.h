@@ -27,7 +27,8 @@ RspElfFile *rsp_elf_store_load (const char *dir, const char *path, const guint8 
 
 /* Writes FILE, read with DEPS (rsp_elf_file_load_traced()), as the entry
  * for PATH and BUILD_ID in DIR.  FALSE if it could not be written (that only
- * costs time).  Keeps at most a few thousand entries: the oldest go. */
+ * costs time).  Keeps at most a few thousand entries: the oldest go (checked
+ * at the first save of each process). */
 gboolean rsp_elf_store_save (const char *dir, const char *path, const guint8 *build_id,
                              guint build_id_size, const RspElfFile *file, const GArray *deps);
 

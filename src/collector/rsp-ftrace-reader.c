@@ -714,6 +714,22 @@ is_twin (const RspFtraceStream *s, Held *h, const RspEvent *ours, gint perf_inde
          && d <= RSP_FTRACE_TWIN_WINDOW_NS && payloads_match (p, ours);
 }
 
+/* Pulls one perf event onto the tail of AHEAD; FALSE (and perf done) at
+ * its end. */
+static gboolean
+pull_one (RspFtraceStream *s, RspFtracePullFunc pull, gpointer source)
+{
+  Held *h = ring_push_tail (&s->ahead);
+  if (!pull (source, &h->event))
+    {
+      s->ahead.len--;
+      s->perf_done = TRUE;
+      return FALSE;
+    }
+  s->stats.max_held = MAX (s->stats.max_held, s->ahead.len + s->recent.len);
+  return TRUE;
+}
+
 /* Pulls perf events until one is newer than LIMIT (or perf ends). */
 static void
 pull_until (RspFtraceStream *s, RspFtracePullFunc pull, gpointer source, guint64 limit)
@@ -723,14 +739,8 @@ pull_until (RspFtraceStream *s, RspFtracePullFunc pull, gpointer source, guint64
       Held *tail = ring_peek_tail (&s->ahead);
       if (tail != NULL && tail->event.has_time && tail->event.time > limit)
         return;
-      Held *h = ring_push_tail (&s->ahead);
-      if (!pull (source, &h->event))
-        {
-          s->ahead.len--;
-          s->perf_done = TRUE;
-          return;
-        }
-      s->stats.max_held = MAX (s->stats.max_held, s->ahead.len + s->recent.len);
+      if (!pull_one (s, pull, source))
+        return;
     }
 }
 
@@ -796,14 +806,7 @@ rsp_ftrace_stream_next (RspFtraceStream *s, RspFtracePullFunc pull, gpointer sou
        * the instance (its first event, an idle stretch) does not hold all
        * of perf's events of the gap in memory */
       if (s->ahead.len == 0 && !s->perf_done)
-        {
-          Held *h = ring_push_tail (&s->ahead);
-          if (!pull (source, &h->event))
-            {
-              s->ahead.len--;
-              s->perf_done = TRUE;
-            }
-        }
+        pull_one (s, pull, source);
       Held *first = ring_peek_head (&s->ahead);
       if (first != NULL && (!first->event.has_time || first->event.time + RSP_FTRACE_TWIN_WINDOW_NS < cc->time))
         {
