@@ -59,6 +59,8 @@ typedef struct {
   const char *hardirq_name;
   gint softirq_depth;
   guint32 softirq_vec;
+  gboolean softirq_in_task; /* the softirq was run by a task's own code (a local send), not at an interrupt's exit */
+  guint64 hardirq_exit_time;
   gint hrtimer_depth;   /* inside a timer's expiry callback (hrtimer_expire_entry/exit) */
   RspIdx last_completed_op;
   guint64 last_complete_time;
@@ -632,6 +634,25 @@ disk_op_for_wake (Assembler *a, CpuState *cs, TidState *target, guint64 t)
   return best;
 }
 
+/* Whether the softirq EV enters was run by the current task's own code —
+ * the receive half of a send over loopback runs so, in the sender, from
+ * local_bh_enable — rather than at the exit of an interrupt (which comes
+ * within RSP_SOFTIRQ_AFTER_IRQ_NS of its handler's end), on an idle CPU or
+ * in ksoftirqd.  It decides a stackless network wake-up: a local peer's
+ * run, or the network. */
+static gboolean
+softirq_in_task (Assembler *a, const CpuState *cs, const RspModelEvent *ev)
+{
+  if (ev->tid <= 0 || cs->hardirq_depth > 0)
+    return FALSE;
+  if (cs->hardirq_exit_time != 0 && ev->time >= cs->hardirq_exit_time
+      && ev->time - cs->hardirq_exit_time <= RSP_SOFTIRQ_AFTER_IRQ_NS)
+    return FALSE;
+  TidState *ts = g_hash_table_lookup (a->tids, GINT_TO_POINTER (ev->tid));
+  const char *comm = ts != NULL ? model_task (a->m, ts->task)->comm : NULL;
+  return comm == NULL || !g_str_has_prefix (comm, "ksoftirqd/");
+}
+
 static void
 handle_waking (Assembler *a, const RspModelEvent *ev, gboolean is_new)
 {
@@ -642,8 +663,11 @@ handle_waking (Assembler *a, const RspModelEvent *ev, gboolean is_new)
     return;
   gboolean first_seen = g_hash_table_lookup (a->tids, GINT_TO_POINTER (target_tid)) == NULL;
   TidState *target = tid_state (a, target_tid, ev->time);
+  /* A task seen first being woken slept since the recording began: its
+   * wake-up ends that sleep (a worker woken by a completion is then the
+   * completion's, for whoever it wakes in turn). */
   if (first_seen && !is_new)
-    open_sleep (a, target, ev->time, 0, 1); /* it waits from here to its first run */
+    open_sleep (a, target, m->start_time != 0 && m->start_time < ev->time ? m->start_time : ev->time, 0, 1);
   if (target->pending.valid && !target->pending.early)
     return; /* the first wake-up is the one that made it runnable */
 
@@ -695,15 +719,27 @@ handle_waking (Assembler *a, const RspModelEvent *ev, gboolean is_new)
       if (cs->hrtimer_depth > 0)
         context = RSP_SIG_TIMER;
       else if (cs->softirq_depth > 0)
-        context = cs->softirq_vec == SOFTIRQ_NET_RX ? RSP_SIG_NET_RX
-                  : cs->softirq_vec == SOFTIRQ_BLOCK ? RSP_SIG_DISK
-                  : (cs->softirq_vec == SOFTIRQ_TIMER || cs->softirq_vec == SOFTIRQ_HRTIMER) ? RSP_SIG_TIMER
-                  : RSP_SIG_SOFTIRQ;
+        {
+          context = cs->softirq_vec == SOFTIRQ_NET_RX ? RSP_SIG_NET_RX
+                    : cs->softirq_vec == SOFTIRQ_BLOCK ? RSP_SIG_DISK
+                    : (cs->softirq_vec == SOFTIRQ_TIMER || cs->softirq_vec == SOFTIRQ_HRTIMER) ? RSP_SIG_TIMER
+                    : RSP_SIG_SOFTIRQ;
+          /* receive processing run by the waker's own code: a local send */
+          if (context == RSP_SIG_NET_RX && cs->softirq_in_task)
+            sender_below = TRUE;
+        }
       else if (cs->hardirq_depth > 0)
         context = rsp_irq_name_is_disk (cs->hardirq_name) ? RSP_SIG_DISK : RSP_SIG_HARDIRQ;
       /* no bracket recorded: a request that completed on this CPU just
-       * before is what the interrupt was for */
-      else if (cs->last_completed_op != RSP_NONE && ev->time - cs->last_complete_time <= RSP_IRQ_WAKE_WINDOW_NS)
+       * before is what the interrupt was for (a completion sent to this
+       * CPU by an inter-processor interrupt has no handler bracket) — on
+       * an idle CPU, or inside the run of the task that was interrupted,
+       * at once.  A task that ran only after the completion (the one it
+       * woke, say) wakes others from its own code. */
+      else if (cs->last_completed_op != RSP_NONE && ev->time - cs->last_complete_time <= RSP_IRQ_WAKE_WINDOW_NS
+               && (waker_run == RSP_NONE
+                   || (ev->time - cs->last_complete_time <= RSP_SOFTIRQ_AFTER_IRQ_NS
+                       && model_run (m, waker_run)->start <= cs->last_complete_time)))
         context = RSP_SIG_DISK;
     }
   /* a hardware interrupt of a disk controller is a disk completion */
@@ -754,7 +790,6 @@ handle_waking (Assembler *a, const RspModelEvent *ev, gboolean is_new)
       break;
     }
   target->pending = p;
-  (void) m;
 }
 
 static void
@@ -1139,12 +1174,18 @@ rsp_assembler_feed (RspAssembler *a, const RspModelEvent *ev)
         }
       break;
     case RSP_MEV_IRQ_EXIT:
-      if ((cs = cpu_state (a, ev->cpu)) != NULL && cs->hardirq_depth > 0)
-        cs->hardirq_depth--;
+      if ((cs = cpu_state (a, ev->cpu)) != NULL)
+        {
+          if (cs->hardirq_depth > 0)
+            cs->hardirq_depth--;
+          cs->hardirq_exit_time = ev->time;
+        }
       break;
     case RSP_MEV_SOFTIRQ_ENTRY:
       if ((cs = cpu_state (a, ev->cpu)) != NULL)
         {
+          if (cs->softirq_depth == 0)
+            cs->softirq_in_task = softirq_in_task (a, cs, ev);
           cs->softirq_depth++;
           cs->softirq_vec = ev->u.softirq.vec;
         }

@@ -96,6 +96,15 @@ irq (Stream *s, guint64 t, gint32 cpu, gboolean entry, const char *name)
 }
 
 static void
+softirq (Stream *s, guint64 t, gint32 cpu, gint32 tid, gboolean entry, guint32 vec)
+{
+  RspModelEvent ev = { .kind = entry ? RSP_MEV_SOFTIRQ_ENTRY : RSP_MEV_SOFTIRQ_EXIT, .time = t, .cpu = cpu,
+                       .pid = tid, .tid = tid };
+  ev.u.softirq.vec = vec;
+  feed (s, &ev, NULL);
+}
+
+static void
 hrtimer (Stream *s, guint64 t, gint32 cpu, gboolean entry)
 {
   RspModelEvent ev = { .kind = entry ? RSP_MEV_HRTIMER_ENTRY : RSP_MEV_HRTIMER_EXIT, .time = t, .cpu = cpu };
@@ -846,6 +855,131 @@ test_stackless_disk (void)
   g_assert_cmpuint (rsp_analysis_category_ns (a, RSP_CAT_HARDWARE), ==, 0);
 }
 
+/* A stackless wake-up with no interrupt bracket soon after a completion on
+ * the same CPU: the completion's, when it comes inside the run the
+ * completion interrupted (an inter-processor interrupt has no bracket);
+ * the waker's own, when the waker ran only after the completion (the
+ * helper the completion woke passing its answer on through a pipe). */
+static void
+test_stackless_task_wake (void)
+{
+  for (guint interrupted = 0; interrupted < 2; interrupted++)
+    {
+      Stream s;
+      stream_init (&s);
+      sw (&s, T0, 0, 0, 0, 100, NULL);
+      sw (&s, T0 + 100 * US, 0, 100, 1, 0, user_read);       /* 100 waits for 300's answer */
+      sw (&s, T0, 1, 0, 0, 300, NULL);
+      rq (&s, RSP_MEV_RQ_INSERT, T0 + 200 * US, 1, 300, 4096);
+      if (!interrupted)
+        sw (&s, T0 + 300 * US, 1, 300, 2, 0, io_stack);        /* 300 waits for its read */
+      rq (&s, RSP_MEV_RQ_ISSUE, T0 + 300 * US, 1, 300, 4096);
+      rq (&s, RSP_MEV_RQ_COMPLETE, T0 + 4 * MS, 1, interrupted ? 300 : 0, 4096);
+      if (!interrupted)
+        {
+          waking (&s, T0 + 4 * MS + 2 * US, 1, 0, 300, NULL);
+          sw (&s, T0 + 4 * MS + 10 * US, 1, 0, 0, 300, NULL);
+          waking (&s, T0 + 4 * MS + 40 * US, 1, 300, 100, NULL); /* a pipe write, 30 us into its run */
+        }
+      else
+        waking (&s, T0 + 4 * MS + 3 * US, 1, 300, 100, NULL);  /* inside the interrupt */
+      sw (&s, T0 + 4 * MS + 60 * US, 0, 0, 0, 100, NULL);
+      sw (&s, T0 + 5 * MS, 0, 100, 0x20, 0, NULL);
+      sw (&s, T0 + 5 * MS, 1, 300, 0x20, 0, NULL);
+      g_autoptr (RspModel) m = rsp_assembler_finish (s.as);
+      guint checked = 0;
+      for (guint i = 0; i < rsp_model_n_sleeps (m); i++)
+        {
+          const RspSleep *sl = rsp_model_sleep (m, i);
+          if (rsp_model_task (m, sl->task)->tid != 100 || sl->start != T0 + 100 * US)
+            continue;
+          g_assert_cmpint (sl->reason, ==, interrupted ? RSP_WAKE_DISK : RSP_WAKE_RUN);
+          if (!interrupted)
+            g_assert_cmpint (rsp_model_task (m, rsp_model_run (m, sl->waker_run)->task)->tid, ==, 300);
+          checked++;
+        }
+      g_assert_cmpuint (checked, ==, 1);
+    }
+}
+
+/* A worker seen first when a completion wakes it (it slept since before
+ * the recording began) passes the completion on to the task of interest:
+ * that task's wait is the worker's wait, for the disk, not unaccounted.
+ * Without a stack (RSP recordings) the chain is the only way to know. */
+static void
+test_first_seen_waker (void)
+{
+  Stream s;
+  stream_init (&s);
+  sw (&s, T0, 0, 0, 0, 100, NULL);
+  rq (&s, RSP_MEV_RQ_INSERT, T0 + 50 * US, 0, 100, 4096);
+  rq (&s, RSP_MEV_RQ_ISSUE, T0 + 60 * US, 0, 100, 4096);
+  sw (&s, T0 + 100 * US, 0, 100, 2, 0, io_stack);
+  softirq (&s, T0 + 5 * MS, 1, 0, TRUE, 4);
+  rq (&s, RSP_MEV_RQ_COMPLETE, T0 + 5 * MS + 1 * US, 1, 0, 4096);
+  waking (&s, T0 + 5 * MS + 2 * US, 1, 0, 400, NULL);   /* the worker, never seen before */
+  softirq (&s, T0 + 5 * MS + 3 * US, 1, 0, FALSE, 4);
+  waking (&s, T0 + 5 * MS + 40 * US, 1, 400, 100, NULL); /* its switch-in was lost */
+  sw (&s, T0 + 5 * MS + 50 * US, 1, 400, 1, 0, NULL);
+  sw (&s, T0 + 5 * MS + 60 * US, 0, 0, 0, 100, NULL);
+  sw (&s, T0 + 6 * MS, 0, 100, 0x20, 0, NULL);
+  g_autoptr (RspModel) m = rsp_assembler_finish (s.as);
+  g_autoptr (RspAnalysis) a = rsp_analysis_new (m, 100, 0, G_MAXUINT64, NULL);
+  check_invariants (a);
+  g_assert_cmpuint (rsp_analysis_category_ns (a, RSP_CAT_UNACCOUNTED), ==, 0);
+  g_assert_cmpuint (rsp_analysis_category_ns (a, RSP_CAT_DISK_IO), >=, 4 * MS);
+}
+
+/* A stackless wake-up in receive processing (the network softirq, vector
+ * 3): run by the sender's own code (a send over loopback, the softirq not
+ * right after an interrupt) it is the sender's run, and the client's wait
+ * is the server's work; at an interrupt's exit it is the network. */
+static void
+test_stackless_network (void)
+{
+  for (guint from_irq = 0; from_irq < 2; from_irq++)
+    {
+      Stream s;
+      stream_init (&s);
+      comm (&s, 200, 200, "server");
+      sw (&s, T0, 0, 0, 0, 100, NULL);
+      sw (&s, T0 + 100 * US, 0, 100, 1, 0, user_read);        /* the client waits for the answer */
+      sw (&s, T0 + 200 * US, 1, 0, 0, 200, NULL);             /* the server works */
+      sample (&s, T0 + 1 * MS, 1, 200, user_work);
+      sample (&s, T0 + 2 * MS, 1, 200, user_work);
+      guint64 t = T0 + 3 * MS;
+      if (from_irq)
+        {
+          irq (&s, t - 2 * US, 1, TRUE, "virtio0-input.0");
+          irq (&s, t - 1 * US, 1, FALSE, "virtio0-input.0");
+        }
+      softirq (&s, t, 1, 200, TRUE, 3);
+      waking (&s, t + 1 * US, 1, 200, 100, NULL);
+      softirq (&s, t + 2 * US, 1, 200, FALSE, 3);
+      sw (&s, t + 10 * US, 0, 0, 0, 100, NULL);
+      sw (&s, t + 1 * MS, 0, 100, 0x20, 0, NULL);
+      g_autoptr (RspModel) m = rsp_assembler_finish (s.as);
+      g_autoptr (RspAnalysis) a = rsp_analysis_new (m, 100, 0, G_MAXUINT64, NULL);
+      check_invariants (a);
+      if (from_irq)
+        g_assert_cmpuint (rsp_analysis_category_ns (a, RSP_CAT_NETWORK), ==, 3 * MS - 100 * US + 1 * US);
+      else
+        g_assert_cmpuint (rsp_analysis_category_ns (a, RSP_CAT_NETWORK), ==, 0);
+      guint checked = 0;
+      for (guint i = 0; i < rsp_model_n_sleeps (m); i++)
+        {
+          const RspSleep *sl = rsp_model_sleep (m, i);
+          if (rsp_model_task (m, sl->task)->tid != 100 || sl->start != T0 + 100 * US)
+            continue;
+          g_assert_cmpint (sl->reason, ==, from_irq ? RSP_WAKE_NETWORK : RSP_WAKE_RUN);
+          if (!from_irq)
+            g_assert_cmpint (rsp_model_task (m, rsp_model_run (m, sl->waker_run)->task)->tid, ==, 200);
+          checked++;
+        }
+      g_assert_cmpuint (checked, ==, 1);
+    }
+}
+
 /* Plain perf.data drops the wake-ups that fire in interrupt context on idle
  * CPUs.  With none recorded, the sleeper's own stack decides, and the time
  * is marked inferred: waiting in io_schedule with a request of its own in
@@ -1070,6 +1204,9 @@ main (int argc, char **argv)
   g_test_add_func ("/model/flush-wait", test_flush_wait);
   g_test_add_func ("/model/stackless-timer", test_stackless_timer);
   g_test_add_func ("/model/stackless-disk", test_stackless_disk);
+  g_test_add_func ("/model/stackless-network", test_stackless_network);
+  g_test_add_func ("/model/stackless-task-wake", test_stackless_task_wake);
+  g_test_add_func ("/model/first-seen-waker", test_first_seen_waker);
   g_test_add_func ("/model/inferred-from-stack", test_inferred_from_stack);
   g_test_add_func ("/model/inferred-other-writeback", test_inferred_other_writeback);
   g_test_add_func ("/model/file-of-disk-wait", test_file_of_disk_wait);
