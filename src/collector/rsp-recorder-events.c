@@ -61,16 +61,18 @@ recorder_probe_machine (const RspRecorderOptions *options, Probe *probe, GError 
 }
 
 /* Events the tracefs instance records instead of perf when it runs.  They
- * fire in interrupt context (perf drops them on idle CPUs), the model
+ * fire in interrupt context (perf drops them on idle CPUs) or the model
  * needs no stack of theirs, and perf's sampling of tracepoints is what
  * slows an event-dense workload: on a PostgreSQL commit loop, perf with
- * every tracepoint cost +46%, with these left to the instance +22%
- * (docs/PERFORMANCE.md).  perf keeps the events whose stacks the model
- * reads (sched_switch: the sleeper's; sched_waking: the waker's) and those
- * that fire in the task they describe (fork, exec, exit, sends, routes,
- * block_rq_insert). */
+ * every tracepoint cost +46%, with the interrupt-time ones left to the
+ * instance +22% (docs/PERFORMANCE.md).  sched_waking is among them: the
+ * waker's context comes from the instance's interrupt, softirq and timer
+ * brackets, and a callchain per wake-up cost 1.2 us of the woken task's
+ * CPU (perf bench sched pipe).  perf keeps sched_switch (the sleeper's
+ * stack) and the events that fire in the task they describe (fork, exec,
+ * exit, sends, routes, block_rq_insert). */
 static const char *const instance_only_events[] = {
-  "sched:sched_wakeup", "block:block_rq_issue", "block:block_rq_complete", "irq:irq_handler_entry",
+  "sched:sched_waking", "sched:sched_wakeup", "block:block_rq_issue", "block:block_rq_complete", "irq:irq_handler_entry",
   "irq:irq_handler_exit", "irq:softirq_entry", "irq:softirq_exit", "sock:sk_data_ready",
   "sock:inet_sock_set_state", NULL,
 };
@@ -94,11 +96,12 @@ session_perf_tracepoints (const Session *s, const Probe *probe)
   return (char **) g_ptr_array_free (out, FALSE);
 }
 
-/* The tracepoints whose stacks the model reads: the sleeper's at
- * sched_switch, the waker's at sched_waking (cpu-clock samples carry theirs
- * too).  Every other tracepoint is recorded without a callchain: a stack
- * nobody reads costs an unwind per event, and for DWARF 8 kB of copied
- * stack. */
+/* The tracepoint whose stack the model reads: the sleeper's at
+ * sched_switch (cpu-clock samples carry theirs too).  Every other
+ * tracepoint is recorded without a callchain: a stack nobody reads costs
+ * an unwind per event, and for DWARF 8 kB of copied stack.  sched_waking,
+ * when the tracefs instance cannot take it, keeps its stack: the waker's
+ * kernel frames then tell an interrupt's wake-up from a task's. */
 static const char *const stack_events[] = { "sched:sched_switch", "sched:sched_waking", NULL };
 
 char **
