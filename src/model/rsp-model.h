@@ -29,7 +29,8 @@ typedef guint32 RspIdx;
 #define RSP_FILE_VALID_NS (1000 * 1000 * 1000) /* a task's file event names its disk requests this long */
 #define RSP_SAMPLE_GRACE_NS (20 * 1000)         /* a sample this long after a run's end still belongs to it */
 #define RSP_IRQ_WAKE_WINDOW_NS (200 * 1000)     /* a completion this close before a wake-up caused it */
-#define RSP_SOFTIRQ_AFTER_IRQ_NS (20 * 1000)    /* a softirq this close after a handler's end ran at its exit */
+#define RSP_IRQ_EXIT_GAP_NS (2 * 1000)          /* a softirq this close after a handler's (or its softirqs') end ran at its exit */
+#define RSP_IPI_COMPLETION_NS (20 * 1000)       /* a completion this close before a stackless wake-up in the run it interrupted caused it */
 #define RSP_EARLY_WAKE_WINDOW_NS (100 * 1000)   /* a wake-up this close before a blocking switch-out ends that sleep */
 
 /* ------------------------------------------------------------------ stacks */
