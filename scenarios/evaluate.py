@@ -1110,8 +1110,7 @@ def document(results, args, facts, failures):
         "- The paper's figures are as printed there, with its precision.",
         "- Limits of this reproduction, whatever the figures: the machine is a 2-CPU virtual machine "
         "with a virtio disk (no I/O scheduler, so I/O queue overhead stays near 0, and a host cache "
-        "under the guest's: a cold page cache costs far less disk time than in 2015); disk findings "
-        "name no file (`file` is null: an inode-to-path map is not built yet); the recordings use "
+        "under the guest's: a cold page cache costs far less disk time than in 2015); the recordings use "
         "plain `rsp record`, nothing keeping CPUs awake: RSP's tracefs instance records the events "
         "that fire in interrupt context on idle CPUs, which perf alone drops (docs/RECORDING.md).",
         "",
@@ -1125,6 +1124,21 @@ def document(results, args, facts, failures):
         "each scenario still accounts 99.5–100% without them. media went from 100.0% to 99.5%: one "
         "timed futex wait of mpv's audio thread (187 ms) ended with no wake-up in either channel, "
         "and futex waits are never guessed from the stack (other threads end them).",
+        "",
+        "**What changed when the wakers' stacks left the recording** (2026-11-26; `sched_waking` now "
+        "comes from RSP's tracefs instance alone, without a callchain, because a stack per wake-up "
+        "was the largest cost of recording an event-dense workload; the model reads the waker's "
+        "context from the instance's interrupt, softirq and timer brackets, docs/MODEL.md). New "
+        "recordings, on another VM of the same kind, against the 2026-11-24 figures: every scenario "
+        "still accounts 100.0% (media 99.5% → 100.0%); pass 471 → 472 ms wall, web-request 21.7 → "
+        "20.6 ms, xterm-launch 233 → 220 ms, build 2278 → 2233 ms, database 1796 → 1317 ms, media "
+        "3221 → 3220 ms. Two rules were added on the way, each found on these recordings: a task "
+        "seen first when a completion wakes it (a kworker asleep since before the recording) "
+        "carries that completion to whoever it wakes, instead of leaving the wait unaccounted; and "
+        "receive processing that the sender's own code runs over loopback is told from a network "
+        "interrupt's by when its softirq starts — the first cut put 18.4 ms of database's "
+        "pgbench–backend waits over 127.0.0.1 under *waiting for the network*, because a backend "
+        "answered 0.5 µs after a disk interrupt's softirq ended in its run (0.12 ms remain).",
     ]
     if recorded:
         out.append("")
