@@ -59,7 +59,7 @@ typedef struct {
   const char *hardirq_name;
   gint softirq_depth;
   guint32 softirq_vec;
-  gboolean softirq_in_task; /* the softirq was run by a task's own code (a local send), not at an interrupt's exit */
+  gboolean softirq_at_irq_exit; /* the softirq runs at an interrupt's exit (or on an idle CPU), not from a task's own code */
   guint64 irq_tail_time;    /* the end of the latest handler, or of a softirq run at a handler's exit */
   gint irq_tail_vec;        /* that softirq's vector, -1 after a handler */
   gint hrtimer_depth;   /* inside a timer's expiry callback (hrtimer_expire_entry/exit) */
@@ -635,29 +635,35 @@ disk_op_for_wake (Assembler *a, CpuState *cs, TidState *target, guint64 t)
   return best;
 }
 
-/* Whether the softirq EV enters was run by the current task's own code —
- * the receive half of a send over loopback runs so, in the sender, from
- * local_bh_enable — rather than at the exit of an interrupt, on an idle
- * CPU or in ksoftirqd.  At an interrupt's exit the softirqs follow the
+/* Whether the softirq EV enters runs at the exit of an interrupt (or on an
+ * idle CPU) rather than from the current task's own code — the receive
+ * half of a send over loopback runs so, in the sender, from
+ * local_bh_enable.  At an interrupt's exit the softirqs follow the
  * handler's end, and each other in ascending order of their vectors,
  * within RSP_IRQ_EXIT_GAP_NS (measured: 0.2-0.6 us; a task's own softirq
  * after an interrupt that came in its run: 0.5 us after a BLOCK softirq,
  * 4 us and more).  It decides a stackless network wake-up: a local
  * peer's run, or the network. */
 static gboolean
-softirq_in_task (Assembler *a, const CpuState *cs, const RspModelEvent *ev)
+softirq_at_irq_exit (const CpuState *cs, const RspModelEvent *ev)
 {
   if (ev->tid <= 0 || cs->hardirq_depth > 0)
-    return FALSE;
+    return TRUE;
   /* one pass at an interrupt's exit runs the pending vectors in ascending
    * order: a lower or equal one after a softirq was raised anew, by the
    * task (a send right after the interrupt) */
-  if (cs->irq_tail_time != 0 && ev->time >= cs->irq_tail_time && ev->time - cs->irq_tail_time <= RSP_IRQ_EXIT_GAP_NS
-      && (cs->irq_tail_vec < 0 || (gint) ev->u.softirq.vec > cs->irq_tail_vec))
-    return FALSE;
-  TidState *ts = g_hash_table_lookup (a->tids, GINT_TO_POINTER (ev->tid));
+  return cs->irq_tail_time != 0 && ev->time >= cs->irq_tail_time && ev->time - cs->irq_tail_time <= RSP_IRQ_EXIT_GAP_NS
+         && (cs->irq_tail_vec < 0 || (gint) ev->u.softirq.vec > cs->irq_tail_vec);
+}
+
+/* ksoftirqd runs softirqs for the interrupts that left them pending: not
+ * its own sends. */
+static gboolean
+is_ksoftirqd (Assembler *a, gint32 tid)
+{
+  TidState *ts = g_hash_table_lookup (a->tids, GINT_TO_POINTER (tid));
   const char *comm = ts != NULL ? model_task (a->m, ts->task)->comm : NULL;
-  return comm == NULL || !g_str_has_prefix (comm, "ksoftirqd/");
+  return comm != NULL && g_str_has_prefix (comm, "ksoftirqd/");
 }
 
 static void
@@ -674,7 +680,7 @@ handle_waking (Assembler *a, const RspModelEvent *ev, gboolean is_new)
    * wake-up ends that sleep (a worker woken by a completion is then the
    * completion's, for whoever it wakes in turn). */
   if (first_seen && !is_new)
-    open_sleep (a, target, m->start_time != 0 && m->start_time < ev->time ? m->start_time : ev->time, 0, 1);
+    open_sleep (a, target, MIN (m->start_time, ev->time), 0, 1);
   if (target->pending.valid && !target->pending.early)
     return; /* the first wake-up is the one that made it runnable */
 
@@ -732,7 +738,7 @@ handle_waking (Assembler *a, const RspModelEvent *ev, gboolean is_new)
                     : (cs->softirq_vec == SOFTIRQ_TIMER || cs->softirq_vec == SOFTIRQ_HRTIMER) ? RSP_SIG_TIMER
                     : RSP_SIG_SOFTIRQ;
           /* receive processing run by the waker's own code: a local send */
-          if (context == RSP_SIG_NET_RX && cs->softirq_in_task)
+          if (context == RSP_SIG_NET_RX && !cs->softirq_at_irq_exit && !is_ksoftirqd (a, ev->tid))
             sender_below = TRUE;
         }
       else if (cs->hardirq_depth > 0)
@@ -1193,7 +1199,7 @@ rsp_assembler_feed (RspAssembler *a, const RspModelEvent *ev)
       if ((cs = cpu_state (a, ev->cpu)) != NULL)
         {
           if (cs->softirq_depth == 0)
-            cs->softirq_in_task = softirq_in_task (a, cs, ev);
+            cs->softirq_at_irq_exit = softirq_at_irq_exit (cs, ev);
           cs->softirq_depth++;
           cs->softirq_vec = ev->u.softirq.vec;
         }
@@ -1203,7 +1209,7 @@ rsp_assembler_feed (RspAssembler *a, const RspModelEvent *ev)
         {
           cs->softirq_depth--;
           /* the interrupt's exit goes on to its next softirq */
-          if (cs->softirq_depth == 0 && !cs->softirq_in_task)
+          if (cs->softirq_depth == 0 && cs->softirq_at_irq_exit)
             {
               cs->irq_tail_time = ev->time;
               cs->irq_tail_vec = (gint) cs->softirq_vec;

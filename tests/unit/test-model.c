@@ -855,6 +855,32 @@ test_stackless_disk (void)
   g_assert_cmpuint (rsp_analysis_category_ns (a, RSP_CAT_HARDWARE), ==, 0);
 }
 
+/* The one sleep of TID that began at START (asserted). */
+static const RspSleep *
+the_sleep (const RspModel *m, gint32 tid, guint64 start)
+{
+  const RspSleep *found = NULL;
+  guint n = 0;
+  for (guint i = 0; i < rsp_model_n_sleeps (m); i++)
+    {
+      const RspSleep *sl = rsp_model_sleep (m, i);
+      if (rsp_model_task (m, sl->task)->tid == tid && sl->start == start)
+        {
+          found = sl;
+          n++;
+        }
+    }
+  g_assert_cmpuint (n, ==, 1);
+  return found;
+}
+
+/* The tid whose run woke SL. */
+static gint32
+waker_tid (const RspModel *m, const RspSleep *sl)
+{
+  return rsp_model_task (m, rsp_model_run (m, sl->waker_run)->task)->tid;
+}
+
 /* A stackless wake-up with no interrupt bracket soon after a completion on
  * the same CPU: the completion's, when it comes inside the run the
  * completion interrupted (an inter-processor interrupt has no bracket);
@@ -887,18 +913,10 @@ test_stackless_task_wake (void)
       sw (&s, T0 + 5 * MS, 0, 100, 0x20, 0, NULL);
       sw (&s, T0 + 5 * MS, 1, 300, 0x20, 0, NULL);
       g_autoptr (RspModel) m = rsp_assembler_finish (s.as);
-      guint checked = 0;
-      for (guint i = 0; i < rsp_model_n_sleeps (m); i++)
-        {
-          const RspSleep *sl = rsp_model_sleep (m, i);
-          if (rsp_model_task (m, sl->task)->tid != 100 || sl->start != T0 + 100 * US)
-            continue;
-          g_assert_cmpint (sl->reason, ==, interrupted ? RSP_WAKE_DISK : RSP_WAKE_RUN);
-          if (!interrupted)
-            g_assert_cmpint (rsp_model_task (m, rsp_model_run (m, sl->waker_run)->task)->tid, ==, 300);
-          checked++;
-        }
-      g_assert_cmpuint (checked, ==, 1);
+      const RspSleep *sl = the_sleep (m, 100, T0 + 100 * US);
+      g_assert_cmpint (sl->reason, ==, interrupted ? RSP_WAKE_DISK : RSP_WAKE_RUN);
+      if (!interrupted)
+        g_assert_cmpint (waker_tid (m, sl), ==, 300);
     }
 }
 
@@ -976,18 +994,10 @@ test_stackless_network (void)
         g_assert_cmpuint (rsp_analysis_category_ns (a, RSP_CAT_NETWORK), ==, 3 * MS - 100 * US + 1 * US);
       else
         g_assert_cmpuint (rsp_analysis_category_ns (a, RSP_CAT_NETWORK), ==, 0);
-      guint checked = 0;
-      for (guint i = 0; i < rsp_model_n_sleeps (m); i++)
-        {
-          const RspSleep *sl = rsp_model_sleep (m, i);
-          if (rsp_model_task (m, sl->task)->tid != 100 || sl->start != T0 + 100 * US)
-            continue;
-          g_assert_cmpint (sl->reason, ==, from_irq ? RSP_WAKE_NETWORK : RSP_WAKE_RUN);
-          if (!from_irq)
-            g_assert_cmpint (rsp_model_task (m, rsp_model_run (m, sl->waker_run)->task)->tid, ==, 200);
-          checked++;
-        }
-      g_assert_cmpuint (checked, ==, 1);
+      const RspSleep *sl = the_sleep (m, 100, T0 + 100 * US);
+      g_assert_cmpint (sl->reason, ==, from_irq ? RSP_WAKE_NETWORK : RSP_WAKE_RUN);
+      if (!from_irq)
+        g_assert_cmpint (waker_tid (m, sl), ==, 200);
     }
 }
 
