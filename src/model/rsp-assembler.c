@@ -698,6 +698,14 @@ handle_waking (Assembler *a, const RspModelEvent *ev, gboolean is_new)
       p.reason = RSP_WAKE_FORK;
       p.waker_run = waker_run;
       target->pending = p;
+      /* the fork record came before the forker's run was known (its
+       * switch-in was missing and is inferred from this event) */
+      if (target->open_sleep != RSP_NONE && waker_run != RSP_NONE)
+        {
+          RspSleep *fs = model_sleep (m, target->open_sleep);
+          if (fs->reason == RSP_WAKE_FORK && fs->waker_run == RSP_NONE)
+            fs->waker_run = waker_run;
+        }
       return;
     }
 

@@ -197,19 +197,67 @@ analysis_new_path (RspAnalysis *a, guint64 start, guint64 end)
   return p.id;
 }
 
+/* Whether task T is task OF or one of its earlier generations (before an
+ * exec). */
+static gboolean
+same_lineage (const RspAnalysis *a, RspIdx t, RspIdx of)
+{
+  for (int hops = 0; of != RSP_NONE && hops < 16; hops++)
+    {
+      if (of == t)
+        return TRUE;
+      const RspTask *ot = &g_array_index (a->m->tasks, RspTask, of);
+      if (ot->generation == 0)
+        return FALSE;
+      of = ot->parent;
+    }
+  return FALSE;
+}
+
+/* The wait that set W's activity going: the last before W that was not a
+ * preemption, followed back across an exec (a run that begins with one
+ * continues the previous generation's last run); NULL if none is known. */
+static const RspSleep *
+wait_before (const RspAnalysis *a, const RspRun *w)
+{
+  for (int hops = 0; hops < 16; hops++)
+    {
+      if (w->prev_sleep != RSP_NONE)
+        {
+          const RspSleep *ws = sleep_at (a, w->prev_sleep);
+          if (ws->reason != RSP_WAKE_PREEMPTION || ws->prev_run == RSP_NONE)
+            return ws;
+          w = run_at (a, ws->prev_run);
+          continue;
+        }
+      if (w->start_kind != RSP_RUN_START_EXEC)
+        return NULL;
+      RspIdx prev = g_array_index (a->m->tasks, RspTask, w->task).parent;
+      RspIdx last = prev != RSP_NONE ? g_array_index (a->m->tasks, RspTask, prev).last_run : RSP_NONE;
+      if (last == RSP_NONE || run_at (a, last) == w)
+        return NULL;
+      w = run_at (a, last);
+    }
+  return NULL;
+}
+
 /* Whether the waker W was set going by the sleeper itself just before it
- * slept: W's own wait before W was ended by the sleeper's last run, or by
- * one of the runs before it that only preemptions separate from the sleep
- * (the paper's pass: write the token, then block reading the answer).  W
- * then works on the sleeper's behalf however long the sleeper took to
- * block after handing off. */
+ * slept: W's own wait before W (across an exec, the previous generation's)
+ * was ended by the sleeper's last run, or W's process was forked by it, or by
+ * one of the runs before it that only preemptions, or a wake-up by W's own
+ * task, separate from the sleep (the paper's pass: write the token, then
+ * block reading the answer; a shell's vfork: the parent waits until the
+ * child execs, then waits for it to exit).  W then works on the sleeper's
+ * behalf however long the sleeper took to block after handing off. */
 static gboolean
 handed_off (const RspAnalysis *a, const RspSleep *s, const RspRun *w)
 {
-  if (w->prev_sleep == RSP_NONE)
+  const RspSleep *ws = wait_before (a, w);
+  if (ws == NULL || (ws->reason != RSP_WAKE_RUN && ws->reason != RSP_WAKE_FORK) || ws->waker_run == RSP_NONE)
     return FALSE;
-  const RspSleep *ws = sleep_at (a, w->prev_sleep);
-  if (ws->reason != RSP_WAKE_RUN || ws->waker_run == RSP_NONE)
+  /* a thread it started is a lane of its own process, not a hand-off */
+  if (ws->reason == RSP_WAKE_FORK
+      && g_array_index (a->m->tasks, RspTask, ws->task).pid == g_array_index (a->m->tasks, RspTask, s->task).pid)
     return FALSE;
   RspIdx r = s->prev_run;
   for (int hops = 0; r != RSP_NONE && hops < 8; hops++)
@@ -217,9 +265,14 @@ handed_off (const RspAnalysis *a, const RspSleep *s, const RspRun *w)
       if (r == ws->waker_run)
         return TRUE;
       const RspRun *run = run_at (a, r);
-      if (run->prev_sleep == RSP_NONE || sleep_at (a, run->prev_sleep)->reason != RSP_WAKE_PREEMPTION)
+      if (run->prev_sleep == RSP_NONE)
         return FALSE;
-      r = sleep_at (a, run->prev_sleep)->prev_run;
+      const RspSleep *before = sleep_at (a, run->prev_sleep);
+      gboolean by_waker = before->reason == RSP_WAKE_RUN && before->waker_run != RSP_NONE
+                          && same_lineage (a, run_at (a, before->waker_run)->task, w->task);
+      if (before->reason != RSP_WAKE_PREEMPTION && !by_waker)
+        return FALSE;
+      r = before->prev_run;
     }
   return FALSE;
 }

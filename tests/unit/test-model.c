@@ -504,6 +504,81 @@ test_fork_exec_origin (void)
   g_assert_cmpuint (worker_ns, ==, 5 * MS);
 }
 
+/* A shell's vfork: S vforks C and waits until C execs; S then waits
+ * 2 ms for a CPU before it blocks in wait4, and the exec'd C, running since
+ * its exec without a break, ends that wait by exiting (before the exec, C
+ * was preempted once; in the second variant S's switch-in before the fork
+ * is lost).  C was set going by
+ * S (the fork, and the exec that woke S), so it is S's child however late S
+ * blocked: one control path, nothing waits on another. */
+static void
+vfork_exec_hand_off (gboolean forker_switch_in_lost)
+{
+  static const char *const vfork_stack[] = { "schedule", "wait_for_vfork_done", "|", "vfork", "evalcommand", NULL };
+  static const char *const wait_stack[] = { "schedule", "do_wait", "|", "wait4", "waitforjob", NULL };
+  Stream s;
+  stream_init (&s);
+  comm (&s, 100, 100, "sh");
+  comm (&s, 300, 300, "other");
+  comm (&s, 400, 400, "another");
+  sw (&s, T0, 0, 0, 0, 100, NULL);                           /* S runs */
+  if (forker_switch_in_lost)
+    {
+      /* S reads, is woken; its switch-in is lost: the fork record is its
+       * first event, before the forker's run is known */
+      sw (&s, T0 + 200 * US, 0, 100, 1, 0, user_read);
+      waking (&s, T0 + 400 * US, 1, 0, 100, NULL);
+    }
+  else
+    sample (&s, T0 + 500 * US, 0, 100, user_work);
+  fork_ev (&s, T0 + 1 * MS, 0, 100, 200, "sh");              /* S vforks C */
+  task_ev (&s, 200, 200);
+  sw (&s, T0 + 1 * MS + 10 * US, 0, 100, 2, 0, vfork_stack); /* and waits for its exec */
+  sw (&s, T0 + 1 * MS + 20 * US, 1, 0, 0, 200, NULL);
+  sw (&s, T0 + 1200 * US, 1, 200, 0, 400, NULL);             /* C is preempted a while */
+  sw (&s, T0 + 1300 * US, 1, 400, 1, 200, user_read);
+  sw (&s, T0 + 1500 * US, 0, 0, 0, 300, NULL);               /* another task takes S's CPU */
+  waking (&s, T0 + 2 * MS, 1, 200, 100, NULL);               /* C's exec releases S */
+  exec_ev (&s, T0 + 2 * MS + 5 * US, 1, 200, "/usr/bin/grandchild");
+  sample (&s, T0 + 3 * MS, 1, 200, user_work);
+  sw (&s, T0 + 4100 * US, 0, 300, 1, 100, user_read);        /* S gets a CPU 2.1 ms later */
+  sw (&s, T0 + 4200 * US, 0, 100, 1, 0, wait_stack);         /* and blocks in wait4 */
+  for (guint k = 5; k < 50; k += 5)
+    sample (&s, T0 + k * MS, 1, 200, user_work);
+  waking (&s, T0 + 50 * MS, 1, 200, 100, NULL);              /* C exits */
+  sw (&s, T0 + 50 * MS + 5 * US, 1, 200, 0x20, 0, NULL);
+  sw (&s, T0 + 50 * MS + 20 * US, 0, 0, 0, 100, NULL);
+  sw (&s, T0 + 51 * MS, 0, 100, 0x20, 0, NULL);
+  g_autoptr (RspModel) m = rsp_assembler_finish (s.as);
+  g_autoptr (RspAnalysis) a = rsp_analysis_new (m, 100, 0, G_MAXUINT64, NULL);
+  check_invariants (a);
+  g_assert_cmpuint (rsp_analysis_n_paths (a), ==, 1);
+  g_assert_cmpuint (rsp_analysis_category_ns (a, RSP_CAT_OTHER_PATH), ==, 0);
+  g_assert_cmpuint (rsp_analysis_category_ns (a, RSP_CAT_UNACCOUNTED), ==, 0);
+  /* the exec'd C is under S's wait4 */
+  guint64 child_ns = 0;
+  for (guint i = 0; i < rsp_analysis_n_segments (a); i++)
+    {
+      const RspSegment *seg = rsp_analysis_segment (a, i);
+      const RspTask *t = rsp_model_task (m, seg->task);
+      if (seg->depth == 1 && t->tid == 200 && t->generation == 1 && seg->start >= T0 + 4200 * US)
+        child_ns += seg->end - seg->start;
+    }
+  g_assert_cmpuint (child_ns, ==, 50 * MS - 4200 * US);
+}
+
+static void
+test_vfork_exec_hand_off (void)
+{
+  vfork_exec_hand_off (FALSE);
+}
+
+static void
+test_vfork_lost_switch_in (void)
+{
+  vfork_exec_hand_off (TRUE);
+}
+
 /* Threads of the process of interest are lanes of control path 0: a lane
  * waiting for another lane that was already running waits "on other path"
  * (path 0), and no new control path counts the other lane twice; a new
@@ -1219,6 +1294,8 @@ main (int argc, char **argv)
   g_test_add_func ("/model/hand-off", test_hand_off);
   g_test_add_func ("/model/fork-exec-origin", test_fork_exec_origin);
   g_test_add_func ("/model/other-path-across-exec", test_other_path_across_exec);
+  g_test_add_func ("/model/vfork-exec-hand-off", test_vfork_exec_hand_off);
+  g_test_add_func ("/model/vfork-lost-switch-in", test_vfork_lost_switch_in);
   g_test_add_func ("/model/own-threads", test_own_threads);
   g_test_add_func ("/model/interrupt", test_interrupt);
   g_test_add_func ("/model/disk", test_disk);
