@@ -132,6 +132,12 @@ ring_free (HeldRing *r)
   r->cap = r->head = r->len = 0;
 }
 
+/* What decoding an event of one tracepoint id needs, looked up once. */
+typedef struct {
+  const RspEvsel *evsel;
+  const struct tep_format_field *pid_field; /* common_pid, if 4 bytes */
+} IdEntry;
+
 struct _RspFtraceStream {
   struct tep_handle *tep;
   guint32 subbuf_size;
@@ -141,6 +147,8 @@ struct _RspFtraceStream {
   guint first_evsel;     /* index of our first evsel in evsels */
   guint32 lost_cpus;     /* CPU blocks of the section that could not be read */
   GHashTable *evsel_of_id; /* tracepoint id -> our RspEvsel* */
+  IdEntry *by_id;          /* the same, by id, with the common_pid field */
+  guint n_by_id;
   /* per evsel index (the reader's numbering): the paired evsel of the other
    * channel, or -1 */
   GArray *twin_of;       /* gint */
@@ -250,6 +258,27 @@ parse_formats (RspFtraceStream *s, Cursor *c, const guint8 *header_page, gsize h
       evsel->ftrace = TRUE;
       g_ptr_array_add (s->evsels, evsel);
       g_hash_table_insert (s->evsel_of_id, GINT_TO_POINTER (event->id), evsel);
+    }
+  /* the ids are the kernel's tracepoint numbers, a few thousand at most;
+   * an event's id is 16 bits */
+  guint max_id = 0;
+  GHashTableIter it;
+  gpointer key, value;
+  g_hash_table_iter_init (&it, s->evsel_of_id);
+  while (g_hash_table_iter_next (&it, &key, &value))
+    max_id = MAX (max_id, (guint) GPOINTER_TO_INT (key));
+  s->n_by_id = g_hash_table_size (s->evsel_of_id) > 0 ? MIN (max_id, (guint) G_MAXUINT16) + 1 : 0;
+  s->by_id = g_new0 (IdEntry, MAX (s->n_by_id, 1));
+  g_hash_table_iter_init (&it, s->evsel_of_id);
+  while (g_hash_table_iter_next (&it, &key, &value))
+    {
+      guint id = (guint) GPOINTER_TO_INT (key);
+      if (id >= s->n_by_id)
+        continue;
+      const RspEvsel *evsel = value;
+      const struct tep_format_field *f = tep_find_common_field ((struct tep_event *) evsel->tp, "common_pid");
+      s->by_id[id].evsel = evsel;
+      s->by_id[id].pid_field = f != NULL && f->size == 4 ? f : NULL;
     }
   return TRUE;
 
@@ -434,6 +463,7 @@ rsp_ftrace_stream_free (RspFtraceStream *s)
   g_array_unref (s->cpus);
   g_clear_pointer (&s->twin_of, g_array_unref);
   g_hash_table_unref (s->evsel_of_id);
+  g_free (s->by_id);
   g_hash_table_unref (s->tgid_of);
   tep_free (s->tep);
   g_free (s);
@@ -613,7 +643,8 @@ fill_event (RspFtraceStream *s, const CpuCursor *cc, RspEvent *event)
 {
   guint16 type;
   memcpy (&type, cc->payload, 2);
-  const RspEvsel *evsel = g_hash_table_lookup (s->evsel_of_id, GINT_TO_POINTER ((gint) type));
+  const IdEntry *entry = type < s->n_by_id ? &s->by_id[type] : NULL;
+  const RspEvsel *evsel = entry != NULL ? entry->evsel : NULL;
   if (evsel == NULL)
     {
       s->stats.unknown_ids++;
@@ -628,8 +659,8 @@ fill_event (RspFtraceStream *s, const CpuCursor *cc, RspEvent *event)
   event->sample.raw = cc->payload;
   event->sample.raw_size = cc->payload_size;
   gint32 tid = -1;
-  const struct tep_format_field *f = tep_find_common_field ((struct tep_event *) evsel->tp, "common_pid");
-  if (f != NULL && (guint64) f->offset + 4 <= cc->payload_size && f->size == 4)
+  const struct tep_format_field *f = entry->pid_field;
+  if (f != NULL && (guint64) f->offset + 4 <= cc->payload_size)
     memcpy (&tid, cc->payload + f->offset, 4);
   event->tid = tid;
   gpointer pid = g_hash_table_lookup (s->tgid_of, GINT_TO_POINTER (tid));
