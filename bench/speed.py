@@ -13,6 +13,9 @@ Makes (once; --remake to make them again), as root, in DIR:
                   many short processes, many binaries
   messaging.rsp   rsp record of `perf bench sched messaging -g 8 -l 400`:
                   a large recording
+  make-dwarf.perf.data  the same make under plain `perf record` with RSP's
+                  event set and `--call-graph dwarf` instead of -g (user
+                  stacks copied, unwound when read: no frame pointers needed)
 then runs each tool once untimed (warm page cache, warm symbol files, and
 rsp's cache of the kernel's symbols made) and REPS times, and prints a
 Markdown table: the best wall time of each (the whole process, fork to
@@ -77,6 +80,20 @@ def record(rsp, out, command, cwd=None):
         sys.exit("speed: rsp record %s failed: %s" % (" ".join(command), proc.stderr[-2000:]))
 
 
+def make_dwarf_recording(directory):
+    """make -j2 under plain perf record with DWARF call graphs."""
+    perf = shutil.which("perf")
+    src = os.path.join(directory, "make-src")
+    make_sources(src)
+    subprocess.run(["make", "-s", "-C", src, "clean"], check=True)
+    argv = rsptest.perf_record_argv(perf, os.path.join(directory, "make-dwarf.perf.data"),
+                                    ["make", "-s", "-j2", "-C", src])
+    argv[argv.index("-g")] = "--call-graph=dwarf,8192"
+    proc = subprocess.run(argv, capture_output=True, text=True)
+    if proc.returncode != 0:
+        sys.exit("speed: perf record --call-graph dwarf failed: %s" % proc.stderr[-2000:])
+
+
 def make_recordings(rsp, build, directory):
     pingpong = os.path.join(build, "tests", "workloads", "pingpong")
     small_cmd = ["sh", "-c", "%s 100 20000 && ls -R /usr/include >/dev/null" % pingpong]
@@ -114,9 +131,12 @@ def main():
         ("plain perf.data of the same workload (RSP's event set)", "small.perf.data", ["--comm", "pingpong"]),
         ("RSP recording of `make -j2` over 24 C files", "make.rsp", []),
         ("RSP recording of `perf bench sched messaging -g 8 -l 400`", "messaging.rsp", []),
+        ("plain perf.data of the `make -j2`, `--call-graph dwarf`", "make-dwarf.perf.data", ["--comm", "make"]),
     ]
-    if args.remake or not all(os.path.exists(os.path.join(args.dir, f[1])) for f in files):
+    if args.remake or not all(os.path.exists(os.path.join(args.dir, f[1])) for f in files[:4]):
         make_recordings(rsp, args.build, args.dir)
+    if args.remake or not os.path.exists(os.path.join(args.dir, files[4][1])):
+        make_dwarf_recording(args.dir)
 
     rev = subprocess.run(["git", "-C", ROOT, "rev-parse", "--short", "HEAD"], capture_output=True,
                          text=True).stdout.strip()

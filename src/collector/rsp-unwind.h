@@ -11,6 +11,7 @@
 #pragma once
 
 #include <glib.h>
+#include <libelf.h>
 
 #include "rsp-event.h"
 
@@ -50,5 +51,10 @@ gboolean rsp_unwinder_can_unwind (const RspSample *sample);
  * reports them.  Returns the number written, at most MAX. */
 guint rsp_unwinder_unwind (RspUnwinder *self, gint32 pid, gint32 tid, guint maps_generation,
                            const RspSample *sample, guint64 *pcs, guint max);
+
+/* Whether ELF has a non-empty .eh_frame: the unwinder gives libdwfl a
+ * binary's debug file (for its .debug_frame) only when it has none, since
+ * loading one decompresses all its debug sections. */
+gboolean rsp_unwind_elf_has_eh_frame (Elf *elf);
 
 G_END_DECLS

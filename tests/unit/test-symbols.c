@@ -16,6 +16,7 @@
 #include "rsp-elf-store.h"
 #include "rsp-maps.h"
 #include "rsp-symbols.h"
+#include "rsp-unwind.h"
 #include "symbols/symfix.h"
 
 #define K(x) G_GUINT64_CONSTANT (0xffffffff00000000) + (x)
@@ -1290,6 +1291,41 @@ test_callchain (void)
   fixture_close (&f);
 }
 
+/* The unwinder hands libdwfl a binary's debug file only when the binary
+ * has no .eh_frame of its own: the stripped library has one (it keeps the
+ * loadable sections), its debug file has none with contents (objcopy
+ * --only-keep-debug leaves it NOBITS), a file without sections has none. */
+static void
+test_unwind_eh_frame (void)
+{
+  g_autofree char *stripped = fixture_path ("libsymfix-stripped.so");
+  g_autofree char *debug = fixture_path ("libsymfix.debug");
+  if (stripped == NULL || debug == NULL)
+    {
+      g_test_skip ("libsymfix-stripped.so or libsymfix.debug not built (no objcopy)");
+      return;
+    }
+  elf_version (EV_CURRENT);
+  const char *paths[] = { stripped, debug };
+  const gboolean expect[] = { TRUE, FALSE };
+  for (guint i = 0; i < G_N_ELEMENTS (paths); i++)
+    {
+      int fd = open (paths[i], O_RDONLY | O_CLOEXEC);
+      g_assert_cmpint (fd, >=, 0);
+      Elf *elf = elf_begin (fd, ELF_C_READ_MMAP, NULL);
+      g_assert_nonnull (elf);
+      g_assert_cmpint (rsp_unwind_elf_has_eh_frame (elf), ==, expect[i]);
+      elf_end (elf);
+      close (fd);
+    }
+  g_assert_false (rsp_unwind_elf_has_eh_frame (NULL));
+  static const char not_elf[] = "not an ELF file at all";
+  Elf *mem = elf_memory ((char *) not_elf, sizeof not_elf);
+  g_assert_false (rsp_unwind_elf_has_eh_frame (mem));
+  if (mem != NULL)
+    elf_end (mem);
+}
+
 /* ------------------------------------------------------------------------ */
 /* DWARF unwinding of a stack captured here                                 */
 
@@ -1723,6 +1759,7 @@ main (int argc, char **argv)
   g_test_add_func ("/symbols/maps/fork-exec", test_fork_exec);
   g_test_add_func ("/symbols/callchain/markers", test_callchain);
   g_test_add_func ("/symbols/unwind/in-process", test_unwind_in_process);
+  g_test_add_func ("/symbols/unwind/eh-frame", test_unwind_eh_frame);
 
   return g_test_run ();
 }
