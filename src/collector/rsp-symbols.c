@@ -610,6 +610,11 @@ rsp_symbolizer_process_event (RspSymbolizer *self, const RspEvent *event)
       if (event->u.fork.pid != event->u.fork.ppid)
         rsp_maps_fork (self->maps, event->u.fork.ppid, event->u.fork.pid);
       break;
+    case PERF_RECORD_EXIT:
+      /* the process, not one of its threads (those share its unwinder) */
+      if (event->u.fork.pid == event->u.fork.tid && self->unwinder != NULL)
+        rsp_unwinder_forget (self->unwinder, event->u.fork.pid);
+      break;
     default:
       break;
     }

@@ -374,6 +374,17 @@ get_process (RspUnwinder *self, gint32 pid, guint generation)
   return p;
 }
 
+void
+rsp_unwinder_forget (RspUnwinder *self, gint32 pid)
+{
+  g_return_if_fail (self != NULL);
+  UnwindProcess *p = g_hash_table_lookup (self->processes, GINT_TO_POINTER (pid));
+  if (p == NULL)
+    return;
+  g_queue_unlink (&self->lru, &p->lru_link);
+  g_hash_table_remove (self->processes, GINT_TO_POINTER (pid));
+}
+
 RspUnwinder *
 rsp_unwinder_new (RspUnwindFindModule find_module, gpointer user_data)
 {

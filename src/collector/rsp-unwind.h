@@ -52,6 +52,12 @@ gboolean rsp_unwinder_can_unwind (const RspSample *sample);
 guint rsp_unwinder_unwind (RspUnwinder *self, gint32 pid, gint32 tid, guint maps_generation,
                            const RspSample *sample, guint64 *pcs, guint max);
 
+/* Drops what was kept for process PID (it exited): a build's hundreds of
+ * short processes would otherwise each hold their binaries' parsed CFI
+ * until 32 newer ones pushed them out.  Unwinding PID again starts
+ * afresh. */
+void rsp_unwinder_forget (RspUnwinder *self, gint32 pid);
+
 /* Whether ELF has a non-empty .eh_frame: the unwinder gives libdwfl a
  * binary's debug file (for its .debug_frame) only when it has none, since
  * loading one decompresses all its debug sections. */

@@ -1503,6 +1503,20 @@ test_unwind_in_process (void)
     g_assert_true (found_main);
   }
 
+  /* The process exits: what was kept for it goes, and unwinding it again
+   * (a sample ordered after its exit) starts afresh with the same result. */
+  {
+    RspEvent exit_ev = { .type = PERF_RECORD_EXIT, .pid = pid, .tid = pid };
+    exit_ev.u.fork.pid = exit_ev.u.fork.tid = pid;
+    exit_ev.u.fork.ppid = exit_ev.u.fork.ptid = 1;
+    guint before = n;
+    rsp_symbolizer_process_event (sym, &exit_ev);
+    n = rsp_symbolizer_resolve_callchain (sym, &ev, frames, G_N_ELEMENTS (frames));
+    g_assert_cmpuint (n, ==, before);
+    g_assert_cmpstr (frames[0].symbol, ==, "unwind_level3");
+    g_assert_cmpstr (frames[3].symbol, ==, "test_unwind_in_process");
+  }
+
   /* Unwinding off: the callchain as recorded. */
   rsp_symbolizer_set_dwarf_unwind (sym, FALSE);
   n = rsp_symbolizer_resolve_callchain (sym, &ev, frames, G_N_ELEMENTS (frames));
