@@ -44,6 +44,10 @@ rsp_cmd_view (int argc, char **argv)
       g_autofree char *path = g_file_get_path (file);
       rsp_window_preload (path);
     }
+  /* the help's usage line names the command the user typed; a window's
+   * program name (WM_CLASS) stays what it was */
+  if (asks_for_help (argc, argv))
+    g_set_prgname ("rsp view");
   g_autoptr (RspApplication) app = rsp_application_new ();
   /* argv[0] is "view": GApplication takes it as the program name */
   int status = g_application_run (G_APPLICATION (app), argc, argv);
