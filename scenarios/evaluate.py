@@ -1146,13 +1146,12 @@ def document(results, args, facts, failures):
         "answered 0.5 µs after a disk interrupt's softirq ended in its run (0.12 ms remain).",
         "",
         "**What changed with the hand-off rule for forks** (2026-11-27, the same recordings): a "
-        "waker that the sleeper set going by forking it, or by a wake-up just before it slept, is "
-        "the sleeper's child even when the sleeper blocked late (a shell waiting milliseconds for a "
-        "CPU between its vfork and its wait4), and a fork recorded before its forker's inferred run "
-        "now names that run. pass and database lost a second control path of 0.17 ms and 0.07 ms "
-        "(a waker that was in fact the sleeper's hand-off), media's *waiting on other path* went "
-        "from 4.1 to 2.4 ms, the difference now counted in the threads that did the work (1.2 ms "
-        "in understood functions, 0.5 ms running unsampled); the other scenarios did not change.",
+        "waker that the sleeper set going by forking it is the sleeper's child even when the "
+        "sleeper blocked late (a shell waiting milliseconds for a CPU between its vfork and its "
+        "wait4); a waker the sleeper woke and that was preempted since counts as set going by it "
+        "too; and a fork recorded before its forker's inferred run now names that run. Only "
+        "media moved, by 0.1 ms (*waiting on other path* 4.1 → 4.0 ms, now work in understood "
+        "functions).",
     ]
     if recorded:
         out.append("")

@@ -703,7 +703,8 @@ handle_waking (Assembler *a, const RspModelEvent *ev, gboolean is_new)
       if (target->open_sleep != RSP_NONE && waker_run != RSP_NONE)
         {
           RspSleep *fs = model_sleep (m, target->open_sleep);
-          if (fs->reason == RSP_WAKE_FORK && fs->waker_run == RSP_NONE)
+          if (fs->reason == RSP_WAKE_FORK && fs->waker_run == RSP_NONE
+              && model_run (m, waker_run)->start <= fs->start)
             fs->waker_run = waker_run;
         }
       return;

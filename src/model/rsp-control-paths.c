@@ -220,7 +220,8 @@ same_lineage (const RspAnalysis *a, RspIdx t, RspIdx of)
 static const RspSleep *
 wait_before (const RspAnalysis *a, const RspRun *w)
 {
-  for (int hops = 0; hops < 16; hops++)
+  /* a child preempted many times between its fork and its exec */
+  for (int hops = 0; hops < 4096; hops++)
     {
       if (w->prev_sleep != RSP_NONE)
         {
@@ -243,12 +244,13 @@ wait_before (const RspAnalysis *a, const RspRun *w)
 
 /* Whether the waker W was set going by the sleeper itself just before it
  * slept: W's own wait before W (across an exec, the previous generation's)
- * was ended by the sleeper's last run, or W's process was forked by it, or by
- * one of the runs before it that only preemptions, or a wake-up by W's own
- * task, separate from the sleep (the paper's pass: write the token, then
- * block reading the answer; a shell's vfork: the parent waits until the
- * child execs, then waits for it to exit).  W then works on the sleeper's
- * behalf however long the sleeper took to block after handing off. */
+ * was ended by the sleeper's last run, or W's process was forked by it, or
+ * by one of the runs before it that only preemptions (or, for a fork, a
+ * wake-up by W's own task) separate from the sleep.  The paper's pass
+ * writes the token, then blocks reading the answer; a shell's vfork waits
+ * until the child execs, then waits for it to exit.  W then works on the
+ * sleeper's behalf however long the sleeper took to block after handing
+ * off. */
 static gboolean
 handed_off (const RspAnalysis *a, const RspSleep *s, const RspRun *w)
 {
@@ -260,7 +262,7 @@ handed_off (const RspAnalysis *a, const RspSleep *s, const RspRun *w)
       && g_array_index (a->m->tasks, RspTask, ws->task).pid == g_array_index (a->m->tasks, RspTask, s->task).pid)
     return FALSE;
   RspIdx r = s->prev_run;
-  for (int hops = 0; r != RSP_NONE && hops < 8; hops++)
+  for (int hops = 0; r != RSP_NONE && hops < 64; hops++)
     {
       if (r == ws->waker_run)
         return TRUE;
@@ -268,7 +270,9 @@ handed_off (const RspAnalysis *a, const RspSleep *s, const RspRun *w)
       if (run->prev_sleep == RSP_NONE)
         return FALSE;
       const RspSleep *before = sleep_at (a, run->prev_sleep);
-      gboolean by_waker = before->reason == RSP_WAKE_RUN && before->waker_run != RSP_NONE
+      /* the vfork release: only for a child the sleeper forked */
+      gboolean by_waker = ws->reason == RSP_WAKE_FORK && before->reason == RSP_WAKE_RUN
+                          && before->waker_run != RSP_NONE
                           && same_lineage (a, run_at (a, before->waker_run)->task, w->task);
       if (before->reason != RSP_WAKE_PREEMPTION && !by_waker)
         return FALSE;
