@@ -495,8 +495,8 @@ read_symbols (Elf *elf, GElf_Word type, const RspElfFile *file, SymBuilder *b)
   return TRUE;
 }
 
-static Elf_Scn *
-find_section_by_name (Elf *elf, const char *name, GElf_Shdr *shdr)
+Elf_Scn *
+rsp_elf_find_section_by_name (Elf *elf, const char *name, GElf_Shdr *shdr)
 {
   size_t shstrndx;
   Elf_Scn *scn = NULL;
@@ -564,7 +564,7 @@ static gboolean
 read_mini_debuginfo (Elf *bin, const RspElfFile *file, SymBuilder *b)
 {
   GElf_Shdr shdr;
-  Elf_Scn *scn = find_section_by_name (bin, ".gnu_debugdata", &shdr);
+  Elf_Scn *scn = rsp_elf_find_section_by_name (bin, ".gnu_debugdata", &shdr);
   if (scn == NULL || shdr.sh_type == SHT_NOBITS)
     return FALSE;
   Elf_Data *data = elf_rawdata (scn, NULL);
@@ -602,11 +602,11 @@ synthesize_plt (Elf *elf, const RspElfFile *file, SymBuilder *b)
   guint n_table = b->syms->len;
   g_autoptr (GArray) stubs = g_array_new (FALSE, FALSE, sizeof (ElfSymTmp));
 
-  if (find_section_by_name (elf, ".plt", &plt) == NULL || plt.sh_type != SHT_PROGBITS)
+  if (rsp_elf_find_section_by_name (elf, ".plt", &plt) == NULL || plt.sh_type != SHT_PROGBITS)
     return;
-  rel_scn = find_section_by_name (elf, ".rela.plt", &rel);
+  rel_scn = rsp_elf_find_section_by_name (elf, ".rela.plt", &rel);
   if (rel_scn == NULL)
-    rel_scn = find_section_by_name (elf, ".rel.plt", &rel);
+    rel_scn = rsp_elf_find_section_by_name (elf, ".rel.plt", &rel);
   if (rel_scn == NULL || (rel.sh_type != SHT_RELA && rel.sh_type != SHT_REL) ||
       rel.sh_entsize == 0)
     return;
@@ -623,7 +623,7 @@ synthesize_plt (Elf *elf, const RspElfFile *file, SymBuilder *b)
 
   x86_64 = gelf_getehdr (elf, &ehdr) != NULL && ehdr.e_machine == EM_X86_64;
   n_rel = MIN (rel.sh_size / rel.sh_entsize, 1u << 20);
-  has_sec = find_section_by_name (elf, ".plt.sec", &plt_sec) != NULL &&
+  has_sec = rsp_elf_find_section_by_name (elf, ".plt.sec", &plt_sec) != NULL &&
             plt_sec.sh_type == SHT_PROGBITS;
   if (has_sec)
     {

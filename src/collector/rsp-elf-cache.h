@@ -14,6 +14,7 @@
  */
 #pragma once
 
+#include <gelf.h>
 #include <glib.h>
 
 G_BEGIN_DECLS
@@ -113,6 +114,9 @@ void rsp_elf_cache_set_store_dir (RspElfCache *self, const char *dir);
 /* How many of the files loaded came from that store. */
 guint rsp_elf_cache_n_from_store (const RspElfCache *self);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (RspElfFile, rsp_elf_file_free)
+
+/* The first section of ELF named NAME, its header in SHDR; NULL if none. */
+Elf_Scn *rsp_elf_find_section_by_name (Elf *elf, const char *name, GElf_Shdr *shdr);
 
 /* "0123abcd..." for a build id; the result is owned by the caller. */
 char *rsp_build_id_to_hex (const guint8 *build_id, guint size);

@@ -146,8 +146,7 @@ struct _RspFtraceStream {
   GPtrArray *evsels;     /* the reader's; ours are appended */
   guint first_evsel;     /* index of our first evsel in evsels */
   guint32 lost_cpus;     /* CPU blocks of the section that could not be read */
-  GHashTable *evsel_of_id; /* tracepoint id -> our RspEvsel* */
-  IdEntry *by_id;          /* the same, by id, with the common_pid field */
+  IdEntry *by_id;          /* tracepoint id -> our RspEvsel and its common_pid field */
   guint n_by_id;
   /* per evsel index (the reader's numbering): the paired evsel of the other
    * channel, or -1 */
@@ -209,6 +208,7 @@ parse_formats (RspFtraceStream *s, Cursor *c, const guint8 *header_page, gsize h
   g_autoptr (GPtrArray) systems = g_ptr_array_new_with_free_func (g_free);
   g_autoptr (GPtrArray) formats = g_ptr_array_new_with_free_func (g_free);
   g_autofree char *header = g_strndup ((const char *) header_page, header_len);
+  g_autoptr (GHashTable) evsel_of_id = g_hash_table_new (g_direct_hash, g_direct_equal);
   if (!take_u32 (c, &n_formats) || n_formats > MAX_FORMATS)
     goto damaged;
   for (guint32 i = 0; i < n_formats; i++)
@@ -245,7 +245,7 @@ parse_formats (RspFtraceStream *s, Cursor *c, const guint8 *header_page, gsize h
       const char *name = text + strlen ("name: ");
       g_autofree char *ev_name = g_strndup (name, strcspn (name, "\n"));
       struct tep_event *event = tep_find_event_by_name (s->tep, sys, ev_name);
-      if (event == NULL || g_hash_table_contains (s->evsel_of_id, GINT_TO_POINTER (event->id)))
+      if (event == NULL || g_hash_table_contains (evsel_of_id, GINT_TO_POINTER (event->id)))
         continue;
       RspEvsel *evsel = g_new0 (RspEvsel, 1);
       evsel->index = s->evsels->len;
@@ -257,19 +257,19 @@ parse_formats (RspFtraceStream *s, Cursor *c, const guint8 *header_page, gsize h
       evsel->tp = event;
       evsel->ftrace = TRUE;
       g_ptr_array_add (s->evsels, evsel);
-      g_hash_table_insert (s->evsel_of_id, GINT_TO_POINTER (event->id), evsel);
+      g_hash_table_insert (evsel_of_id, GINT_TO_POINTER (event->id), evsel);
     }
   /* the ids are the kernel's tracepoint numbers, a few thousand at most;
    * an event's id is 16 bits */
   guint max_id = 0;
   GHashTableIter it;
   gpointer key, value;
-  g_hash_table_iter_init (&it, s->evsel_of_id);
+  g_hash_table_iter_init (&it, evsel_of_id);
   while (g_hash_table_iter_next (&it, &key, &value))
     max_id = MAX (max_id, (guint) GPOINTER_TO_INT (key));
-  s->n_by_id = g_hash_table_size (s->evsel_of_id) > 0 ? MIN (max_id, (guint) G_MAXUINT16) + 1 : 0;
+  s->n_by_id = g_hash_table_size (evsel_of_id) > 0 ? MIN (max_id, (guint) G_MAXUINT16) + 1 : 0;
   s->by_id = g_new0 (IdEntry, MAX (s->n_by_id, 1));
-  g_hash_table_iter_init (&it, s->evsel_of_id);
+  g_hash_table_iter_init (&it, evsel_of_id);
   while (g_hash_table_iter_next (&it, &key, &value))
     {
       guint id = (guint) GPOINTER_TO_INT (key);
@@ -409,7 +409,6 @@ stream_new (const guint8 *data, gsize size, GPtrArray *evsels, gboolean borrow, 
   s->long_size = long_size;
   s->evsels = evsels;
   s->first_evsel = evsels->len;
-  s->evsel_of_id = g_hash_table_new (g_direct_hash, g_direct_equal);
   s->cpus = g_array_new (FALSE, TRUE, sizeof (CpuCursor));
   g_array_set_clear_func (s->cpus, cpu_cursor_clear);
   s->tgid_of = g_hash_table_new (g_direct_hash, g_direct_equal);
@@ -462,7 +461,6 @@ rsp_ftrace_stream_free (RspFtraceStream *s)
   ring_free (&s->recent);
   g_array_unref (s->cpus);
   g_clear_pointer (&s->twin_of, g_array_unref);
-  g_hash_table_unref (s->evsel_of_id);
   g_free (s->by_id);
   g_hash_table_unref (s->tgid_of);
   tep_free (s->tep);

@@ -248,19 +248,9 @@ cb_frame (Dwfl_Frame *state, void *arg)
 gboolean
 rsp_unwind_elf_has_eh_frame (Elf *elf)
 {
-  size_t shstrndx;
-  if (elf == NULL || elf_getshdrstrndx (elf, &shstrndx) != 0)
-    return FALSE;
-  for (Elf_Scn *scn = elf_nextscn (elf, NULL); scn != NULL; scn = elf_nextscn (elf, scn))
-    {
-      GElf_Shdr shdr;
-      if (gelf_getshdr (scn, &shdr) == NULL || shdr.sh_type == SHT_NOBITS || shdr.sh_size == 0)
-        continue;
-      const char *name = elf_strptr (elf, shstrndx, shdr.sh_name);
-      if (name != NULL && strcmp (name, ".eh_frame") == 0)
-        return TRUE;
-    }
-  return FALSE;
+  GElf_Shdr shdr;
+  return elf != NULL && rsp_elf_find_section_by_name (elf, ".eh_frame", &shdr) != NULL
+         && shdr.sh_type != SHT_NOBITS && shdr.sh_size > 0;
 }
 
 /* Looks for debug files the way the ELF cache does, without debuginfod

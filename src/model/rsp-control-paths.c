@@ -148,6 +148,18 @@ emit_with_origin (RspAnalysis *a, RspIdx task, guint64 ws, guint64 we, guint32 p
   return n + analysis_emit_timeline (a, task, from, we, path, depth, parent_seg);
 }
 
+/* The run that RUN continues when it begins with an exec: the previous
+ * generation's last run; RSP_NONE otherwise, or when none is known. */
+static RspIdx
+run_before_exec (const RspAnalysis *a, const RspRun *run)
+{
+  if (run->start_kind != RSP_RUN_START_EXEC)
+    return RSP_NONE;
+  RspIdx prev = g_array_index (a->m->tasks, RspTask, run->task).parent;
+  RspIdx last = prev != RSP_NONE ? g_array_index (a->m->tasks, RspTask, prev).last_run : RSP_NONE;
+  return last != RSP_NONE && run_at (a, last) != run ? last : RSP_NONE;
+}
+
 /* Where the activity that ends with run W began on behalf of someone: walk
  * back over W's task while its runs were woken by anything but TASK
  * (the one that set it going), not before the analysis start. */
@@ -161,18 +173,14 @@ chain_start (RspAnalysis *a, RspIdx w, RspIdx setter_task)
       if (run->start <= a->start)
         return a->start;
       RspIdx sl = run->prev_sleep;
-      if (sl == RSP_NONE && run->start_kind == RSP_RUN_START_EXEC)
+      if (sl == RSP_NONE)
         {
-          /* an exec continues the previous generation's last run */
-          RspIdx prev = g_array_index (a->m->tasks, RspTask, run->task).parent;
-          RspIdx last = prev != RSP_NONE ? g_array_index (a->m->tasks, RspTask, prev).last_run : RSP_NONE;
-          if (last == RSP_NONE || last == r)
+          RspIdx before = run_before_exec (a, run);
+          if (before == RSP_NONE)
             return run->start;
-          r = last;
+          r = before;
           continue;
         }
-      if (sl == RSP_NONE)
-        return run->start;
       const RspSleep *s = sleep_at (a, sl);
       if ((s->reason == RSP_WAKE_RUN || s->reason == RSP_WAKE_FORK) && s->waker_run != RSP_NONE
           && run_at (a, s->waker_run)->task == setter_task)
@@ -231,13 +239,10 @@ wait_before (const RspAnalysis *a, const RspRun *w)
           w = run_at (a, ws->prev_run);
           continue;
         }
-      if (w->start_kind != RSP_RUN_START_EXEC)
+      RspIdx before = run_before_exec (a, w);
+      if (before == RSP_NONE)
         return NULL;
-      RspIdx prev = g_array_index (a->m->tasks, RspTask, w->task).parent;
-      RspIdx last = prev != RSP_NONE ? g_array_index (a->m->tasks, RspTask, prev).last_run : RSP_NONE;
-      if (last == RSP_NONE || run_at (a, last) == w)
-        return NULL;
-      w = run_at (a, last);
+      w = run_at (a, before);
     }
   return NULL;
 }

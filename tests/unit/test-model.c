@@ -446,6 +446,22 @@ test_other_path_across_exec (void)
   g_assert_cmpuint (rsp_analysis_category_ns (a, RSP_CAT_UNACCOUNTED), ==, 0);
 }
 
+/* The time of generation GENERATION of task TID as a child (depth 1) of
+ * a sleep of the process of interest, in segments from FROM on. */
+static guint64
+child_ns (const RspAnalysis *a, const RspModel *m, gint32 tid, guint32 generation, guint64 from)
+{
+  guint64 ns = 0;
+  for (guint i = 0; i < rsp_analysis_n_segments (a); i++)
+    {
+      const RspSegment *seg = rsp_analysis_segment (a, i);
+      const RspTask *t = rsp_model_task (m, seg->task);
+      if (seg->depth == 1 && t->tid == tid && t->generation == generation && seg->start >= from)
+        ns += seg->end - seg->start;
+    }
+  return ns;
+}
+
 /* A server that forks and execs a worker per connection: A connects to the
  * listener M and waits; M forks C, C execs and answers A.  A's wait is
  * explained all the way: M (accept, fork) before the fork, C before its
@@ -485,23 +501,9 @@ test_fork_exec_origin (void)
   g_assert_cmpuint (rsp_analysis_category_ns (a, RSP_CAT_OTHER_PATH), ==, 0);
   g_assert_cmpuint (rsp_analysis_total_ns (a), ==, 9 * MS);
   /* under A's wait: M until the fork, C until its exec, then the worker */
-  guint64 listener_ns = 0, pre_exec_ns = 0, worker_ns = 0;
-  for (guint i = 0; i < rsp_analysis_n_segments (a); i++)
-    {
-      const RspSegment *seg = rsp_analysis_segment (a, i);
-      const RspTask *t = rsp_model_task (m, seg->task);
-      if (seg->depth != 1)
-        continue;
-      if (t->tid == 200)
-        listener_ns += seg->end - seg->start;
-      else if (t->tid == 300 && t->generation == 0)
-        pre_exec_ns += seg->end - seg->start;
-      else if (t->tid == 300 && t->generation == 1)
-        worker_ns += seg->end - seg->start;
-    }
-  g_assert_cmpuint (listener_ns, ==, 2 * MS - (1 * MS + 10 * US));
-  g_assert_cmpuint (pre_exec_ns, ==, 1 * MS);
-  g_assert_cmpuint (worker_ns, ==, 5 * MS);
+  g_assert_cmpuint (child_ns (a, m, 200, 0, 0), ==, 2 * MS - (1 * MS + 10 * US));
+  g_assert_cmpuint (child_ns (a, m, 300, 0, 0), ==, 1 * MS);
+  g_assert_cmpuint (child_ns (a, m, 300, 1, 0), ==, 5 * MS);
 }
 
 /* A shell's vfork: S vforks C and waits until C execs; S then waits
@@ -556,15 +558,7 @@ vfork_exec_hand_off (gboolean forker_switch_in_lost)
   g_assert_cmpuint (rsp_analysis_category_ns (a, RSP_CAT_OTHER_PATH), ==, 0);
   g_assert_cmpuint (rsp_analysis_category_ns (a, RSP_CAT_UNACCOUNTED), ==, 0);
   /* the exec'd C is under S's wait4 */
-  guint64 child_ns = 0;
-  for (guint i = 0; i < rsp_analysis_n_segments (a); i++)
-    {
-      const RspSegment *seg = rsp_analysis_segment (a, i);
-      const RspTask *t = rsp_model_task (m, seg->task);
-      if (seg->depth == 1 && t->tid == 200 && t->generation == 1 && seg->start >= T0 + 4200 * US)
-        child_ns += seg->end - seg->start;
-    }
-  g_assert_cmpuint (child_ns, ==, 50 * MS - 4200 * US);
+  g_assert_cmpuint (child_ns (a, m, 200, 1, T0 + 4200 * US), ==, 50 * MS - 4200 * US);
 }
 
 static void
