@@ -23,6 +23,7 @@
 #include "rsp-ftrace-section.h"
 #include "rsp-perf-reader.h"
 #include "rsp-tep-guard.h"
+#include "rsp-tid-map.h"
 
 #define MAX_FORMATS 4096
 #define MAX_CPUS 8192
@@ -98,7 +99,9 @@ ring_pop_head (HeldRing *r)
   r->len--;
 }
 
-/* A new slot at the tail, zeroed; valid until the ring changes. */
+/* A new slot at the tail, its event to be written whole by the caller
+ * (every filler does: rsp_perf_record_decode() clears the event first);
+ * valid until the ring changes. */
 static Held *
 ring_push_tail (HeldRing *r)
 {
@@ -115,7 +118,7 @@ ring_push_tail (HeldRing *r)
     }
   r->len++;
   Held *h = ring_nth (r, r->len - 1);
-  memset (h, 0, sizeof *h);
+  h->twin_taken = FALSE;
   return h;
 }
 
@@ -156,8 +159,14 @@ struct _RspFtraceStream {
   HeldRing ahead;        /* perf events pulled, not yet delivered */
   HeldRing recent;       /* perf events delivered within the window, twin candidates */
   gboolean perf_done;
-  GHashTable *tgid_of;   /* tid -> pid, learnt from perf's events */
+  RspTidMap *tgid_of;    /* tid -> pid (GINT_TO_POINTER), learnt from perf's events */
   RspFtraceStats stats;
+  /* what rsp_ftrace_stream_next_ref() returns when the event is not held in
+   * a ring: the instance's current event (only the fields fill_event() sets
+   * are ever written: the rest stays zero) and perf's once the instance is
+   * done */
+  RspEvent ours;
+  RspEvent direct;
 };
 
 typedef struct {
@@ -411,7 +420,7 @@ stream_new (const guint8 *data, gsize size, GPtrArray *evsels, gboolean borrow, 
   s->first_evsel = evsels->len;
   s->cpus = g_array_new (FALSE, TRUE, sizeof (CpuCursor));
   g_array_set_clear_func (s->cpus, cpu_cursor_clear);
-  s->tgid_of = g_hash_table_new (g_direct_hash, g_direct_equal);
+  s->tgid_of = rsp_tid_map_new ();
   s->tep = tep_alloc ();
   tep_set_file_bigendian (s->tep, G_BYTE_ORDER == G_BIG_ENDIAN ? TEP_BIG_ENDIAN : TEP_LITTLE_ENDIAN);
   tep_set_local_bigendian (s->tep, G_BYTE_ORDER == G_BIG_ENDIAN ? TEP_BIG_ENDIAN : TEP_LITTLE_ENDIAN);
@@ -462,7 +471,7 @@ rsp_ftrace_stream_free (RspFtraceStream *s)
   g_array_unref (s->cpus);
   g_clear_pointer (&s->twin_of, g_array_unref);
   g_free (s->by_id);
-  g_hash_table_unref (s->tgid_of);
+  rsp_tid_map_free (s->tgid_of);
   tep_free (s->tep);
   g_free (s);
 }
@@ -605,7 +614,7 @@ rsp_ftrace_stream_rewind (RspFtraceStream *s)
 {
   ring_clear (&s->ahead);
   ring_clear (&s->recent);
-  g_hash_table_remove_all (s->tgid_of);
+  rsp_tid_map_remove_all (s->tgid_of);
   s->perf_done = FALSE;
   memset (&s->stats, 0, sizeof s->stats);
   s->stats.lost_cpus = s->lost_cpus;
@@ -635,7 +644,10 @@ oldest_cpu (RspFtraceStream *s)
   return best;
 }
 
-/* Fills EVENT from CPU's current event; FALSE when its type is unknown. */
+/* Fills EVENT (the stream's own, s->ours: every field this does not set
+ * is zero, and stays so) from CPU's current event; FALSE when its type is
+ * unknown.  Clearing the whole 400-byte event each time was a tenth of the
+ * time of reading a large recording. */
 static gboolean
 fill_event (RspFtraceStream *s, const CpuCursor *cc, RspEvent *event)
 {
@@ -648,7 +660,6 @@ fill_event (RspFtraceStream *s, const CpuCursor *cc, RspEvent *event)
       s->stats.unknown_ids++;
       return FALSE;
     }
-  memset (event, 0, sizeof *event);
   event->type = PERF_RECORD_SAMPLE;
   event->evsel = evsel;
   event->has_time = TRUE;
@@ -661,7 +672,7 @@ fill_event (RspFtraceStream *s, const CpuCursor *cc, RspEvent *event)
   if (f != NULL && (guint64) f->offset + 4 <= cc->payload_size)
     memcpy (&tid, cc->payload + f->offset, 4);
   event->tid = tid;
-  gpointer pid = g_hash_table_lookup (s->tgid_of, GINT_TO_POINTER (tid));
+  gpointer pid = rsp_tid_map_lookup (s->tgid_of, tid);
   event->pid = pid != NULL ? GPOINTER_TO_INT (pid) : tid;
   return TRUE;
 }
@@ -675,7 +686,7 @@ learn_tgid (RspFtraceStream *s, const RspEvent *ev)
   else if (ev->type == PERF_RECORD_FORK)
     pid = ev->u.fork.pid, tid = ev->u.fork.tid;
   if (tid > 0 && pid > 0)
-    g_hash_table_insert (s->tgid_of, GINT_TO_POINTER (tid), GINT_TO_POINTER (pid));
+    rsp_tid_map_insert (s->tgid_of, tid, GINT_TO_POINTER (pid));
 }
 
 /* The bytes of a dynamic (__data_loc / __rel_loc) field's data in EV. */
@@ -806,8 +817,8 @@ forget_before (RspFtraceStream *s, guint64 time)
     }
 }
 
-gboolean
-rsp_ftrace_stream_next (RspFtraceStream *s, RspFtracePullFunc pull, gpointer source, RspEvent *event)
+const RspEvent *
+rsp_ftrace_stream_next_ref (RspFtraceStream *s, RspFtracePullFunc pull, gpointer source)
 {
   for (;;)
     {
@@ -818,18 +829,17 @@ rsp_ftrace_stream_next (RspFtraceStream *s, RspFtracePullFunc pull, gpointer sou
           Held *h = ring_peek_head (&s->ahead);
           if (h != NULL)
             {
-              *event = h->event;
+              /* the popped slot is written again only by a later push */
               ring_pop_head (&s->ahead);
-              return TRUE;
+              return &h->event;
             }
-          if (s->perf_done || !pull (source, event))
+          if (s->perf_done || !pull (source, &s->direct))
             {
               s->perf_done = TRUE;
-              return FALSE;
+              return NULL;
             }
-          return TRUE;
+          return &s->direct;
         }
-      /* perf's events up to the instance's oldest one, and a window past it */
       /* perf's events from before the window of the instance's next one
        * cannot be its twins: delivered as they come, so that a long gap in
        * the instance (its first event, an idle stretch) does not hold all
@@ -839,43 +849,54 @@ rsp_ftrace_stream_next (RspFtraceStream *s, RspFtracePullFunc pull, gpointer sou
       Held *first = ring_peek_head (&s->ahead);
       if (first != NULL && (!first->event.has_time || first->event.time + RSP_FTRACE_TWIN_WINDOW_NS < cc->time))
         {
-          *event = first->event;
           ring_pop_head (&s->ahead);
-          learn_tgid (s, event);
-          return TRUE;
+          learn_tgid (s, &first->event);
+          return &first->event;
         }
+      /* perf's events up to the instance's oldest one, and a window past it */
       pull_until (s, pull, source, cc->time + RSP_FTRACE_TWIN_WINDOW_NS);
       Held *head = ring_peek_head (&s->ahead);
       if (head != NULL && (!head->event.has_time || head->event.time <= cc->time))
         {
-          *event = head->event;
-          gboolean twin_taken = head->twin_taken;
           ring_pop_head (&s->ahead);
+          const RspEvent *event = &head->event;
           learn_tgid (s, event);
           if (event->evsel != NULL && event->type == PERF_RECORD_SAMPLE
               && g_array_index (s->twin_of, gint, event->evsel->index) >= 0)
             {
               /* kept a while: an instance event may still find its twin in it */
+              gboolean twin_taken = head->twin_taken;
               Held *kept = ring_push_tail (&s->recent);
               kept->event = *event;
               kept->twin_taken = twin_taken;
-              forget_before (s, event->has_time ? event->time : 0);
+              forget_before (s, kept->event.has_time ? kept->event.time : 0);
+              return &kept->event;
             }
-          return TRUE;
+          return event;
         }
-      gboolean known = fill_event (s, cc, event);
+      gboolean known = fill_event (s, cc, &s->ours);
       advance (s, cc);
       if (!known)
         continue;
-      forget_before (s, event->time);
-      if (take_twin (s, event))
+      forget_before (s, s->ours.time);
+      if (take_twin (s, &s->ours))
         {
           s->stats.twins++;
           continue;
         }
       s->stats.delivered++;
-      return TRUE;
+      return &s->ours;
     }
+}
+
+gboolean
+rsp_ftrace_stream_next (RspFtraceStream *s, RspFtracePullFunc pull, gpointer source, RspEvent *event)
+{
+  const RspEvent *next = rsp_ftrace_stream_next_ref (s, pull, source);
+  if (next == NULL)
+    return FALSE;
+  *event = *next;
+  return TRUE;
 }
 
 const RspFtraceStats *

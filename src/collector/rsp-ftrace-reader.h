@@ -65,6 +65,9 @@ gboolean rsp_ftrace_stream_load_cpus (RspFtraceStream *stream, const guint8 *dat
 /* The next event of the merged sequence: perf's, pulled through PULL, and
  * the instance's, in time order, twins dropped. */
 gboolean rsp_ftrace_stream_next (RspFtraceStream *stream, RspFtracePullFunc pull, gpointer source, RspEvent *event);
+/* The same without a copy: the next event, valid until the next call on
+ * STREAM (or its rewind or free); NULL at the end. */
+const RspEvent *rsp_ftrace_stream_next_ref (RspFtraceStream *stream, RspFtracePullFunc pull, gpointer source);
 void rsp_ftrace_stream_rewind (RspFtraceStream *stream);
 const RspFtraceStats *rsp_ftrace_stream_get_stats (const RspFtraceStream *stream);
 /* Events the section holds for EVSEL (an instance evsel), delivered or not. */

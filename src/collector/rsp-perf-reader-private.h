@@ -66,6 +66,7 @@ struct _RspPerfReader {
   gboolean warned_bad_record;
   gboolean header_truncated; /* found while parsing the header */
   RspFtraceStream *ftrace;   /* the recording's ftrace section, merged in by time */
+  RspEvent next;             /* what rsp_perf_reader_next_ref() returns without an ftrace section */
   gboolean warned_ftrace;
   gboolean tracing_data_damaged;
 };

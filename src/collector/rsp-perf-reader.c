@@ -179,14 +179,15 @@ deliver (RspPerfReader *self, guint64 offset, RspEvsel *evsel, RspEvent *event)
 
 static gboolean perf_next (RspPerfReader *self, RspEvent *event);
 
-gboolean
-rsp_perf_reader_next (RspPerfReader *self, RspEvent *event)
+const RspEvent *
+rsp_perf_reader_next_ref (RspPerfReader *self)
 {
-  g_return_val_if_fail (self != NULL, FALSE);
+  g_return_val_if_fail (self != NULL, NULL);
   if (self->ftrace == NULL)
-    return perf_next (self, event);
-  if (rsp_ftrace_stream_next (self->ftrace, (RspFtracePullFunc) perf_next, self, event))
-    return TRUE;
+    return perf_next (self, &self->next) ? &self->next : NULL;
+  const RspEvent *next = rsp_ftrace_stream_next_ref (self->ftrace, (RspFtracePullFunc) perf_next, self);
+  if (next != NULL)
+    return next;
   /* the end: say once what the instance's section could not give */
   const RspFtraceStats *fs = rsp_ftrace_stream_get_stats (self->ftrace);
   if (!self->warned_ftrace
@@ -209,7 +210,18 @@ rsp_perf_reader_next (RspPerfReader *self, RspEvent *event)
         rsp_perf_reader_warn (self, _("%llu events in the ftrace section have no stored format and are skipped"),
                      (unsigned long long) fs->unknown_ids);
     }
-  return FALSE;
+  return NULL;
+}
+
+gboolean
+rsp_perf_reader_next (RspPerfReader *self, RspEvent *event)
+{
+  g_return_val_if_fail (self != NULL, FALSE);
+  const RspEvent *next = rsp_perf_reader_next_ref (self);
+  if (next == NULL)
+    return FALSE;
+  *event = *next;
+  return TRUE;
 }
 
 /* The next event of perf's own stream, in time order. */

@@ -96,6 +96,9 @@ RspTepHandle *rsp_perf_reader_get_tep (RspPerfReader *self);
 /* Fills EVENT with the next record in time order.  Returns FALSE at the end
  * of the data (a truncated tail adds a warning, it is not an error). */
 gboolean rsp_perf_reader_next (RspPerfReader *self, RspEvent *event);
+/* The same without a copy: the next record, valid until the next call on
+ * SELF (or its rewind or free); NULL at the end. */
+const RspEvent *rsp_perf_reader_next_ref (RspPerfReader *self);
 
 /* Rewinds to the first record (statistics restart too). */
 void rsp_perf_reader_rewind (RspPerfReader *self);

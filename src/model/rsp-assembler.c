@@ -14,6 +14,7 @@
 
 #include "rsp-kernel-sigs.h"
 #include "rsp-model-event.h"
+#include "rsp-tid-map.h"
 
 #define MAX_STACK 256
 #define TASK_STATE_MASK 0xff
@@ -71,7 +72,9 @@ typedef struct {
 
 struct _RspAssembler {
   RspModel *m;
-  GHashTable *tids; /* tid -> TidState* */
+  GHashTable *tids; /* tid -> TidState*: owns them, and its order is the order
+                     * finish() closes what is open */
+  RspTidMap *tid_index; /* the same, for the lookups (once or more per event) */
   GArray *cpus;     /* CpuState */
   GHashTable *inflight_disk; /* (dev<<44 ^ sector) -> op index + 1 */
   GHashTable *sock_endpoints;/* sk -> interned "addr:port" */
@@ -120,7 +123,7 @@ new_task (Assembler *a, gint32 tid, gint32 pid, const char *comm, guint64 time, 
 static TidState *
 tid_state (Assembler *a, gint32 tid, guint64 time)
 {
-  TidState *ts = g_hash_table_lookup (a->tids, GINT_TO_POINTER (tid));
+  TidState *ts = rsp_tid_map_lookup (a->tid_index, tid);
   if (ts != NULL)
     return ts;
   ts = g_new0 (TidState, 1);
@@ -128,6 +131,7 @@ tid_state (Assembler *a, gint32 tid, guint64 time)
   const char *comm = g_hash_table_lookup (a->comms, GINT_TO_POINTER (tid));
   ts->task = new_task (a, tid, tid, comm, time, RSP_NONE, 0);
   g_hash_table_insert (a->tids, GINT_TO_POINTER (tid), ts);
+  rsp_tid_map_insert (a->tid_index, tid, ts);
   return ts;
 }
 
@@ -661,7 +665,7 @@ softirq_at_irq_exit (const CpuState *cs, const RspModelEvent *ev)
 static gboolean
 is_ksoftirqd (Assembler *a, gint32 tid)
 {
-  TidState *ts = g_hash_table_lookup (a->tids, GINT_TO_POINTER (tid));
+  TidState *ts = rsp_tid_map_lookup (a->tid_index, tid);
   const char *comm = ts != NULL ? model_task (a->m, ts->task)->comm : NULL;
   return comm != NULL && g_str_has_prefix (comm, "ksoftirqd/");
 }
@@ -674,7 +678,7 @@ handle_waking (Assembler *a, const RspModelEvent *ev, gboolean is_new)
   gint32 target_tid = ev->u.wake.tid;
   if (cs == NULL || target_tid <= 0)
     return;
-  gboolean first_seen = g_hash_table_lookup (a->tids, GINT_TO_POINTER (target_tid)) == NULL;
+  gboolean first_seen = rsp_tid_map_lookup (a->tid_index, target_tid) == NULL;
   TidState *target = tid_state (a, target_tid, ev->time);
   /* A task seen first being woken slept since the recording began: its
    * wake-up ends that sleep (a worker woken by a completion is then the
@@ -688,7 +692,7 @@ handle_waking (Assembler *a, const RspModelEvent *ev, gboolean is_new)
   RspIdx waker_run = RSP_NONE;
   if (ev->tid > 0)
     {
-      TidState *waker = g_hash_table_lookup (a->tids, GINT_TO_POINTER (ev->tid));
+      TidState *waker = rsp_tid_map_lookup (a->tid_index, ev->tid);
       if (waker != NULL && waker->open_run != RSP_NONE)
         waker_run = waker->open_run;
     }
@@ -822,7 +826,7 @@ handle_fork (Assembler *a, const RspModelEvent *ev)
   if (child_tid <= 0)
     return;
   TidState *parent = tid_state (a, parent_tid, ev->time);
-  TidState *child = g_hash_table_lookup (a->tids, GINT_TO_POINTER (child_tid));
+  TidState *child = rsp_tid_map_lookup (a->tid_index, child_tid);
   const char *comm = ev->u.fork.child_comm;
   RspTask *pt = model_task (a->m, parent->task);
   if (child == NULL)
@@ -830,6 +834,7 @@ handle_fork (Assembler *a, const RspModelEvent *ev)
       child = g_new0 (TidState, 1);
       child->open_run = child->open_sleep = child->last_run = RSP_NONE;
       g_hash_table_insert (a->tids, GINT_TO_POINTER (child_tid), child);
+      rsp_tid_map_insert (a->tid_index, child_tid, child);
     }
   /* tgid comes from PERF_RECORD_FORK; until then assume a new process */
   child->task = new_task (a, child_tid, child_tid, comm != NULL ? comm : pt->comm, ev->time, parent->task, 0);
@@ -1062,7 +1067,7 @@ handle_sample (Assembler *a, const RspModelEvent *ev)
   RspModel *m = a->m;
   if (ev->tid <= 0)
     return; /* the idle task */
-  TidState *ts = g_hash_table_lookup (a->tids, GINT_TO_POINTER (ev->tid));
+  TidState *ts = rsp_tid_map_lookup (a->tid_index, ev->tid);
   RspIdx run = RSP_NONE;
   if (ts != NULL)
     {
@@ -1129,7 +1134,7 @@ rsp_assembler_feed (RspAssembler *a, const RspModelEvent *ev)
     case RSP_MEV_COMM:
       {
         const char *comm = rsp_model_intern (a->m, ev->u.comm.comm);
-        TidState *ts = g_hash_table_lookup (a->tids, GINT_TO_POINTER (ev->u.comm.tid));
+        TidState *ts = rsp_tid_map_lookup (a->tid_index, ev->u.comm.tid);
         /* an exec's new name belongs to the next generation (handle_exec) */
         if (ts != NULL && ev->u.comm.exec)
           ts->exec_comm = comm;
@@ -1141,7 +1146,7 @@ rsp_assembler_feed (RspAssembler *a, const RspModelEvent *ev)
       return;
     case RSP_MEV_TASK:
       {
-        TidState *ts = g_hash_table_lookup (a->tids, GINT_TO_POINTER (ev->u.task.tid));
+        TidState *ts = rsp_tid_map_lookup (a->tid_index, ev->u.task.tid);
         if (ts != NULL)
           model_task (m, ts->task)->pid = ev->u.task.pid;
       }
@@ -1158,7 +1163,7 @@ rsp_assembler_feed (RspAssembler *a, const RspModelEvent *ev)
   /* the sample context also tells the process of a thread */
   if (ev->tid > 0 && ev->pid > 0)
     {
-      TidState *ts = g_hash_table_lookup (a->tids, GINT_TO_POINTER (ev->tid));
+      TidState *ts = rsp_tid_map_lookup (a->tid_index, ev->tid);
       if (ts != NULL)
         model_task (m, ts->task)->pid = ev->pid;
     }
@@ -1363,6 +1368,7 @@ rsp_assembler_new (const GArray *ignored_pids)
   RspAssembler *a = g_new0 (RspAssembler, 1);
   a->m = rsp_model_new ();
   a->tids = g_hash_table_new_full (g_direct_hash, g_direct_equal, NULL, g_free);
+  a->tid_index = rsp_tid_map_new ();
   a->cpus = g_array_new (FALSE, TRUE, sizeof (CpuState));
   a->inflight_disk = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, NULL);
   a->sock_endpoints = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, NULL);
@@ -1383,6 +1389,7 @@ rsp_assembler_free (RspAssembler *a)
     return;
   g_clear_pointer (&a->m, rsp_model_unref);
   g_hash_table_unref (a->tids);
+  rsp_tid_map_free (a->tid_index);
   g_array_unref (a->cpus);
   g_hash_table_unref (a->inflight_disk);
   g_hash_table_unref (a->sock_endpoints);

@@ -309,14 +309,17 @@ rsp_model_build (RspPerfReader *reader, RspSymbolizer *symbolizer, GCancellable 
 
   const RspPerfHeader *header = rsp_perf_reader_get_header (reader);
   guint64 data_size = MAX (header->data_size, 1);
-  RspEvent ev;
+  const RspEvent *ev;
   RspModelEvent mev;
-  guint64 n = 0;
-  while (rsp_perf_reader_next (reader, &ev))
+  guint64 n = 0, done = 0;
+  while ((ev = rsp_perf_reader_next_ref (reader)) != NULL)
     {
-      rsp_symbolizer_process_event (symbolizer, &ev);
-      if (decode (&d, &ev, &mev))
+      rsp_symbolizer_process_event (symbolizer, ev);
+      if (decode (&d, ev, &mev))
         rsp_assembler_feed (assembler, &mev);
+      /* how far into perf's records (the instance's events are not in them) */
+      if (ev->file_offset > header->data_offset)
+        done = ev->file_offset - header->data_offset;
       if ((++n & 0xffff) == 0)
         {
           if (g_cancellable_set_error_if_cancelled (cancellable, error))
@@ -327,7 +330,7 @@ rsp_model_build (RspPerfReader *reader, RspSymbolizer *symbolizer, GCancellable 
               return NULL;
             }
           if (progress != NULL)
-            progress ((gdouble) (ev.file_offset - header->data_offset) / data_size, progress_data);
+            progress (MIN ((gdouble) done / data_size, 1.0), progress_data);
         }
     }
   decoder_clear (&d, reader);

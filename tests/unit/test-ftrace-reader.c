@@ -9,6 +9,7 @@
 #include "rsp-ftrace-reader.h"
 #include "rsp-ftrace-section.h"
 #include "rsp-perf-reader.h"
+#include "rsp-tid-map.h"
 
 #define SUBBUF 4096
 #define WAKING_ID 375
@@ -435,6 +436,99 @@ test_truncated_section (void)
   g_ptr_array_unref (evsels);
 }
 
+/* rsp_ftrace_stream_next_ref(): the same sequence as the copying call,
+ * without a copy.  The instance's events come from one event of the
+ * stream's that is never cleared: every field that fill_event() does not
+ * set must stay zero, also after perf's events (which set them) went by. */
+static void
+test_next_ref (void)
+{
+  FakePerf perf = { 0 };
+  GPtrArray *evsels = perf_evsels (&perf);
+  fake_add (&perf, 100000, 0, 10, FALSE);
+  fake_add (&perf, 300000, 0, 30, TRUE);
+  fake_add (&perf, 500000, 0, 50, FALSE);
+  GByteArray *cpu0 = g_byte_array_new ();
+  guint64 t0[] = { 200000, 299200, 560000 };
+  gint32 p0[] = { 20, 30, 50 };
+  add_subbuf (cpu0, t0, p0, 3, 0);
+  GByteArray *cpus[] = { cpu0 };
+  g_autoptr (GByteArray) sec = section (cpus, 1);
+  g_autoptr (GError) error = NULL;
+  RspFtraceStream *s = rsp_ftrace_stream_new (sec->data, sec->len, evsels, &error);
+  g_assert_no_error (error);
+
+  guint64 want_time[] = { 100000, 200000, 300000, 500000, 560000 };
+  gboolean want_ftrace[] = { FALSE, TRUE, FALSE, FALSE, TRUE };
+  RspEvent copies[G_N_ELEMENTS (want_time)];
+  guint n = 0;
+  const RspEvent *ev;
+  while ((ev = rsp_ftrace_stream_next_ref (s, fake_pull, &perf)) != NULL)
+    {
+      g_assert_cmpuint (n, <, G_N_ELEMENTS (want_time));
+      g_assert_cmpuint (ev->time, ==, want_time[n]);
+      g_assert_cmpint (ev->evsel->ftrace, ==, want_ftrace[n]);
+      if (ev->evsel->ftrace)
+        {
+          g_assert_null (ev->record);
+          g_assert_cmpuint (ev->file_offset, ==, 0);
+          g_assert_cmpuint (ev->sample.n_callchain, ==, 0);
+          g_assert_null (ev->sample.callchain);
+          g_assert_null (ev->u.comm.comm);
+          g_assert_cmpuint (ev->u.mmap.len, ==, 0);
+        }
+      copies[n++] = *ev;
+    }
+  g_assert_cmpuint (n, ==, G_N_ELEMENTS (want_time));
+  g_assert_cmpuint (rsp_ftrace_stream_get_stats (s)->twins, ==, 1);
+
+  /* the copying call gives the same events, byte for byte */
+  rsp_ftrace_stream_rewind (s);
+  perf.next = 0;
+  RspEvent copy;
+  for (guint i = 0; i < n; i++)
+    {
+      g_assert_true (rsp_ftrace_stream_next (s, fake_pull, &perf, &copy));
+      g_assert_cmpmem (&copy, sizeof copy, &copies[i], sizeof copies[i]);
+    }
+  g_assert_false (rsp_ftrace_stream_next (s, fake_pull, &perf, &copy));
+  rsp_ftrace_stream_free (s);
+  g_byte_array_unref (cpu0);
+  g_ptr_array_unref (evsels);
+}
+
+/* The reader's tid -> pointer map: paged below 2^22, a hash table for the
+ * rest (-1, ids past the kernel's limit). */
+static void
+test_tid_map (void)
+{
+  RspTidMap *map = rsp_tid_map_new ();
+  gint32 tids[] = { 0, 1, 255, 256, 40000, (1 << 22) - 1, 1 << 22, -1, G_MAXINT32, G_MININT32 };
+  for (guint i = 0; i < G_N_ELEMENTS (tids); i++)
+    g_assert_null (rsp_tid_map_lookup (map, tids[i]));
+  for (guint i = 0; i < G_N_ELEMENTS (tids); i++)
+    rsp_tid_map_insert (map, tids[i], GUINT_TO_POINTER (i + 1));
+  for (guint i = 0; i < G_N_ELEMENTS (tids); i++)
+    g_assert_cmpuint (GPOINTER_TO_UINT (rsp_tid_map_lookup (map, tids[i])), ==, i + 1);
+  /* neighbours of stored ids are not found */
+  g_assert_null (rsp_tid_map_lookup (map, 2));
+  g_assert_null (rsp_tid_map_lookup (map, 257));
+  g_assert_null (rsp_tid_map_lookup (map, (1 << 22) - 2));
+  g_assert_null (rsp_tid_map_lookup (map, (1 << 22) + 1));
+  g_assert_null (rsp_tid_map_lookup (map, -2));
+  /* a new value replaces the old */
+  rsp_tid_map_insert (map, 40000, GUINT_TO_POINTER (77));
+  rsp_tid_map_insert (map, -1, GUINT_TO_POINTER (78));
+  g_assert_cmpuint (GPOINTER_TO_UINT (rsp_tid_map_lookup (map, 40000)), ==, 77);
+  g_assert_cmpuint (GPOINTER_TO_UINT (rsp_tid_map_lookup (map, -1)), ==, 78);
+  rsp_tid_map_remove_all (map);
+  for (guint i = 0; i < G_N_ELEMENTS (tids); i++)
+    g_assert_null (rsp_tid_map_lookup (map, tids[i]));
+  rsp_tid_map_insert (map, 40001, GUINT_TO_POINTER (5));
+  g_assert_cmpuint (GPOINTER_TO_UINT (rsp_tid_map_lookup (map, 40001)), ==, 5);
+  rsp_tid_map_free (map);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -444,5 +538,7 @@ main (int argc, char **argv)
   g_test_add_func ("/ftrace-reader/unaligned-records", test_unaligned_records);
   g_test_add_func ("/ftrace-reader/damaged-subbuffer", test_damaged_subbuffer);
   g_test_add_func ("/ftrace-reader/truncated-section", test_truncated_section);
+  g_test_add_func ("/ftrace-reader/next-ref", test_next_ref);
+  g_test_add_func ("/ftrace-reader/tid-map", test_tid_map);
   return g_test_run ();
 }
