@@ -410,6 +410,32 @@ struct _RspFileTable {
   GHashTable *by_ino; /* ino -> RspFileId * in paths, NULL if several */
 };
 
+/* A line's next field: blanks, then decimal digits for a number at most
+ * MAX, then at least one blank.  Advances *P past them. */
+static gboolean
+table_number (const char **p, const char *end, guint64 max, guint64 *value)
+{
+  const char *q = *p;
+  while (q < end && (*q == ' ' || *q == '\t'))
+    q++;
+  guint64 v = 0;
+  const char *digits = q;
+  for (; q < end && g_ascii_isdigit (*q); q++)
+    {
+      guint d = (guint) (*q - '0');
+      if (v > (max - d) / 10)
+        return FALSE;
+      v = v * 10 + d;
+    }
+  if (q == digits || q == end || (*q != ' ' && *q != '\t'))
+    return FALSE;
+  while (q < end && (*q == ' ' || *q == '\t'))
+    q++;
+  *p = q;
+  *value = v;
+  return TRUE;
+}
+
 RspFileTable *
 rsp_file_table_parse (const guint8 *data, gsize size, guint *n_bad)
 {
@@ -423,23 +449,23 @@ rsp_file_table_parse (const guint8 *data, gsize size, guint *n_bad)
       const char *nl = memchr (p, '\n', (gsize) (end - p));
       const char *line_end = nl != NULL ? nl : end;
       gsize line_len = (gsize) (line_end - p);
-      g_autofree char *line = g_strndup (p, line_len);
+      const char *line = p;
       p = nl != NULL ? nl + 1 : NULL;
-      unsigned int major_no, minor_no;
-      unsigned long long ino;
-      int at = 0;
-      if (sscanf (line, "%u %u %llu %n", &major_no, &minor_no, &ino, &at) != 3 || at <= 0 || line[at] != '/'
-          || major_no > 0xfff || minor_no > 0xfffff || ino == 0 || strlen (line) != line_len)
+      guint64 major_no, minor_no, ino;
+      const char *q = line;
+      if (!table_number (&q, line_end, 0xfff, &major_no) || !table_number (&q, line_end, 0xfffff, &minor_no)
+          || !table_number (&q, line_end, G_MAXUINT64, &ino) || ino == 0 || q == line_end || *q != '/'
+          || memchr (line, '\0', line_len) != NULL)
         {
           if (line_len > 0)
             bad++;
           continue;
         }
-      RspFileId id = { RSP_KDEV (major_no, minor_no), ino };
+      RspFileId id = { RSP_KDEV ((guint32) major_no, (guint32) minor_no), ino };
       if (g_hash_table_contains (self->paths, &id))
         continue;
       RspFileId *key = file_id_dup (id);
-      g_hash_table_insert (self->paths, key, g_strdup (line + at));
+      g_hash_table_insert (self->paths, key, g_strndup (q, (gsize) (line_end - q)));
       index_by_ino (self->by_ino, key);
     }
   if (n_bad != NULL)

@@ -818,24 +818,3 @@ rsp_tep_check_printk (const char *text, gsize len)
   g_autofree char *clean = rsp_tep_clean_printk (text, len);
   return clean != NULL;
 }
-
-gboolean
-rsp_tep_check_cmdlines (const char *text, gsize len)
-{
-  if (len > 16 * 1024 * 1024 || !text_printable (text, len))
-    return FALSE;
-  const char *end = text + len;
-  for (const char *l = text; l < end;)
-    {
-      const char *nl = memchr (l, '\n', (gsize) (end - l));
-      const char *eol = nl ? nl : end;
-      if (eol > l)
-        {
-          const char *p = l;
-          if (!parse_number (&p, eol, G_MAXINT32) || !expect (&p, eol, " ") || eol - p < 1 || eol - p > 63)
-            return FALSE;
-        }
-      l = nl ? nl + 1 : end;
-    }
-  return TRUE;
-}

@@ -35,7 +35,4 @@ gboolean rsp_tep_check_header_page (const char *text, gsize len);
 gboolean rsp_tep_check_printk (const char *text, gsize len);
 char *rsp_tep_clean_printk (const char *text, gsize len);
 
-/* Saved command lines: lines of `PID COMM`. */
-gboolean rsp_tep_check_cmdlines (const char *text, gsize len);
-
 G_END_DECLS

@@ -6,7 +6,7 @@
  *   u32 n ftrace formats: { u64 size, data }
  *   u32 n systems: { system NUL, u32 n events: { u64 size, data } }
  *   u32 size, kallsyms text      u32 size, printk formats
- *   (version >= 0.6) u64 size, saved cmdlines
+ *   (version >= 0.6) u64 size, saved cmdlines (not read)
  * Integers are in the recording machine's byte order.
  */
 #include "rsp-trace-data.h"
@@ -180,16 +180,12 @@ parse_blob (const guint8 *data, gsize size, gsize *error_pos)
         tep_parse_printk_formats (tep, clean);
     }
 
-  if (g_strcmp0 (version, "0.6") >= 0)
-    {
-      guint64 cmdlines_size;
-      if (cursor_u64 (&c, &cmdlines_size) && cursor_take (&c, cmdlines_size, &p) && cmdlines_size > 0)
-        {
-          g_autofree char *cmdlines = g_strndup ((const char *) p, cmdlines_size);
-          if (rsp_tep_check_cmdlines (cmdlines, strlen (cmdlines)))
-            tep_parse_saved_cmdlines (tep, cmdlines);
-        }
-    }
+  /* The saved command lines (version 0.6 and later: u64 size, then lines
+   * of "PID COMM") are the last part and are not read: libtraceevent uses
+   * them only to print a comm for a pid (TEP_PRINT_COMM,
+   * tep_data_comm_from_pid), which RSP never asks for (comms come from
+   * perf's COMM records and the payloads).  Parsing them was a twelfth of
+   * a report of a small recording. */
   return tep;
 
 bad:

@@ -90,7 +90,34 @@ disk_candidates (RspAnalysis *a, RspIdx task, RspIdx main_op, guint64 s0, guint6
 {
   const GArray *ops = a->m->disk_ops;
   GArray *own = a->task_disk_ops[task];
-  for (guint i = 0; own != NULL && i < own->len; i++)
+  guint from = 0, to = own != NULL ? own->len : 0;
+  const GArray *reach = a->task_disk_reach[task];
+  if (reach != NULL)
+    {
+      /* the ones before FROM all completed by S0; from TO on, all were
+       * queued at S1 or later: neither can be a candidate */
+      guint lo = 0, hi = to;
+      while (lo < hi)
+        {
+          guint mid = (lo + hi) / 2;
+          if (g_array_index (reach, guint64, mid) <= s0)
+            lo = mid + 1;
+          else
+            hi = mid;
+        }
+      from = lo;
+      hi = to;
+      while (lo < hi)
+        {
+          guint mid = (lo + hi) / 2;
+          if (g_array_index (ops, RspDiskOp, g_array_index (own, RspIdx, mid)).insert < s1)
+            lo = mid + 1;
+          else
+            hi = mid;
+        }
+      to = lo;
+    }
+  for (guint i = from; i < to; i++)
     {
       RspIdx idx = g_array_index (own, RspIdx, i);
       const RspDiskOp *op = &g_array_index (ops, RspDiskOp, idx);

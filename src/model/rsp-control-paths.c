@@ -12,6 +12,7 @@ analysis_build_indexes (RspAnalysis *a)
   a->n_tasks = x->n_tasks;
   a->task_runs = x->task_runs;
   a->task_disk_ops = x->task_disk_ops;
+  a->task_disk_reach = x->task_disk_reach;
   a->device_ops = x->device_ops;
   a->covered_until = g_new0 (guint64, MAX (x->n_tasks, 1));
   a->covered_path = g_new0 (guint32, MAX (x->n_tasks, 1));

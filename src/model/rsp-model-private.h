@@ -12,6 +12,12 @@ typedef struct {
   guint n_tasks;
   GArray **task_runs;     /* per task: its runs in time order (RspIdx) */
   GArray **task_disk_ops; /* per task: the disk operations it issued, or NULL */
+  /* per task, beside task_disk_ops when its operations are in insert order
+   * (else NULL): the latest completion among the first i + 1 of them
+   * (guint64, G_MAXUINT64 for one never completed).  It never decreases, so
+   * the operations that may still be in flight after a time, and those
+   * queued before one, are found by binary search. */
+  GArray **task_disk_reach;
   GHashTable *device_ops; /* dev -> GArray of op indexes, in insert order */
 } RspModelIndex;
 

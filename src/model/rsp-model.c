@@ -97,9 +97,12 @@ rsp_model_unref (RspModel *m)
           g_array_unref (m->index->task_runs[t]);
           if (m->index->task_disk_ops[t] != NULL)
             g_array_unref (m->index->task_disk_ops[t]);
+          if (m->index->task_disk_reach[t] != NULL)
+            g_array_unref (m->index->task_disk_reach[t]);
         }
       g_free (m->index->task_runs);
       g_free (m->index->task_disk_ops);
+      g_free (m->index->task_disk_reach);
       g_hash_table_unref (m->index->device_ops);
       g_free (m->index);
     }
@@ -291,6 +294,28 @@ build_index (const RspModel *m)
       if (x->task_disk_ops[op->task] == NULL)
         x->task_disk_ops[op->task] = g_array_new (FALSE, FALSE, sizeof (RspIdx));
       g_array_append_val (x->task_disk_ops[op->task], op_idx);
+    }
+  x->task_disk_reach = g_new0 (GArray *, MAX (n_tasks, 1));
+  for (guint t = 0; t < n_tasks; t++)
+    {
+      const GArray *own = x->task_disk_ops[t];
+      if (own == NULL)
+        continue;
+      GArray *reach = g_array_sized_new (FALSE, FALSE, sizeof (guint64), own->len);
+      guint64 latest = 0, last_insert = 0;
+      gboolean in_order = TRUE;
+      for (guint i = 0; i < own->len && in_order; i++)
+        {
+          const RspDiskOp *op = &g_array_index (m->disk_ops, RspDiskOp, g_array_index (own, RspIdx, i));
+          in_order = op->insert >= last_insert;
+          last_insert = op->insert;
+          latest = MAX (latest, op->complete == 0 ? G_MAXUINT64 : op->complete);
+          g_array_append_val (reach, latest);
+        }
+      if (in_order)
+        x->task_disk_reach[t] = reach;
+      else
+        g_array_unref (reach);
     }
   return x;
 }

@@ -98,13 +98,15 @@ test_section_damage (void)
                       "254 0 0 /zero/inode\n"
                       "4096 0 14 /bad/major\n"
                       "254 0 x /bad/number\n"
+                      "254 0 18446744073709551616 /overflow\n" /* 2^64 */
+                      "254 0 17/no/blank\n"
                       "\n"
                       "8 1 12 /other/device\n"
                       "254 0 15 /with spaces/and\ttab\n"
                       "254 0 16 /no/newline";
   guint bad = 0;
   g_autoptr (RspFileTable) table = rsp_file_table_parse ((const guint8 *) text, sizeof text - 1, &bad);
-  g_assert_cmpuint (bad, ==, 4);
+  g_assert_cmpuint (bad, ==, 6);
   g_assert_cmpuint (rsp_file_table_size (table), ==, 4);
   RspFileId db = { RSP_KDEV (254, 0), 12 }, other = { RSP_KDEV (8, 1), 12 }, spaces = { RSP_KDEV (254, 0), 15 },
             last = { RSP_KDEV (254, 0), 16 }, ambiguous = { 0, 12 };

@@ -95,8 +95,6 @@ test_real_formats (void)
                          "0xffffffff8a1b2c4e : \"x\"\n0xffffffff8a1b2c5f : \"ok\"\n";
   g_autofree char *clean = rsp_tep_clean_printk (repeated, strlen (repeated));
   g_assert_cmpstr (clean, ==, "0xffffffff8a1b2c3d : \"hello %d\\n\"\n0xffffffff8a1b2c5f : \"ok\"\n");
-  const char *cmdlines = "1 systemd\n742 Web Content\n";
-  g_assert_true (rsp_tep_check_cmdlines (cmdlines, strlen (cmdlines)));
 }
 
 /* Each of these crashed libtraceevent or made it leak (found by fuzzing,
@@ -179,8 +177,6 @@ test_bad_formats (void)
   g_assert_false (rsp_tep_check_printk (printk, strlen (printk)));
   printk = "0xffffffff8a1b2c3d : \"unterminated\n";
   g_assert_false (rsp_tep_check_printk (printk, strlen (printk)));
-  const char *cmdlines = "abc systemd\n";
-  g_assert_false (rsp_tep_check_cmdlines (cmdlines, strlen (cmdlines)));
 }
 
 int
