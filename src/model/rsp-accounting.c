@@ -79,8 +79,8 @@ set_cause (StretchCtx *c, RspCauseKind kind, RspIdx link)
   c->link = c->link_kind == RSP_CAUSE_NONE ? RSP_NONE : link;
 }
 
-static void add_device_candidates (RspAnalysis *a, GArray *on_dev, RspIdx task, guint64 s0, guint64 s1,
-                                   GArray *out);
+static void add_device_candidates (RspAnalysis *a, guint32 dev, GArray *on_dev, RspIdx task, guint64 s0,
+                                   guint64 s1, GArray *out);
 
 /* Requests that may explain a disk wait of TASK over [S0, S1): its own,
  * the one whose completion woke it, and any other on that device (a
@@ -131,18 +131,22 @@ disk_candidates (RspAnalysis *a, RspIdx task, RspIdx main_op, guint64 s0, guint6
       gpointer dev, list;
       g_hash_table_iter_init (&it, a->device_ops);
       while (g_hash_table_iter_next (&it, &dev, &list))
-        add_device_candidates (a, list, task, s0, s1, out);
+        add_device_candidates (a, GPOINTER_TO_UINT (dev), list, task, s0, s1, out);
       return;
     }
   guint32 dev = g_array_index (ops, RspDiskOp, main_op).dev;
   GArray *on_dev = g_hash_table_lookup (a->device_ops, GUINT_TO_POINTER (dev));
   if (on_dev != NULL)
-    add_device_candidates (a, on_dev, task, s0, s1, out);
+    add_device_candidates (a, dev, on_dev, task, s0, s1, out);
 }
 
 static void
-add_device_candidates (RspAnalysis *a, GArray *on_dev, RspIdx task, guint64 s0, guint64 s1, GArray *out)
+add_device_candidates (RspAnalysis *a, guint32 dev, GArray *on_dev, RspIdx task, guint64 s0, guint64 s1,
+                       GArray *out)
 {
+  /* where the latest completion so far is S0 or earlier, every request
+   * up to there completed by S0: the scan back stops */
+  const GArray *reach = g_hash_table_lookup (a->device_reach, GUINT_TO_POINTER (dev));
   const GArray *ops = a->m->disk_ops;
   /* on_dev is in insert order: skip to the requests queued before S1 */
   guint lo = 0, hi = on_dev->len;
@@ -156,6 +160,8 @@ add_device_candidates (RspAnalysis *a, GArray *on_dev, RspIdx task, guint64 s0, 
     }
   for (guint i = lo; i > 0 && lo - i < 4096; i--)
     {
+      if (reach != NULL && g_array_index (reach, guint64, i - 1) <= s0)
+        break;
       RspIdx idx = g_array_index (on_dev, RspIdx, i - 1);
       const RspDiskOp *op = &g_array_index (ops, RspDiskOp, idx);
       if ((op->complete == 0 || op->complete > s0) && (op->task != task))

@@ -37,6 +37,7 @@ struct _RspAnalysis {
   guint64 *covered_until; /* per task: the latest end of its segments so far */
   guint32 *covered_path;  /* ... and the control path of that segment */
   GHashTable *device_ops;  /* dev -> GArray of op indexes, in insert order (the model's) */
+  GHashTable *device_reach; /* rsp-model-private.h */
 
   guint64 category_ns[RSP_CAT_N];
   guint64 inferred_ns[RSP_CAT_N]; /* the part of each inferred from a sleeper's stack */

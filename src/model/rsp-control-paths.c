@@ -14,6 +14,7 @@ analysis_build_indexes (RspAnalysis *a)
   a->task_disk_ops = x->task_disk_ops;
   a->task_disk_reach = x->task_disk_reach;
   a->device_ops = x->device_ops;
+  a->device_reach = x->device_reach;
   a->covered_until = g_new0 (guint64, MAX (x->n_tasks, 1));
   a->covered_path = g_new0 (guint32, MAX (x->n_tasks, 1));
 }

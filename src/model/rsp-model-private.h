@@ -19,6 +19,9 @@ typedef struct {
    * queued before one, are found by binary search. */
   GArray **task_disk_reach;
   GHashTable *device_ops; /* dev -> GArray of op indexes, in insert order */
+  GHashTable *device_reach; /* dev -> GArray (guint64) beside device_ops: the
+                             * latest completion among its first i + 1
+                             * (G_MAXUINT64 for one never completed) */
 } RspModelIndex;
 
 struct _RspModel {

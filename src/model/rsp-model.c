@@ -104,6 +104,7 @@ rsp_model_unref (RspModel *m)
       g_free (m->index->task_disk_ops);
       g_free (m->index->task_disk_reach);
       g_hash_table_unref (m->index->device_ops);
+      g_hash_table_unref (m->index->device_reach);
       g_free (m->index);
     }
   g_mutex_clear (&m->index_lock);
@@ -294,6 +295,23 @@ build_index (const RspModel *m)
       if (x->task_disk_ops[op->task] == NULL)
         x->task_disk_ops[op->task] = g_array_new (FALSE, FALSE, sizeof (RspIdx));
       g_array_append_val (x->task_disk_ops[op->task], op_idx);
+    }
+  x->device_reach = g_hash_table_new_full (g_direct_hash, g_direct_equal, NULL, (GDestroyNotify) g_array_unref);
+  GHashTableIter it;
+  gpointer dev, list;
+  g_hash_table_iter_init (&it, x->device_ops);
+  while (g_hash_table_iter_next (&it, &dev, &list))
+    {
+      const GArray *on_dev = list;
+      GArray *reach = g_array_sized_new (FALSE, FALSE, sizeof (guint64), on_dev->len);
+      guint64 latest = 0;
+      for (guint i = 0; i < on_dev->len; i++)
+        {
+          const RspDiskOp *op = &g_array_index (m->disk_ops, RspDiskOp, g_array_index (on_dev, RspIdx, i));
+          latest = MAX (latest, op->complete == 0 ? G_MAXUINT64 : op->complete);
+          g_array_append_val (reach, latest);
+        }
+      g_hash_table_insert (x->device_reach, dev, reach);
     }
   x->task_disk_reach = g_new0 (GArray *, MAX (n_tasks, 1));
   for (guint t = 0; t < n_tasks; t++)
