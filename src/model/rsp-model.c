@@ -197,33 +197,73 @@ compute_describing_frame (const RspModel *m, RspStackId stack, GStringChunk *str
   return NULL;
 }
 
+/* "0x" and V in lower-case hex at P; returns the end. */
+static char *
+put_hex (char *p, guint64 v)
+{
+  char digits[16];
+  guint n = 0;
+  do
+    {
+      digits[n++] = "0123456789abcdef"[v & 0xf];
+      v >>= 4;
+    }
+  while (v != 0);
+  *p++ = '0';
+  *p++ = 'x';
+  while (n > 0)
+    *p++ = digits[--n];
+  return p;
+}
+
+/* The label of a frame without a symbol: "[kernel] 0x..", "[unmapped]
+ * 0x..", "[anon] 0x.." or "BINARY+0x.." (BINARY the mapping's base name,
+ * found once per mapping in BASES).  Written by hand: formatting them was a
+ * tenth of a report of a build, whose compilers have no symbols. */
 static const char *
-frame_label (RspModel *m, const RspModelFrame *f)
+frame_label (RspModel *m, const RspModelFrame *f, GHashTable *bases)
 {
   if (f->symbol != NULL)
     return f->symbol;
-  g_autofree char *label = NULL;
+  const char *prefix;
+  guint64 value = f->ip;
   if (f->kernel)
-    label = g_strdup_printf ("[kernel] 0x%" G_GINT64_MODIFIER "x", f->ip);
+    prefix = "[kernel] ";
   else if (f->dso == NULL)
-    label = g_strdup_printf ("[unmapped] 0x%" G_GINT64_MODIFIER "x", f->ip);
+    prefix = "[unmapped] ";
   else if (g_str_has_prefix (f->dso, "//anon") || g_str_has_prefix (f->dso, "[anon"))
-    label = g_strdup_printf ("[anon] 0x%" G_GINT64_MODIFIER "x", f->ip);
+    prefix = "[anon] ";
   else
     {
-      g_autofree char *base = g_path_get_basename (f->dso);
-      label = g_strdup_printf ("%s+0x%" G_GINT64_MODIFIER "x", base, f->offset);
+      prefix = g_hash_table_lookup (bases, f->dso);
+      if (prefix == NULL)
+        {
+          g_autofree char *base = g_path_get_basename (f->dso);
+          g_autofree char *with_plus = g_strconcat (base, "+", NULL);
+          prefix = g_string_chunk_insert_const (m->strings, with_plus);
+          g_hash_table_insert (bases, (gpointer) f->dso, (gpointer) prefix);
+        }
+      value = f->offset;
     }
-  return g_string_chunk_insert_const (m->strings, label);
+  gsize len = strlen (prefix);
+  char stack_buf[256];
+  char *buf = len + 19 <= sizeof stack_buf ? stack_buf : g_malloc (len + 19);
+  memcpy (buf, prefix, len);
+  *put_hex (buf + len, value) = '\0';
+  const char *label = g_string_chunk_insert_const (m->strings, buf);
+  if (buf != stack_buf)
+    g_free (buf);
+  return label;
 }
 
 void
 rsp_model_compute_frames (RspModel *m)
 {
+  g_autoptr (GHashTable) bases = g_hash_table_new (g_direct_hash, g_direct_equal);
   for (guint i = 0; i < m->frames->len; i++)
     {
       RspModelFrame *f = &g_array_index (m->frames, RspModelFrame, i);
-      f->name = frame_label (m, f);
+      f->name = frame_label (m, f, bases);
     }
   guint n = m->stack_index->len / 2;
   g_clear_pointer (&m->describing, g_ptr_array_unref);
