@@ -65,6 +65,15 @@ void rsp_health_judge (const GArray *entries, gboolean keep_awake, const char *c
                        RspHealthVerdict *verdict);
 void rsp_health_verdict_clear (RspHealthVerdict *verdict);
 
+/* The warning when perf's buffers overflowed (LOST_EVENTS and LOST_SAMPLES
+ * from its PERF_RECORD_LOST records), with the fix that fits what filled
+ * them: of the SAMPLES perf kept, CLOCK_SAMPLES were cpu-clock samples,
+ * the rest tracepoint events.  A lower --freq helps only when the samples
+ * were the bulk; DWARF adds --call-graph fp (its samples carry 8 kB of
+ * stack each).  Without "rsp record: warning: ", newly allocated. */
+char *rsp_health_perf_loss_text (guint64 lost_events, guint64 lost_samples, guint64 samples, guint64 clock_samples,
+                                 gboolean dwarf);
+
 typedef struct _RspKeepAwake RspKeepAwake;
 
 /* Starts one SCHED_IDLE busy loop pinned to each CPU of CPUS.  The loops die

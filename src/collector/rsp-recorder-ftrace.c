@@ -90,11 +90,15 @@ recorder_report_ftrace_losses (const RspFtraceMeta *ftrace)
     {
       const RspFtraceCpuStats *c = &g_array_index (ftrace->cpus, RspFtraceCpuStats, i);
       guint64 lost = c->overrun + c->commit_overrun + c->dropped_events;
+      /* the buffer keeps its first events when full (overwrite off): what
+       * is lost are the events that came while it was full */
       if (lost > 0)
         fprintf (stderr,
-                 _("rsp record: warning: the tracefs instance lost %llu events on CPU %u (buffer overrun): "
-                   "its %d kB buffer filled faster than rsp record emptied it; %s\n"),
-                 (unsigned long long) lost, c->cpu, RSP_FTRACE_BUFFER_KB, _(RSP_FTRACE_LOSS_TEXT));
+                 _("rsp record: warning: the tracefs instance lost %llu events on CPU %u (buffer overrun): its "
+                   "%d kB buffer filled faster than rsp record emptied it while the load held the CPUs, so some "
+                   "wake-ups, interrupts, block and socket events of that CPU are missing (the analysis infers "
+                   "them). If it matters, record a shorter stretch or a smaller load\n"),
+                 (unsigned long long) lost, c->cpu, RSP_FTRACE_BUFFER_KB);
     }
 }
 

@@ -79,19 +79,22 @@ recorder_post_pass (const char *path, guint64 window_start, guint64 window_end, 
   guint n_evsels = rsp_perf_reader_get_n_evsels (reader);
   g_autofree guint64 *samples_per_evsel = g_new0 (guint64, n_evsels);
   g_autofree RspFrame *frames = g_new (RspFrame, MAX_CALLCHAIN_FRAMES);
-  RspEvent event;
+  const RspEvent *event;
 
-  while (rsp_perf_reader_next (reader, &event))
+  while ((event = rsp_perf_reader_next_ref (reader)) != NULL)
     {
-      rsp_symbolizer_process_event (symbolizer, &event);
-      if (event.type != PERF_RECORD_SAMPLE)
+      rsp_symbolizer_process_event (symbolizer, event);
+      if (event->type != PERF_RECORD_SAMPLE)
         continue;
       result->samples++;
-      if (event.evsel != NULL && event.evsel->index < n_evsels && event.has_time
-          && event.time >= window_start && event.time <= window_end)
-        samples_per_evsel[event.evsel->index]++;
+      if (event->evsel != NULL && event->evsel->attr.type == PERF_TYPE_SOFTWARE
+          && event->evsel->attr.config == PERF_COUNT_SW_CPU_CLOCK)
+        result->clock_samples++;
+      if (event->evsel != NULL && event->evsel->index < n_evsels && event->has_time
+          && event->time >= window_start && event->time <= window_end)
+        samples_per_evsel[event->evsel->index]++;
       /* a sample without a callchain still names its address */
-      rsp_symbolizer_resolve_callchain (symbolizer, &event, frames, MAX_CALLCHAIN_FRAMES);
+      rsp_symbolizer_resolve_callchain (symbolizer, event, frames, MAX_CALLCHAIN_FRAMES);
     }
 
   for (guint i = 0; i < health->len; i++)

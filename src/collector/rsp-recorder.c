@@ -219,11 +219,12 @@ session_finish (Session *s, const Probe *probe, GArray *health, GError **error)
   for (guint i = 0; i < verdict.warnings->len; i++)
     fprintf (stderr, _("rsp record: warning: %s\n"), (const char *) g_ptr_array_index (verdict.warnings, i));
   if (result.lost_events > 0 || result.lost_samples > 0)
-    fprintf (stderr,
-             _("rsp record: warning: perf lost %llu events and %llu samples (its buffers overflowed): "
-               "use a lower --freq%s if it matters\n"),
-             (unsigned long long) result.lost_events, (unsigned long long) result.lost_samples,
-             options->call_graph == RSP_CALL_GRAPH_DWARF ? " or --call-graph fp" : "");
+    {
+      g_autofree char *text = rsp_health_perf_loss_text (result.lost_events, result.lost_samples, result.samples,
+                                                         result.clock_samples,
+                                                         options->call_graph == RSP_CALL_GRAPH_DWARF);
+      fprintf (stderr, _("rsp record: warning: %s\n"), text);
+    }
 
   RspRecordingMeta *meta = session_build_meta (s, probe->all_events, probe->events.missing, health,
                                                verdict.idle_loss_suspected);

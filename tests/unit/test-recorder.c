@@ -586,6 +586,28 @@ test_run_without_perf (void)
   rsp_recorder_options_clear (&options);
 }
 
+/* perf's overflow warning names the fix that fits what filled its buffers:
+ * a lower --freq only when cpu-clock samples were the bulk (perf bench
+ * sched messaging filled them with socket tracepoints: 17 of 18 of what
+ * perf kept). */
+static void
+test_health_perf_loss (void)
+{
+  g_autofree char *samples = rsp_health_perf_loss_text (26, 1000, 5000, 4000, FALSE);
+  g_assert_nonnull (strstr (samples, "perf lost 26 events and 1000 samples"));
+  g_assert_nonnull (strstr (samples, "use a lower --freq if it matters"));
+  g_assert_null (strstr (samples, "--call-graph fp"));
+  g_autofree char *dwarf = rsp_health_perf_loss_text (1, 2, 10, 10, TRUE);
+  g_assert_nonnull (strstr (dwarf, "--freq or --call-graph fp"));
+  g_autofree char *tracepoints = rsp_health_perf_loss_text (26, 1718698, 886075, 49000, FALSE);
+  g_assert_nonnull (strstr (tracepoints, "837075 of the 886075 samples it kept are tracepoint events"));
+  g_assert_nonnull (strstr (tracepoints, "a lower --freq would not help"));
+  g_assert_nonnull (strstr (tracepoints, "record a shorter stretch or a smaller load;"));
+  g_assert_null (strstr (tracepoints, "--keep-awake"));
+  g_autofree char *tracepoints_dwarf = rsp_health_perf_loss_text (1, 2, 10, 1, TRUE);
+  g_assert_nonnull (strstr (tracepoints_dwarf, "smaller load, or use --call-graph fp;"));
+}
+
 int
 main (int argc, char **argv)
 {
@@ -607,5 +629,6 @@ main (int argc, char **argv)
   g_test_add_func ("/probe/invoking-user", test_invoking_user);
   g_test_add_func ("/health/thresholds", test_health_thresholds);
   g_test_add_func ("/health/judge", test_health_judge);
+  g_test_add_func ("/health/perf-loss", test_health_perf_loss);
   return g_test_run ();
 }
