@@ -19,7 +19,7 @@
 #include <string.h>
 
 #define STORE_MAGIC "RSPESYM"
-#define STORE_VERSION 1u
+#define STORE_VERSION 2u /* 2: the four-lane hash of rsp-disk-cache.c */
 #define STORE_NONE G_MAXUINT32 /* a string offset: no string */
 #define STORE_MINI 1u          /* flags: symbols from MiniDebugInfo */
 #define STORE_MAX_ENTRIES 4000 /* past this, the oldest entries go ... */
@@ -153,6 +153,7 @@ rsp_elf_store_load (const char *dir, const char *path, const guint8 *build_id,
     }
   if (!ok || h.n_deps == 0)
     return NULL;
+  rsp_disk_cache_populate (data, size);
   if (entry_hash (&h, data + sizeof h, size - sizeof h) != h.body)
     return NULL;
 

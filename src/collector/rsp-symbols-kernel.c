@@ -208,7 +208,7 @@ rsp_symbolizer_load_kallsyms (RspSymbolizer *self, const char *text, gsize lengt
  * names (NUL-terminated, NAMES_SIZE bytes); every integer in this
  * machine's byte order (the cache never leaves the machine). */
 #define KCACHE_MAGIC "RSPKSYM"
-#define KCACHE_VERSION 2u /* 2: the word-wise hash of rsp-disk-cache.c */
+#define KCACHE_VERSION 3u /* 2: the word-wise hash of rsp-disk-cache.c; 3: its four lanes */
 #define KCACHE_KERNEL G_MAXUINT32 /* an entry's dso: the kernel itself */
 
 typedef struct {
@@ -265,6 +265,7 @@ kcache_load (RspSymbolizer *self, const char *path, guint64 key)
       || h.n == 0 || h.names_size == 0 || h.n > (size - sizeof h) / sizeof (KcacheEntry)
       || h.names_size != size - sizeof h - (gsize) h.n * sizeof (KcacheEntry))
     return FALSE;
+  rsp_disk_cache_populate (data, size);
   if (rsp_disk_cache_hash (RSP_DISK_CACHE_HASH_INIT, data + sizeof h, size - sizeof h) != h.body)
     return FALSE;
   const KcacheEntry *e = (const KcacheEntry *) (data + sizeof h); /* the header keeps it 8-aligned */
