@@ -66,6 +66,7 @@ struct _RspFtrace {
   gboolean tracing;
   gboolean stopped;
   guint32 subbuf_size;
+  int buffer_kb;           /* asked per CPU */
   guint8 *buffer;          /* one sub-buffer */
   GArray *readers;         /* CpuReader */
   GPtrArray *events;       /* char *: enabled, "system:name" */
@@ -360,6 +361,7 @@ ftrace_new (const char *tracefs, const GArray *cpus, const char *tmp_prefix, con
                        RSP_FTRACE_CLOCK);
       return NULL;
     }
+  self->buffer_kb = buffer_kb;
   if (tracefs_instance_set_buffer_size (self->instance, buffer_kb, -1) != 0)
     fprintf (stderr, _("rsp record: warning: cannot give the tracefs instance %d kB per CPU: %s; using "
                        "the kernel's default\n"),
@@ -393,7 +395,28 @@ rsp_ftrace_new (const char *tracefs, const GArray *cpus, const char *tmp_prefix,
                 GError **error)
 {
   g_return_val_if_fail (tmp_prefix != NULL, NULL);
-  return ftrace_new (tracefs, cpus, tmp_prefix, pretend_missing, ftrace_events, RSP_FTRACE_BUFFER_KB, error);
+  long pages = sysconf (_SC_PHYS_PAGES), page_size = sysconf (_SC_PAGESIZE);
+  guint64 ram = pages > 0 && page_size > 0 ? (guint64) pages * (guint64) page_size : 0;
+  return ftrace_new (tracefs, cpus, tmp_prefix, pretend_missing, ftrace_events,
+                     rsp_ftrace_buffer_kb (cpus != NULL ? cpus->len : 1, ram), error);
+}
+
+int
+rsp_ftrace_get_buffer_kb (const RspFtrace *self)
+{
+  return self != NULL ? self->buffer_kb : 0;
+}
+
+int
+rsp_ftrace_buffer_kb (guint n_cpus, guint64 ram_bytes)
+{
+  guint64 budget_kb = 256 * 1024;
+  if (ram_bytes > 0)
+    budget_kb = MIN (budget_kb, ram_bytes / 64 / 1024);
+  guint64 per_cpu = budget_kb / MAX (n_cpus, 1);
+  per_cpu = CLAMP (per_cpu, RSP_FTRACE_BUFFER_MIN_KB, RSP_FTRACE_BUFFER_MAX_KB);
+  /* whole pages of 4 kB */
+  return (int) (per_cpu & ~(guint64) 3);
 }
 
 RspFtrace *

@@ -12,7 +12,7 @@
  *                               recorders that are gone (killed with SIGKILL,
  *                               crashed): the only cleanup that covers those;
  *   rsp_ftrace_new ()           creates "rsp-<pid>-<random hex>", tracing off,
- *                               clock mono, RSP_FTRACE_BUFFER_KB per CPU, the
+ *                               clock mono, rsp_ftrace_buffer_kb() per CPU, the
  *                               events enabled, one non-blocking reader per CPU;
  *   rsp_ftrace_start ()         tracing on (just before perf's "enable");
  *   rsp_ftrace_poll_fds () and rsp_ftrace_drain ()
@@ -41,12 +41,20 @@
 G_BEGIN_DECLS
 
 /* Per-CPU ring buffer of the instance.  The drain wakes when a buffer is
- * RSP_FTRACE_BUFFER_PERCENT full (1 MB); the remaining 3 MB, some 75000
- * events of 40 bytes, absorb the recorder's wake-up latency even on a CPU
- * that fires 20000 events a second.  It is kernel memory only while
- * recording: 4 MB × CPUs. */
-#define RSP_FTRACE_BUFFER_KB 4096
+ * RSP_FTRACE_BUFFER_PERCENT full; the rest absorbs the time until the
+ * recorder runs, which on CPUs the load keeps busy can be long: with 4 MB
+ * per CPU, perf bench sched messaging -g 8 -l 400 on 2 CPUs overran it
+ * (230 k and 330 k of 1.37 M events lost in two runs), with 16 MB it lost
+ * none.  It is kernel memory only while recording: RSP_FTRACE_BUFFER_MAX_KB
+ * per CPU as long as all CPUs' together stay within 1/64 of the RAM and
+ * 256 MB, down to RSP_FTRACE_BUFFER_MIN_KB (rsp_ftrace_buffer_kb). */
+#define RSP_FTRACE_BUFFER_MIN_KB 4096
+#define RSP_FTRACE_BUFFER_MAX_KB 16384
 #define RSP_FTRACE_BUFFER_PERCENT 25
+
+/* The instance's buffer per CPU, in kB, for N_CPUS CPUs and RAM_BYTES of
+ * memory (0: unknown, taken as plenty). */
+int rsp_ftrace_buffer_kb (guint n_cpus, guint64 ram_bytes);
 #define RSP_FTRACE_CLOCK "mono"
 
 /* What is lost when the channel cannot run, for the warnings. */
@@ -77,6 +85,8 @@ guint rsp_ftrace_remove_stale (const char *tracefs);
  * for tests) count as missing from the kernel. */
 RspFtrace *rsp_ftrace_new (const char *tracefs, const GArray *cpus, const char *tmp_prefix,
                            const char *pretend_missing, GError **error);
+/* The buffer per CPU it asked the kernel for, in kB (0 for NULL). */
+int rsp_ftrace_get_buffer_kb (const RspFtrace *self);
 
 /* A live instance: EVENTS only, BUFFER_KB per CPU, its sub-buffers kept in
  * memory for rsp_ftrace_take_live instead of stored (rsp record's file

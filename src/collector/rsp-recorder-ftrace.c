@@ -84,7 +84,7 @@ recorder_covered_events (const RspFtraceMeta *ftrace)
 
 /* The instance's own losses, next to perf's. */
 void
-recorder_report_ftrace_losses (const RspFtraceMeta *ftrace)
+recorder_report_ftrace_losses (const RspFtraceMeta *ftrace, int buffer_kb)
 {
   for (guint i = 0; ftrace != NULL && i < ftrace->cpus->len; i++)
     {
@@ -98,7 +98,7 @@ recorder_report_ftrace_losses (const RspFtraceMeta *ftrace)
                    "%d kB buffer filled faster than rsp record emptied it while the load held the CPUs, so some "
                    "wake-ups, interrupts, block and socket events of that CPU are missing (the analysis infers "
                    "them). If it matters, record a shorter stretch or a smaller load\n"),
-                 (unsigned long long) lost, c->cpu, RSP_FTRACE_BUFFER_KB);
+                 (unsigned long long) lost, c->cpu, buffer_kb);
     }
 }
 

@@ -180,7 +180,7 @@ gboolean session_release_command (Session *s, GError **error);
 void session_open_ftrace (Session *s, const Probe *probe, const GArray *cpus);
 void session_channel_off (Session *s, const char *why, gboolean with_fix);
 char **recorder_covered_events (const RspFtraceMeta *ftrace);
-void recorder_report_ftrace_losses (const RspFtraceMeta *ftrace);
+void recorder_report_ftrace_losses (const RspFtraceMeta *ftrace, int buffer_kb);
 /* The files section: the inodes the instance's events name, named from
  * the start's and the end's open files and a bounded walk; NULL without
  * the instance or without file events. */

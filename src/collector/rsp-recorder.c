@@ -228,7 +228,7 @@ session_finish (Session *s, const Probe *probe, GArray *health, GError **error)
 
   RspRecordingMeta *meta = session_build_meta (s, probe->all_events, probe->events.missing, health,
                                                verdict.idle_loss_suspected);
-  recorder_report_ftrace_losses (meta->ftrace);
+  recorder_report_ftrace_losses (meta->ftrace, rsp_ftrace_get_buffer_kb (s->ftrace));
   g_autoptr (GBytes) files = session_name_files (s);
   gboolean written = session_write_recording (s, meta, result.symbols, files, error);
   g_clear_pointer (&result.symbols, g_bytes_unref);

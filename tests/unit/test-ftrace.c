@@ -312,11 +312,29 @@ test_trailer_parts (void)
   g_unlink (path);
 }
 
+/* The instance's buffer per CPU: 16 MB while all CPUs' together stay
+ * within 1/64 of the RAM and 256 MB, never under 4 MB. */
+static void
+test_buffer_size (void)
+{
+  const guint64 gb = G_GUINT64_CONSTANT (1) << 30;
+  g_assert_cmpint (rsp_ftrace_buffer_kb (2, 24 * gb), ==, 16384);
+  g_assert_cmpint (rsp_ftrace_buffer_kb (2, 0), ==, 16384);
+  g_assert_cmpint (rsp_ftrace_buffer_kb (0, 0), ==, 16384);
+  g_assert_cmpint (rsp_ftrace_buffer_kb (16, 24 * gb), ==, 16384);
+  g_assert_cmpint (rsp_ftrace_buffer_kb (64, 24 * gb), ==, 4096);   /* 256 MB over 64 CPUs */
+  g_assert_cmpint (rsp_ftrace_buffer_kb (8, 4 * gb), ==, 8192);     /* 64 MB over 8 CPUs */
+  g_assert_cmpint (rsp_ftrace_buffer_kb (6, 4 * gb), ==, 10920);    /* whole 4 kB pages */
+  g_assert_cmpint (rsp_ftrace_buffer_kb (2, gb / 2), ==, 4096);     /* 8 MB would be 4 MB each: the floor */
+  g_assert_cmpint (rsp_ftrace_buffer_kb (1024, 1024 * gb), ==, 4096);
+}
+
 int
 main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/ftrace/meta/round-trip", test_meta_round_trip);
+  g_test_add_func ("/ftrace/buffer-size", test_buffer_size);
   g_test_add_func ("/ftrace/meta/channel-off", test_meta_channel_off);
   g_test_add_func ("/ftrace/meta/without-ftrace", test_meta_without_ftrace);
   g_test_add_func ("/ftrace/meta/damaged", test_meta_damaged);
