@@ -20,6 +20,10 @@
 
 #define STORE_MAGIC "RSPESYM"
 #define STORE_VERSION 2u /* 2: the four-lane hash of rsp-disk-cache.c */
+/* Entries are named BUILDID-KEYHASH.vVERSION.syms: the hash in the name
+ * changes with the hash function, so an older version's entries are never
+ * opened again, and prune() removes them (version 1 wrote ".syms" alone). */
+#define STORE_SUFFIX ".v2.syms"
 #define STORE_NONE G_MAXUINT32 /* a string offset: no string */
 #define STORE_MINI 1u          /* flags: symbols from MiniDebugInfo */
 #define STORE_MAX_ENTRIES 4000 /* past this, the oldest entries go ... */
@@ -69,7 +73,7 @@ rsp_elf_store_entry_path (const char *dir, const char *path, const guint8 *build
   g_autofree char *hex = build_id_size > 0 ? rsp_build_id_to_hex (build_id, build_id_size)
                                            : g_strdup ("noid");
   guint64 h = rsp_disk_cache_hash (RSP_DISK_CACHE_HASH_INIT, key, strlen (key));
-  g_autofree char *name = g_strdup_printf ("%s-%016" G_GINT64_MODIFIER "x.syms", hex, h);
+  g_autofree char *name = g_strdup_printf ("%s-%016" G_GINT64_MODIFIER "x" STORE_SUFFIX, hex, h);
   return g_build_filename (dir, name, NULL);
 }
 
@@ -216,8 +220,9 @@ entry_age_free (gpointer data)
   g_free (e);
 }
 
-/* Keeps the directory from growing without bound: past STORE_MAX_ENTRIES
- * entries, the least recently written go. */
+/* Keeps the directory from growing without bound: the entries of other
+ * versions go, and past STORE_MAX_ENTRIES entries, the least recently
+ * written. */
 static void
 prune (const char *dir)
 {
@@ -233,6 +238,12 @@ prune (const char *dir)
         continue;
       EntryAge *e = g_new0 (EntryAge, 1);
       e->path = g_build_filename (dir, name, NULL);
+      if (!g_str_has_suffix (name, STORE_SUFFIX))
+        {
+          g_unlink (e->path);
+          entry_age_free (e);
+          continue;
+        }
       if (g_stat (e->path, &e->st) != 0)
         {
           entry_age_free (e);

@@ -363,9 +363,14 @@ ftrace_new (const char *tracefs, const GArray *cpus, const char *tmp_prefix, con
     }
   self->buffer_kb = buffer_kb;
   if (tracefs_instance_set_buffer_size (self->instance, buffer_kb, -1) != 0)
-    fprintf (stderr, _("rsp record: warning: cannot give the tracefs instance %d kB per CPU: %s; using "
-                       "the kernel's default\n"),
-             buffer_kb, g_strerror (errno));
+    {
+      fprintf (stderr, _("rsp record: warning: cannot give the tracefs instance %d kB per CPU: %s; using "
+                         "the kernel's default\n"),
+               buffer_kb, g_strerror (errno));
+      /* what it has instead (0 if even that is unknown) */
+      ssize_t got = tracefs_instance_get_buffer_size (self->instance, 0);
+      self->buffer_kb = got > 0 && got <= G_MAXINT ? (int) got : 0;
+    }
   /* keep the first events when a buffer fills, and count the rest as dropped:
    * the stored stream is then whole up to the first loss */
   if (tracefs_file_exists (self->instance, "options/overwrite"))

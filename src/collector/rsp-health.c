@@ -337,20 +337,20 @@ rsp_keep_awake_free (RspKeepAwake *self)
 }
 
 char *
-rsp_health_perf_loss_text (guint64 lost_events, guint64 lost_samples, guint64 samples, guint64 clock_samples,
-                           gboolean dwarf)
+rsp_health_perf_loss_text (guint64 lost_events, guint64 lost_samples, const RspPerfKept *kept, gboolean dwarf)
 {
-  if (clock_samples * 2 >= samples)
+  if (kept->clock_bytes * 2 >= kept->bytes)
     return g_strdup_printf (_("perf lost %llu events and %llu samples (its buffers overflowed): use a lower "
                               "--freq%s if it matters"),
                             (unsigned long long) lost_events, (unsigned long long) lost_samples,
                             dwarf ? _(" or --call-graph fp") : "");
+  guint percent = (guint) ((kept->bytes - kept->clock_bytes) * 100 / MAX (kept->bytes, 1));
   return g_strdup_printf (_("perf lost %llu events and %llu samples (its buffers overflowed): %llu of the %llu "
-                            "samples it kept are tracepoint events, not cpu-clock samples, so a lower --freq "
-                            "would not help: the load made events faster than perf could write them while it "
-                            "competed with perf for the CPUs. If it matters, record a shorter stretch or a "
+                            "samples it kept (%u%% of their bytes) are tracepoint events, not cpu-clock samples, so "
+                            "a lower --freq would not help: the load made events faster than perf could write them "
+                            "while it competed with perf for the CPUs. If it matters, record a shorter stretch or a "
                             "smaller load%s; the analysis infers what is missing"),
                           (unsigned long long) lost_events, (unsigned long long) lost_samples,
-                          (unsigned long long) (samples - clock_samples), (unsigned long long) samples,
-                          dwarf ? _(", or use --call-graph fp") : "");
+                          (unsigned long long) (kept->samples - kept->clock_samples),
+                          (unsigned long long) kept->samples, percent, dwarf ? _(", or use --call-graph fp") : "");
 }

@@ -65,14 +65,20 @@ void rsp_health_judge (const GArray *entries, gboolean keep_awake, const char *c
                        RspHealthVerdict *verdict);
 void rsp_health_verdict_clear (RspHealthVerdict *verdict);
 
+/* What perf kept, by kind: all its samples, and of them the cpu-clock
+ * samples (the rest are tracepoint events), in number and in bytes. */
+typedef struct {
+  guint64 samples, clock_samples;
+  guint64 bytes, clock_bytes;
+} RspPerfKept;
+
 /* The warning when perf's buffers overflowed (LOST_EVENTS and LOST_SAMPLES
  * from its PERF_RECORD_LOST records), with the fix that fits what filled
- * them: of the SAMPLES perf kept, CLOCK_SAMPLES were cpu-clock samples,
- * the rest tracepoint events.  A lower --freq helps only when the samples
- * were the bulk; DWARF adds --call-graph fp (its samples carry 8 kB of
- * stack each).  Without "rsp record: warning: ", newly allocated. */
-char *rsp_health_perf_loss_text (guint64 lost_events, guint64 lost_samples, guint64 samples, guint64 clock_samples,
-                                 gboolean dwarf);
+ * them (KEPT, by bytes: a DWARF sample carries 8 kB of stack, a tracepoint
+ * event some 100 bytes).  A lower --freq helps only when cpu-clock samples
+ * were the bulk; DWARF adds --call-graph fp.  Without "rsp record:
+ * warning: ", newly allocated. */
+char *rsp_health_perf_loss_text (guint64 lost_events, guint64 lost_samples, const RspPerfKept *kept, gboolean dwarf);
 
 typedef struct _RspKeepAwake RspKeepAwake;
 

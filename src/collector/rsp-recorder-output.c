@@ -87,9 +87,14 @@ recorder_post_pass (const char *path, guint64 window_start, guint64 window_end, 
       if (event->type != PERF_RECORD_SAMPLE)
         continue;
       result->samples++;
+      result->kept.samples++;
+      result->kept.bytes += event->size;
       if (event->evsel != NULL && event->evsel->attr.type == PERF_TYPE_SOFTWARE
           && event->evsel->attr.config == PERF_COUNT_SW_CPU_CLOCK)
-        result->clock_samples++;
+        {
+          result->kept.clock_samples++;
+          result->kept.clock_bytes += event->size;
+        }
       if (event->evsel != NULL && event->evsel->index < n_evsels && event->has_time
           && event->time >= window_start && event->time <= window_end)
         samples_per_evsel[event->evsel->index]++;

@@ -213,7 +213,7 @@ void session_remove_uprobes (Session *s, const char *perf);
 typedef struct {
   guint64 records;
   guint64 samples;
-  guint64 clock_samples; /* of SAMPLES: cpu-clock's (the rest are tracepoint events) */
+  RspPerfKept kept;      /* the samples by kind, in number and bytes */
   guint64 lost_events;
   guint64 lost_samples;
   GBytes *symbols;

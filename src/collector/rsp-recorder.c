@@ -220,8 +220,7 @@ session_finish (Session *s, const Probe *probe, GArray *health, GError **error)
     fprintf (stderr, _("rsp record: warning: %s\n"), (const char *) g_ptr_array_index (verdict.warnings, i));
   if (result.lost_events > 0 || result.lost_samples > 0)
     {
-      g_autofree char *text = rsp_health_perf_loss_text (result.lost_events, result.lost_samples, result.samples,
-                                                         result.clock_samples,
+      g_autofree char *text = rsp_health_perf_loss_text (result.lost_events, result.lost_samples, &result.kept,
                                                          options->call_graph == RSP_CALL_GRAPH_DWARF);
       fprintf (stderr, _("rsp record: warning: %s\n"), text);
     }

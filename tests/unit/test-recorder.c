@@ -593,18 +593,28 @@ test_run_without_perf (void)
 static void
 test_health_perf_loss (void)
 {
-  g_autofree char *samples = rsp_health_perf_loss_text (26, 1000, 5000, 4000, FALSE);
+  /* cpu-clock samples the bulk, by number and bytes */
+  RspPerfKept clock = { .samples = 5000, .clock_samples = 4000, .bytes = 500000, .clock_bytes = 440000 };
+  g_autofree char *samples = rsp_health_perf_loss_text (26, 1000, &clock, FALSE);
   g_assert_nonnull (strstr (samples, "perf lost 26 events and 1000 samples"));
   g_assert_nonnull (strstr (samples, "use a lower --freq if it matters"));
   g_assert_null (strstr (samples, "--call-graph fp"));
-  g_autofree char *dwarf = rsp_health_perf_loss_text (1, 2, 10, 10, TRUE);
+  g_autofree char *dwarf = rsp_health_perf_loss_text (1, 2, &clock, TRUE);
   g_assert_nonnull (strstr (dwarf, "--freq or --call-graph fp"));
-  g_autofree char *tracepoints = rsp_health_perf_loss_text (26, 1718698, 886075, 49000, FALSE);
-  g_assert_nonnull (strstr (tracepoints, "837075 of the 886075 samples it kept are tracepoint events"));
+  /* DWARF: fewer clock samples than tracepoint events, but 8 kB each: they
+   * filled the buffers */
+  RspPerfKept dwarf_kept = { .samples = 60000, .clock_samples = 10000, .bytes = 85000000, .clock_bytes = 80000000 };
+  g_autofree char *dwarf_clock = rsp_health_perf_loss_text (1, 2, &dwarf_kept, TRUE);
+  g_assert_nonnull (strstr (dwarf_clock, "use a lower --freq or --call-graph fp"));
+  /* perf bench sched messaging: socket tracepoints */
+  RspPerfKept messaging = { .samples = 886075, .clock_samples = 1520, .bytes = 88000000, .clock_bytes = 300000 };
+  g_autofree char *tracepoints = rsp_health_perf_loss_text (26, 1718698, &messaging, FALSE);
+  g_assert_nonnull (strstr (tracepoints, "884555 of the 886075 samples it kept (99% of their bytes) are tracepoint events"));
   g_assert_nonnull (strstr (tracepoints, "a lower --freq would not help"));
   g_assert_nonnull (strstr (tracepoints, "record a shorter stretch or a smaller load;"));
   g_assert_null (strstr (tracepoints, "--keep-awake"));
-  g_autofree char *tracepoints_dwarf = rsp_health_perf_loss_text (1, 2, 10, 1, TRUE);
+  RspPerfKept few = { .samples = 10, .clock_samples = 1, .bytes = 1000, .clock_bytes = 100 };
+  g_autofree char *tracepoints_dwarf = rsp_health_perf_loss_text (1, 2, &few, TRUE);
   g_assert_nonnull (strstr (tracepoints_dwarf, "smaller load, or use --call-graph fp;"));
 }
 

@@ -1605,6 +1605,49 @@ store_thread (gpointer data)
   return NULL;
 }
 
+/* Entries written by an older version of the store (another hash in
+ * their names, so never opened again) are removed at the first save of a
+ * process; the current version's stay.  In a subprocess: the store looks
+ * at its directory once per process. */
+static void
+test_elf_store_old_versions (void)
+{
+  g_autofree char *stripped = fixture_path ("libsymfix-stripped.so");
+  if (stripped == NULL)
+    {
+      g_test_skip ("the stripped fixture was not built (no objcopy)");
+      return;
+    }
+  if (!g_test_subprocess ())
+    {
+      g_test_trap_subprocess (NULL, 0, G_TEST_SUBPROCESS_DEFAULT);
+      g_test_trap_assert_passed ();
+      return;
+    }
+  g_autofree char *work = g_dir_make_tmp ("rsp-elf-store-old-XXXXXX", NULL);
+  g_autofree char *store = g_build_filename (work, "cache", "elf", NULL);
+  g_assert_cmpint (g_mkdir_with_parents (store, 0700), ==, 0);
+  g_autofree char *old = g_build_filename (store, "noid-0123456789abcdef.syms", NULL);
+  g_autofree char *other = g_build_filename (store, "notes.txt", NULL);
+  g_assert_true (g_file_set_contents (old, "RSPESYM\0old", 11, NULL));
+  g_assert_true (g_file_set_contents (other, "not an entry", -1, NULL));
+  g_autofree char *bin = g_build_filename (work, "libsymfix-stripped.so", NULL);
+  copy_file (stripped, bin);
+  g_assert_false (load_checked (store, bin)); /* read from the file, saved */
+  g_autofree char *entry = rsp_elf_store_entry_path (store, bin, NULL, 0);
+  g_assert_true (g_file_test (entry, G_FILE_TEST_IS_REGULAR));
+  g_assert_false (g_file_test (old, G_FILE_TEST_EXISTS));
+  g_assert_true (g_file_test (other, G_FILE_TEST_EXISTS));
+  g_assert_true (load_checked (store, bin));
+  g_unlink (entry);
+  g_unlink (other);
+  g_unlink (bin);
+  g_autofree char *cache = g_build_filename (work, "cache", NULL);
+  g_rmdir (store);
+  g_rmdir (cache);
+  g_rmdir (work);
+}
+
 /* ELF symbol tables kept between runs: the second load of a binary comes
  * from the store and equals a load from the files; a debug file installed
  * since, a rebuilt binary at the same path, a truncated or damaged entry
@@ -1762,6 +1805,7 @@ main (int argc, char **argv)
   g_test_add_func ("/symbols/elf/debuglink", test_debuglink);
   g_test_add_func ("/symbols/elf/minidebuginfo", test_minidebuginfo);
   g_test_add_func ("/symbols/elf/store", test_elf_store);
+  g_test_add_func ("/symbols/elf/store/old-versions", test_elf_store_old_versions);
   g_test_add_func ("/symbols/jitdump", test_jitdump);
   g_test_add_func ("/symbols/elf/damaged", test_bad_elf);
   g_test_add_func ("/symbols/stored/round-trip", test_stored_round_trip);
