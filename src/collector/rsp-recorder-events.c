@@ -121,6 +121,11 @@ rsp_recorder_perf_argv (const char *perf, const RspRecorderOptions *options,
   g_ptr_array_add (args, g_strdup (options->call_graph == RSP_CALL_GRAPH_DWARF ? "dwarf" : "fp"));
   g_ptr_array_add (args, g_strdup ("--delay=-1"));
   g_ptr_array_add (args, g_strdup_printf ("--control=fd:%d,%d", ctl_fd, ack_fd));
+  /* No side-band thread for BPF program events (which RSP does not read):
+   * perf 6.1 joins that thread at exit only when its poll times out, which
+   * kept every perf record running up to a second after its command
+   * ended (perf record -a -- true: 1.06 s, 0.09 s with this). */
+  g_ptr_array_add (args, g_strdup ("--no-bpf-event"));
   /* DWARF samples carry 8 kB of stack each: they need more room. */
   if (large_buffers)
     g_ptr_array_add (args, g_strdup (options->call_graph == RSP_CALL_GRAPH_DWARF ? "--mmap-pages=8M"

@@ -184,7 +184,7 @@ test_perf_argv (void)
   g_autofree char *line = g_strjoinv (" ", argv);
   g_assert_cmpstr (line, ==,
                    "/usr/bin/perf record -a -k monotonic --call-graph fp --delay=-1 --control=fd:7,9 "
-                   "-o out.tmp -e sched:sched_switch -e block:block_rq_complete/call-graph=no/ "
+                   "--no-bpf-event -o out.tmp -e sched:sched_switch -e block:block_rq_complete/call-graph=no/ "
                    "-e cpu-clock/freq=250/");
   /* Never a global frequency: perf would apply it to the tracepoints too. */
   g_assert_cmpuint (count_arg (argv, "-F"), ==, 0);
@@ -196,7 +196,7 @@ test_perf_argv (void)
   g_autofree char *dwarf_line = g_strjoinv (" ", dwarf);
   g_assert_cmpstr (dwarf_line, ==,
                    "perf record -a -k monotonic --call-graph dwarf --delay=-1 --control=fd:3,4 "
-                   "--mmap-pages=8M -o o -e sched:sched_switch -e block:block_rq_complete/call-graph=no/ "
+                   "--no-bpf-event --mmap-pages=8M -o o -e sched:sched_switch -e block:block_rq_complete/call-graph=no/ "
                    "-e cpu-clock/freq=250/");
 
   /* Nothing but the sampling event when no tracepoint exists. */
