@@ -44,7 +44,8 @@ def main():
 
     work = tempfile.mkdtemp(prefix="rsp-po-")
     pot = os.path.join(work, "rsp.pot")
-    subprocess.run(["xgettext", "--from-code=UTF-8", "--keyword=_", "--keyword=N_", "--keyword=C_:1c,2",
+    # the keywords of po/meson.build (T: rsp-describe.c's messages for the local language)
+    subprocess.run(["xgettext", "--from-code=UTF-8", "--keyword=_", "--keyword=N_", "--keyword=C_:1c,2", "--keyword=T:2",
                     "--keyword=NC_:1c,2", "--add-comments", "-o", pot, "-D", root] + listed, check=True)
     with open(os.path.join(root, "po", "LINGUAS")) as f:
         languages = [x for line in f for x in line.split() if not line.startswith("#")]
