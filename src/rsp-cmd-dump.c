@@ -381,23 +381,23 @@ rsp_cmd_dump (int argc, char **argv)
   guint64 frames = 0;
   g_autoptr (GHashTable) unnamed = g_hash_table_new_full (g_direct_hash, g_direct_equal, NULL, unnamed_free);
   gint64 t0 = g_get_monotonic_time ();
-  RspEvent ev;
-  while (rsp_perf_reader_next (reader, &ev))
+  const RspEvent *ev;
+  while ((ev = rsp_perf_reader_next_ref (reader)) != NULL)
     {
-      rsp_threads_process_event (d.threads, &ev);
-      rsp_symbolizer_process_event (d.symbolizer, &ev);
+      rsp_threads_process_event (d.threads, ev);
+      rsp_symbolizer_process_event (d.symbolizer, ev);
       if (stats)
         {
-          if (ev.type == PERF_RECORD_SAMPLE)
+          if (ev->type == PERF_RECORD_SAMPLE)
             {
-              per_event[ev.evsel->index]++;
-              guint n = rsp_symbolizer_resolve_callchain (d.symbolizer, &ev, d.frames, MAX_FRAMES);
+              per_event[ev->evsel->index]++;
+              guint n = rsp_symbolizer_resolve_callchain (d.symbolizer, ev, d.frames, MAX_FRAMES);
               frames += n;
-              count_unnamed (unnamed, ev.pid, d.frames, n);
+              count_unnamed (unnamed, ev->pid, d.frames, n);
             }
         }
       else
-        dump_event (&d, &ev);
+        dump_event (&d, ev);
     }
   gdouble seconds = (g_get_monotonic_time () - t0) / 1e6;
   if (stats)

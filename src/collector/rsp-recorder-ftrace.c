@@ -176,18 +176,18 @@ name_from_section (Session *s, GBytes *section)
       rsp_ftrace_stream_load_cpus (s->namer_stream, data + head, size - head);
     }
   g_autoptr (GHashTable) read_tids = g_hash_table_new (g_direct_hash, g_direct_equal);
-  RspEvent event;
+  const RspEvent *event;
   RspFileId id;
-  while (rsp_ftrace_stream_next (s->namer_stream, pull_nothing, NULL, &event))
+  while ((event = rsp_ftrace_stream_next_ref (s->namer_stream, pull_nothing, NULL)) != NULL)
     {
-      if (!rsp_file_event_read (&event, &id))
+      if (!rsp_file_event_read (event, &id))
         continue;
       rsp_file_names_want (s->files, id);
-      if (rsp_file_names_has (s->files, id) || event.tid <= 0
-          || g_hash_table_contains (read_tids, GINT_TO_POINTER (event.tid)))
+      if (rsp_file_names_has (s->files, id) || event->tid <= 0
+          || g_hash_table_contains (read_tids, GINT_TO_POINTER (event->tid)))
         continue;
-      g_hash_table_add (read_tids, GINT_TO_POINTER (event.tid));
-      rsp_file_names_snapshot_pid (s->files, "/proc", event.tid);
+      g_hash_table_add (read_tids, GINT_TO_POINTER (event->tid));
+      rsp_file_names_snapshot_pid (s->files, "/proc", event->tid);
     }
 }
 
@@ -232,10 +232,10 @@ session_name_files (Session *s)
       fprintf (stderr, _("rsp record: warning: the files behind disk waits stay unnamed: %s\n"), error->message);
       return NULL;
     }
-  RspEvent event;
+  const RspEvent *event;
   RspFileId id;
-  while (rsp_ftrace_stream_next (stream, pull_nothing, NULL, &event))
-    if (rsp_file_event_read (&event, &id))
+  while ((event = rsp_ftrace_stream_next_ref (stream, pull_nothing, NULL)) != NULL)
+    if (rsp_file_event_read (event, &id))
       rsp_file_names_want (s->files, id);
   rsp_ftrace_stream_free (stream);
   g_clear_pointer (&evsels, g_ptr_array_unref);

@@ -82,6 +82,40 @@ set_cause (StretchCtx *c, RspCauseKind kind, RspIdx link)
 static void add_device_candidates (RspAnalysis *a, guint32 dev, GArray *on_dev, RspIdx task, guint64 s0,
                                    guint64 s1, GArray *out);
 
+/* The first index in [LO, HI) of LIST (indexes of OPS, in insert order)
+ * whose request was queued at S1 or later; HI if none. */
+static guint
+first_queued_from (const GArray *ops, const GArray *list, guint lo, guint hi, guint64 s1)
+{
+  while (lo < hi)
+    {
+      guint mid = (lo + hi) / 2;
+      if (g_array_index (ops, RspDiskOp, g_array_index (list, RspIdx, mid)).insert < s1)
+        lo = mid + 1;
+      else
+        hi = mid;
+    }
+  return lo;
+}
+
+/* The first index below HI whose running maximum of completions (REACH,
+ * rsp-model-private.h) is after S0: every request before it completed by
+ * S0. */
+static guint
+first_reaching_past (const GArray *reach, guint hi, guint64 s0)
+{
+  guint lo = 0;
+  while (lo < hi)
+    {
+      guint mid = (lo + hi) / 2;
+      if (g_array_index (reach, guint64, mid) <= s0)
+        lo = mid + 1;
+      else
+        hi = mid;
+    }
+  return lo;
+}
+
 /* Requests that may explain a disk wait of TASK over [S0, S1): its own,
  * the one whose completion woke it, and any other on that device (a
  * writeback or journal request issued by a kernel thread on its behalf). */
@@ -96,26 +130,8 @@ disk_candidates (RspAnalysis *a, RspIdx task, RspIdx main_op, guint64 s0, guint6
     {
       /* the ones before FROM all completed by S0; from TO on, all were
        * queued at S1 or later: neither can be a candidate */
-      guint lo = 0, hi = to;
-      while (lo < hi)
-        {
-          guint mid = (lo + hi) / 2;
-          if (g_array_index (reach, guint64, mid) <= s0)
-            lo = mid + 1;
-          else
-            hi = mid;
-        }
-      from = lo;
-      hi = to;
-      while (lo < hi)
-        {
-          guint mid = (lo + hi) / 2;
-          if (g_array_index (ops, RspDiskOp, g_array_index (own, RspIdx, mid)).insert < s1)
-            lo = mid + 1;
-          else
-            hi = mid;
-        }
-      to = lo;
+      from = first_reaching_past (reach, to, s0);
+      to = first_queued_from (ops, own, from, to, s1);
     }
   for (guint i = from; i < to; i++)
     {
@@ -149,15 +165,7 @@ add_device_candidates (RspAnalysis *a, guint32 dev, GArray *on_dev, RspIdx task,
   const GArray *reach = g_hash_table_lookup (a->device_reach, GUINT_TO_POINTER (dev));
   const GArray *ops = a->m->disk_ops;
   /* on_dev is in insert order: skip to the requests queued before S1 */
-  guint lo = 0, hi = on_dev->len;
-  while (lo < hi)
-    {
-      guint mid = (lo + hi) / 2;
-      if (g_array_index (ops, RspDiskOp, g_array_index (on_dev, RspIdx, mid)).insert < s1)
-        lo = mid + 1;
-      else
-        hi = mid;
-    }
+  guint lo = first_queued_from (ops, on_dev, 0, on_dev->len, s1);
   for (guint i = lo; i > 0 && lo - i < 4096; i--)
     {
       if (reach != NULL && g_array_index (reach, guint64, i - 1) <= s0)

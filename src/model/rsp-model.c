@@ -302,6 +302,29 @@ rsp_model_sample_frame (const RspModel *m, RspIdx sample)
     return &g_array_index (m->array, type, i);                                                           \
   }
 
+/* The running maximum of completions over the disk operations LIST names
+ * (guint64 per entry, G_MAXUINT64 for one never completed); NULL when
+ * IN_ORDER_ONLY and LIST's operations are not in insert order. */
+static GArray *
+completion_reach (const RspModel *m, const GArray *list, gboolean in_order_only)
+{
+  GArray *reach = g_array_sized_new (FALSE, FALSE, sizeof (guint64), list->len);
+  guint64 latest = 0, last_insert = 0;
+  for (guint i = 0; i < list->len; i++)
+    {
+      const RspDiskOp *op = &g_array_index (m->disk_ops, RspDiskOp, g_array_index (list, RspIdx, i));
+      if (in_order_only && op->insert < last_insert)
+        {
+          g_array_unref (reach);
+          return NULL;
+        }
+      last_insert = op->insert;
+      latest = MAX (latest, op->complete == 0 ? G_MAXUINT64 : op->complete);
+      g_array_append_val (reach, latest);
+    }
+  return reach;
+}
+
 static RspModelIndex *
 build_index (const RspModel *m)
 {
@@ -341,40 +364,11 @@ build_index (const RspModel *m)
   gpointer dev, list;
   g_hash_table_iter_init (&it, x->device_ops);
   while (g_hash_table_iter_next (&it, &dev, &list))
-    {
-      const GArray *on_dev = list;
-      GArray *reach = g_array_sized_new (FALSE, FALSE, sizeof (guint64), on_dev->len);
-      guint64 latest = 0;
-      for (guint i = 0; i < on_dev->len; i++)
-        {
-          const RspDiskOp *op = &g_array_index (m->disk_ops, RspDiskOp, g_array_index (on_dev, RspIdx, i));
-          latest = MAX (latest, op->complete == 0 ? G_MAXUINT64 : op->complete);
-          g_array_append_val (reach, latest);
-        }
-      g_hash_table_insert (x->device_reach, dev, reach);
-    }
+    g_hash_table_insert (x->device_reach, dev, completion_reach (m, list, FALSE));
   x->task_disk_reach = g_new0 (GArray *, MAX (n_tasks, 1));
   for (guint t = 0; t < n_tasks; t++)
-    {
-      const GArray *own = x->task_disk_ops[t];
-      if (own == NULL)
-        continue;
-      GArray *reach = g_array_sized_new (FALSE, FALSE, sizeof (guint64), own->len);
-      guint64 latest = 0, last_insert = 0;
-      gboolean in_order = TRUE;
-      for (guint i = 0; i < own->len && in_order; i++)
-        {
-          const RspDiskOp *op = &g_array_index (m->disk_ops, RspDiskOp, g_array_index (own, RspIdx, i));
-          in_order = op->insert >= last_insert;
-          last_insert = op->insert;
-          latest = MAX (latest, op->complete == 0 ? G_MAXUINT64 : op->complete);
-          g_array_append_val (reach, latest);
-        }
-      if (in_order)
-        x->task_disk_reach[t] = reach;
-      else
-        g_array_unref (reach);
-    }
+    if (x->task_disk_ops[t] != NULL)
+      x->task_disk_reach[t] = completion_reach (m, x->task_disk_ops[t], TRUE);
   return x;
 }
 
