@@ -642,6 +642,19 @@ divisor_ok (Parser *p)
   return g_ascii_strtoull (digits, NULL, 0) != 0;
 }
 
+/* An indexed operand ("x[1]", "REC->f[2]") next: libtraceevent
+ * dereferences NULL on one that starts the last branch of "?:"
+ * ("c ? a : x[1]", found by fuzzing). */
+static gboolean
+indexed_ahead (Parser *p)
+{
+  guint pos = p->pos, depth = p->depth;
+  gboolean indexed = parse_primary (p) && is_punct (peek (p), "[");
+  p->pos = pos;
+  p->depth = depth;
+  return indexed;
+}
+
 /* ALLOW_STRING: a string literal may stand here alone (an argument of
  * the print fmt, a branch of ?:); never as an operand of an operator, which
  * libtraceevent does not expect. */
@@ -657,7 +670,7 @@ parse_cond (Parser *p, gboolean allow_string)
   while (ok && (op = accept_binop (p)) != NULL)
     ok = !operator_touches_next (p) && ((op[0] != '/' && op[0] != '%') || divisor_ok (p)) && parse_unary (p);
   if (ok && accept (p, "?"))
-    ok = parse_cond (p, TRUE) && accept (p, ":") && parse_cond (p, TRUE);
+    ok = parse_cond (p, TRUE) && accept (p, ":") && !indexed_ahead (p) && parse_cond (p, TRUE);
   p->depth--;
   return ok;
 }

@@ -122,6 +122,8 @@ test_dangerous_print_fmts (void)
     "\"%d\", !(REC->dev|& 2)",                        /* "|&" read as one operator leaked */
     "\"%d\", !(REC->dev - & 2)",                       /* address-of after an operator leaked */
     "\"%d\", *REC->dev",                               /* no dereference */
+    "\"%d\", REC->dev ? 1 : x[16] > REC->ioprio",     /* an indexed last branch of ?: dereferenced NULL */
+    "\"%d\", REC->dev ? 1 : REC->ioprio[1]",
   };
   for (gsize i = 0; i < G_N_ELEMENTS (prints); i++)
     {
