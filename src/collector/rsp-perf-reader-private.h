@@ -23,6 +23,11 @@
 
 G_BEGIN_DECLS
 
+/* The scanning thread (rsp_perf_reader_set_threads): scanning and time
+ * ordering run there, and it hands the records to deliver, in order, to
+ * the reading thread, which decodes them.  See rsp-perf-reader.c. */
+typedef struct _RspScanThread RspScanThread;
+
 struct _RspPerfReader {
   int fd;
   const guint8 *data; /* whole file */
@@ -48,30 +53,45 @@ struct _RspPerfReader {
   struct tep_handle *tep;
 
   guint64 data_start, data_end;
-  guint64 pos;             /* next record to scan */
-  gboolean scan_done;
-  guint64 released;        /* bytes released behind the queue */
-  guint64 next_release;    /* scan position of the next release attempt */
-  guint64 populated;       /* the file is mapped ahead up to here (populate_ahead) */
-  gboolean populate_failed; /* the kernel has no MADV_POPULATE_READ */
-
-  RspOrderedQueue queue;
-  guint64 flush_limit;     /* records at or before this time are final */
-  guint64 round_max;       /* newest time seen so far */
-  guint64 next_flush;      /* round_max at the previous FINISHED_ROUND */
-  guint64 last_delivered;
   gboolean ordering;       /* FALSE when records carry no time at all */
+  guint64 last_delivered;
 
   RspReaderStats stats;
+  RspReaderStats *scan_stats; /* what scanning counts: &stats, or the scanning thread's own */
+  guint threads;           /* rsp_perf_reader_set_threads() */
+  guint32 scan_ring_size;  /* items handed over at most at once; 0: the default */
+  RspScanThread *scanner;  /* running when threads > 1 and perf's stream is being read */
+  gboolean scanner_done;   /* the scanning thread handed over its last record */
   GPtrArray *warnings;     /* char*, NULL-terminated view kept up to date */
-  gboolean warned_unknown_id;
   gboolean warned_bad_record;
   gboolean header_truncated; /* found while parsing the header */
   RspFtraceStream *ftrace;   /* the recording's ftrace section, merged in by time */
   RspEvent next;             /* what rsp_perf_reader_next_ref() returns without an ftrace section */
   gboolean warned_ftrace;
   gboolean tracing_data_damaged;
+
+  /* Scanning's own state, changed for every record scanned: with a
+   * scanning thread, only that thread touches it, so it sits on cache
+   * lines of its own (the padding keeps the reading thread's fields off
+   * them: sharing a line cost that thread a third of its speed). */
+  char pad_before_scan[64];
+  guint64 pos;             /* next record to scan */
+  gboolean scan_done;
+  gboolean warned_unknown_id;
+  guint64 released;        /* bytes released behind the queue */
+  guint64 next_release;    /* scan position of the next release attempt */
+  guint64 populated;       /* the file is mapped ahead up to here (populate_ahead) */
+  gboolean populate_failed; /* the kernel has no MADV_POPULATE_READ */
+  RspOrderedQueue queue;
+  guint64 flush_limit;     /* records at or before this time are final */
+  guint64 round_max;       /* newest time seen so far */
+  guint64 next_flush;      /* round_max at the previous FINISHED_ROUND */
+  char pad_after_scan[64];
 };
+
+/* The scanning thread's ring, in records (a power of two, >= 2; tests use
+ * small ones to make both threads wait often). */
+void rsp_perf_reader_set_scan_ring (RspPerfReader *self, guint32 size);
 
 /* Adds a warning rsp_perf_reader_warnings() returns. */
 void rsp_perf_reader_warn (RspPerfReader *self, const char *format, ...) G_GNUC_PRINTF (2, 3);

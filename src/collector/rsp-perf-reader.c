@@ -69,12 +69,18 @@ rsp_perf_reader_warn (RspPerfReader *self, const char *format, ...)
   g_ptr_array_add (self->warnings, NULL);
 }
 
+static guint64 scanner_min_pending (RspScanThread *scanner);
+static void scanner_flush (RspScanThread *scanner);
+
 static void
 release_pages (RspPerfReader *self)
 {
   if (!self->mapped)
     return;
   guint64 keep_from = MIN (rsp_ordered_queue_min_offset (&self->queue), self->pos);
+  /* the records handed to the reading thread and not yet decoded there */
+  if (self->scanner != NULL)
+    keep_from = MIN (keep_from, scanner_min_pending (self->scanner));
   long page = sysconf (_SC_PAGESIZE);
   guint64 upto = keep_from & ~((guint64) page - 1);
   if (upto > self->released + RELEASE_CHUNK)
@@ -84,6 +90,8 @@ release_pages (RspPerfReader *self)
       self->released = upto;
     }
 }
+
+static void scan_warn (RspPerfReader *self, const char *format, ...) G_GNUC_PRINTF (2, 3);
 
 typedef enum {
   SCAN_QUEUED,    /* a record went into the queue */
@@ -99,9 +107,9 @@ scan_one (RspPerfReader *self, guint64 *offset_out, RspEvsel **evsel_out)
     {
       if (self->pos < self->data_end)
         {
-          rsp_perf_reader_warn (self, _("the last %llu bytes of event data are a cut-off record"),
+          scan_warn (self, _("the last %llu bytes of event data are a cut-off record"),
                        (unsigned long long) (self->data_end - self->pos));
-          self->stats.truncated = TRUE;
+          self->scan_stats->truncated = TRUE;
         }
       return SCAN_END;
     }
@@ -111,25 +119,25 @@ scan_one (RspPerfReader *self, guint64 *offset_out, RspEvsel **evsel_out)
   if (h.size < sizeof h || h.size % 8 != 0)
     {
       /* Without a valid size there is no next record to go to. */
-      rsp_perf_reader_warn (self, _("a damaged record at byte %llu (size %u); the %llu bytes after it are unreadable"),
+      scan_warn (self, _("a damaged record at byte %llu (size %u); the %llu bytes after it are unreadable"),
                    (unsigned long long) self->pos, h.size, (unsigned long long) (self->data_end - self->pos));
-      self->stats.bad_records++;
-      self->stats.truncated = TRUE;
+      self->scan_stats->bad_records++;
+      self->scan_stats->truncated = TRUE;
       return SCAN_END;
     }
   if (h.size > self->data_end - self->pos)
     {
-      rsp_perf_reader_warn (self, _("the recording ends inside a record at byte %llu; it was cut off"),
+      scan_warn (self, _("the recording ends inside a record at byte %llu; it was cut off"),
                    (unsigned long long) self->pos);
-      self->stats.truncated = TRUE;
+      self->scan_stats->truncated = TRUE;
       return SCAN_END;
     }
 
   guint64 offset = self->pos;
   self->pos += h.size;
-  self->stats.bytes += h.size;
+  self->scan_stats->bytes += h.size;
   if (h.type < RSP_RECORD_TYPE_MAX)
-    self->stats.by_type[h.type]++;
+    self->scan_stats->by_type[h.type]++;
 
   if (h.type >= 64)
     {
@@ -146,9 +154,9 @@ scan_one (RspPerfReader *self, guint64 *offset_out, RspEvsel **evsel_out)
   RspEvsel *evsel = rsp_perf_record_evsel (self, &h, rec);
   if (evsel == NULL && h.type == PERF_RECORD_SAMPLE)
     {
-      self->stats.unknown_ids++;
+      self->scan_stats->unknown_ids++;
       if (!self->warned_unknown_id)
-        rsp_perf_reader_warn (self, _("samples with an id that matches no event were skipped"));
+        scan_warn (self, _("samples with an id that matches no event were skipped"));
       self->warned_unknown_id = TRUE;
       return SCAN_SKIPPED;
     }
@@ -159,7 +167,7 @@ scan_one (RspPerfReader *self, guint64 *offset_out, RspEvsel **evsel_out)
       RspQueuedRecord q = { time, offset, evsel != NULL ? evsel->index : G_MAXUINT32 };
       rsp_ordered_queue_push (&self->queue, &q, cpu);
       self->round_max = MAX (self->round_max, time);
-      self->stats.max_queued = MAX (self->stats.max_queued, self->queue.len);
+      self->scan_stats->max_queued = MAX (self->scan_stats->max_queued, self->queue.len);
       return SCAN_QUEUED;
     }
   *offset_out = offset;
@@ -248,9 +256,10 @@ rsp_perf_reader_next (RspPerfReader *self, RspEvent *event)
   return TRUE;
 }
 
-/* The next event of perf's own stream, in time order. */
+/* The next record of perf's own stream to deliver, in time order, not yet
+ * decoded.  FALSE at the end. */
 static gboolean
-perf_next (RspPerfReader *self, RspEvent *event)
+next_record (RspPerfReader *self, guint64 *offset, RspEvsel **evsel)
 {
   for (;;)
     {
@@ -262,25 +271,24 @@ perf_next (RspPerfReader *self, RspEvent *event)
         {
           RspQueuedRecord q;
           rsp_ordered_queue_pop (&self->queue, &q);
-          RspEvsel *evsel = q.evsel == G_MAXUINT32 ? NULL : g_ptr_array_index (self->evsels, q.evsel);
-          if (deliver (self, q.offset, evsel, event))
-            return TRUE;
-          continue;
+          *offset = q.offset;
+          *evsel = q.evsel == G_MAXUINT32 ? NULL : g_ptr_array_index (self->evsels, q.evsel);
+          return TRUE;
         }
       if (self->scan_done)
         return FALSE;
+      /* nothing to hand over until more is scanned: what is handed over
+       * goes now */
+      if (self->scanner != NULL)
+        scanner_flush (self->scanner);
 
-      guint64 offset = 0;
-      RspEvsel *evsel = NULL;
-      switch (scan_one (self, &offset, &evsel))
+      switch (scan_one (self, offset, evsel))
         {
         case SCAN_END:
           self->scan_done = TRUE;
           break;
         case SCAN_IMMEDIATE:
-          if (deliver (self, offset, evsel, event))
-            return TRUE;
-          break;
+          return TRUE;
         case SCAN_QUEUED:
         case SCAN_SKIPPED:
           break;
@@ -295,9 +303,359 @@ perf_next (RspPerfReader *self, RspEvent *event)
     }
 }
 
+static gboolean scanner_next (RspPerfReader *self, RspEvent *event);
+
+/* The next event of perf's own stream, in time order. */
+static gboolean
+perf_next (RspPerfReader *self, RspEvent *event)
+{
+  if (self->threads > 1)
+    return !self->scanner_done && scanner_next (self, event);
+  guint64 offset = 0;
+  RspEvsel *evsel = NULL;
+  while (next_record (self, &offset, &evsel))
+    if (deliver (self, offset, evsel, event))
+      return TRUE;
+  return FALSE;
+}
+
+
+/* ---------------------------------------------------------------- the scanning thread
+ *
+ * With rsp_perf_reader_set_threads (2), a thread of its own runs
+ * next_record(): scanning in file order, the ordering queue, and the
+ * FINISHED_ROUND protocol.  It hands each record to deliver, as its offset
+ * and evsel (16 bytes), through a ring to the reading thread, which decodes
+ * it (deliver()) where it lies in the mapped file.  The scanning thread
+ * touches a record's header and time only, a round or more before the
+ * reading thread decodes it, so little crosses between the CPUs' caches;
+ * handing over whole decoded events was slower than one thread.
+ *
+ * Warnings that scanning finds travel through the ring in sequence, so the
+ * warnings come out in the same order as with one thread, and the figures
+ * scanning keeps (scan_stats) are added to the reader's at the end.
+ */
+
+#define SCAN_RING_SIZE 16384u   /* items (a power of two): about 2.5 MB of records ahead */
+#define SCAN_PUBLISH_EVERY 64u  /* items between publications of an index */
+#define SCAN_SPINS 256          /* checks before sleeping on the condition */
+
+typedef enum {
+  ITEM_RECORD,
+  ITEM_WARNING, /* offset holds a char* the reading thread takes */
+  ITEM_END,
+} ItemKind;
+
+typedef struct {
+  guint64 offset;
+  guint32 evsel; /* index, or G_MAXUINT32 */
+  guint32 kind;
+} ScanItem;
+
+/* Each side's fields are on cache lines of their own: the reading
+ * thread's first, then the scanning thread's (allocated 64-aligned). */
+struct _RspScanThread {
+  RspPerfReader *reader;
+  GThread *thread;
+  ScanItem *ring;
+  guint32 size, mask, publish_every;
+  GMutex lock;
+  GCond cond;
+  gint stop;              /* the reader is rewound or freed */
+  /* free-running indexes; items [head, tail) are in the ring */
+  _Alignas (64) gint head; /* published by the reading thread */
+  gint reader_waiting;    /* the reading thread sleeps on COND */
+  guint32 local_head, known_tail;
+  _Alignas (64) gint tail; /* published by the scanning thread */
+  gint scanner_waiting;   /* the scanning thread sleeps on COND ... */
+  gint wake_head;         /* ... until the head reaches this */
+  guint32 local_tail, known_head, published_tail;
+  RspReaderStats stats;   /* what scanning counted */
+  char pad_end[64];
+};
+
+static inline void
+cpu_relax (void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause ();
+#elif defined(__aarch64__)
+  __asm__ __volatile__ ("yield");
+#endif
+}
+
+static void
+wake (RspScanThread *t, gint *waiting)
+{
+  if (g_atomic_int_get (waiting))
+    {
+      g_mutex_lock (&t->lock);
+      g_cond_broadcast (&t->cond);
+      g_mutex_unlock (&t->lock);
+    }
+}
+
+static void
+publish_tail (RspScanThread *t)
+{
+  t->published_tail = t->local_tail;
+  g_atomic_int_set (&t->tail, (gint) t->local_tail);
+  wake (t, &t->reader_waiting);
+}
+
+static void
+scanner_flush (RspScanThread *t)
+{
+  if (t->published_tail != t->local_tail)
+    publish_tail (t);
+}
+
+static void
+publish_head (RspScanThread *t)
+{
+  g_atomic_int_set (&t->head, (gint) t->local_head);
+  /* the scanning thread waits for half the ring: waking it for every
+   * publication made both threads spend their time in futex calls */
+  if (g_atomic_int_get (&t->scanner_waiting) && (gint32) (t->local_head - (guint32) g_atomic_int_get (&t->wake_head)) >= 0)
+    wake (t, &t->scanner_waiting);
+}
+
+/* Scanning thread: puts ITEM in the ring, waiting for room; FALSE when the
+ * reader stopped it. */
+static gboolean
+scanner_push (RspScanThread *t, guint64 offset, guint32 evsel, ItemKind kind)
+{
+  if (t->local_tail - t->known_head == t->size)
+    {
+      publish_tail (t);
+      for (int spin = 0;; spin++)
+        {
+          t->known_head = (guint32) g_atomic_int_get (&t->head);
+          if (t->local_tail - t->known_head < t->size)
+            break;
+          if (g_atomic_int_get (&t->stop))
+            return FALSE;
+          if (spin < SCAN_SPINS)
+            {
+              cpu_relax ();
+              continue;
+            }
+          g_mutex_lock (&t->lock);
+          g_atomic_int_set (&t->wake_head, (gint) (t->local_tail - t->size / 2));
+          g_atomic_int_set (&t->scanner_waiting, 1);
+          while (t->local_tail - (guint32) g_atomic_int_get (&t->head) > t->size / 2
+                 && !g_atomic_int_get (&t->stop))
+            g_cond_wait (&t->cond, &t->lock);
+          g_atomic_int_set (&t->scanner_waiting, 0);
+          g_mutex_unlock (&t->lock);
+        }
+    }
+  ScanItem *item = &t->ring[t->local_tail & t->mask];
+  item->offset = offset;
+  item->evsel = evsel;
+  item->kind = kind;
+  t->local_tail++;
+  if (kind != ITEM_RECORD || t->local_tail % t->publish_every == 0)
+    publish_tail (t);
+  return !g_atomic_int_get (&t->stop);
+}
+
+static gpointer
+scanner_main (gpointer data)
+{
+  RspScanThread *t = data;
+  RspPerfReader *self = t->reader;
+  guint64 offset = 0;
+  RspEvsel *evsel = NULL;
+  while (next_record (self, &offset, &evsel))
+    if (!scanner_push (t, offset, evsel != NULL ? evsel->index : G_MAXUINT32, ITEM_RECORD))
+      return NULL;
+  scanner_push (t, 0, 0, ITEM_END);
+  return NULL;
+}
+
+/* The smallest offset of the records handed over and not yet decoded: the
+ * pages they lie in are kept.  Scanning thread. */
+static guint64
+scanner_min_pending (RspScanThread *t)
+{
+  guint64 min = G_MAXUINT64;
+  guint32 head = (guint32) g_atomic_int_get (&t->head);
+  for (guint32 i = head; i != t->local_tail; i++)
+    {
+      const ScanItem *item = &t->ring[i & t->mask];
+      if (item->kind == ITEM_RECORD)
+        min = MIN (min, item->offset);
+    }
+  return min;
+}
+
+static void
+scan_warn (RspPerfReader *self, const char *format, ...)
+{
+  va_list args;
+  va_start (args, format);
+  char *message = g_strdup_vprintf (format, args);
+  va_end (args);
+  if (self->scanner != NULL)
+    {
+      if (!scanner_push (self->scanner, (guint64) (guintptr) message, 0, ITEM_WARNING))
+        g_free (message);
+      return;
+    }
+  rsp_perf_reader_warn (self, "%s", message);
+  g_free (message);
+}
+
+static void
+scanner_start (RspPerfReader *self)
+{
+  RspScanThread *t = g_aligned_alloc0 (1, sizeof (RspScanThread), 64);
+  t->reader = self;
+  t->size = self->scan_ring_size != 0 ? self->scan_ring_size : SCAN_RING_SIZE;
+  t->mask = t->size - 1;
+  t->publish_every = MIN (SCAN_PUBLISH_EVERY, MAX (t->size / 4, 1));
+  t->ring = g_new (ScanItem, t->size);
+  g_mutex_init (&t->lock);
+  g_cond_init (&t->cond);
+  self->scanner = t;
+  self->scan_stats = &t->stats;
+  t->thread = g_thread_new ("rsp-scan", scanner_main, t);
+}
+
+/* Stops (if it still runs) and joins the scanning thread; adds what it
+ * counted to the reader's figures. */
+static void
+scanner_stop (RspPerfReader *self)
+{
+  RspScanThread *t = self->scanner;
+  if (t == NULL)
+    return;
+  g_atomic_int_set (&t->stop, 1);
+  g_mutex_lock (&t->lock);
+  g_cond_broadcast (&t->cond);
+  g_mutex_unlock (&t->lock);
+  g_thread_join (t->thread);
+  /* warnings handed over and never taken */
+  for (guint32 i = t->local_head; i != (guint32) g_atomic_int_get (&t->tail); i++)
+    {
+      ScanItem *item = &t->ring[i & t->mask];
+      if (item->kind == ITEM_WARNING)
+        g_free ((char *) (guintptr) item->offset);
+    }
+  RspReaderStats *s = &self->stats;
+  const RspReaderStats *add = &t->stats;
+  for (guint i = 0; i < RSP_RECORD_TYPE_MAX; i++)
+    s->by_type[i] += add->by_type[i];
+  s->bytes += add->bytes;
+  s->bad_records += add->bad_records;
+  s->unknown_ids += add->unknown_ids;
+  s->max_queued = MAX (s->max_queued, add->max_queued);
+  s->truncated = s->truncated || add->truncated;
+  self->scan_stats = &self->stats;
+  self->scanner = NULL;
+  g_mutex_clear (&t->lock);
+  g_cond_clear (&t->cond);
+  g_free (t->ring);
+  g_aligned_free (t);
+}
+
+/* Reading thread: the next item, waiting for one.  Copied out: once the
+ * head is published, the scanning thread may write the slot again. */
+static ScanItem
+scanner_pop (RspScanThread *t)
+{
+  if (t->local_head == t->known_tail)
+    {
+      publish_head (t);
+      for (int spin = 0;; spin++)
+        {
+          t->known_tail = (guint32) g_atomic_int_get (&t->tail);
+          if (t->known_tail != t->local_head)
+            break;
+          if (spin < SCAN_SPINS)
+            {
+              cpu_relax ();
+              continue;
+            }
+          g_mutex_lock (&t->lock);
+          g_atomic_int_set (&t->reader_waiting, 1);
+          while ((guint32) g_atomic_int_get (&t->tail) == t->local_head)
+            g_cond_wait (&t->cond, &t->lock);
+          g_atomic_int_set (&t->reader_waiting, 0);
+          g_mutex_unlock (&t->lock);
+        }
+    }
+  ScanItem item = t->ring[t->local_head & t->mask];
+  t->local_head++;
+  if (t->local_head % t->publish_every == 0)
+    publish_head (t);
+  return item;
+}
+
+static gboolean
+scanner_next (RspPerfReader *self, RspEvent *event)
+{
+  if (self->scanner == NULL)
+    scanner_start (self);
+  for (;;)
+    {
+      ScanItem item = scanner_pop (self->scanner);
+      switch ((ItemKind) item.kind)
+        {
+        case ITEM_RECORD:
+          {
+            RspEvsel *evsel = item.evsel == G_MAXUINT32 ? NULL : g_ptr_array_index (self->evsels, item.evsel);
+            if (deliver (self, item.offset, evsel, event))
+              return TRUE;
+          }
+          break;
+        case ITEM_WARNING:
+          {
+            char *message = (char *) (guintptr) item.offset;
+            rsp_perf_reader_warn (self, "%s", message);
+            g_free (message);
+          }
+          break;
+        case ITEM_END:
+          self->scanner_done = TRUE;
+          scanner_stop (self);
+          return FALSE;
+        }
+    }
+}
+
+void
+rsp_perf_reader_set_scan_ring (RspPerfReader *self, guint32 size)
+{
+  g_return_if_fail (self != NULL && size >= 2 && (size & (size - 1)) == 0);
+  self->scan_ring_size = size;
+}
+
+void
+rsp_perf_reader_set_threads (RspPerfReader *self, guint n)
+{
+  g_return_if_fail (self != NULL);
+  self->threads = MAX (n, 1);
+}
+
+guint
+rsp_perf_reader_threads_for (RspPerfReader *self)
+{
+  g_return_val_if_fail (self != NULL, 1);
+  const char *env = g_getenv ("RSP_THREADS");
+  if (env != NULL && *env != '\0')
+    return g_ascii_strtoull (env, NULL, 10) >= 2 ? 2 : 1;
+  if (!self->mapped || g_get_num_processors () < 2)
+    return 1;
+  return self->data_end - self->data_start >= (32u << 20) ? 2 : 1;
+}
+
 void
 rsp_perf_reader_rewind (RspPerfReader *self)
 {
+  scanner_stop (self);
+  self->scanner_done = FALSE;
   rsp_ordered_queue_clear (&self->queue);
   rsp_ordered_queue_init (&self->queue);
   self->pos = self->data_start;
@@ -311,6 +669,7 @@ rsp_perf_reader_rewind (RspPerfReader *self)
   self->last_delivered = 0;
   memset (&self->stats, 0, sizeof self->stats);
   self->stats.truncated = self->header_truncated;
+  self->scan_stats = &self->stats;
   if (self->ftrace != NULL)
     rsp_ftrace_stream_rewind (self->ftrace);
 }
@@ -407,6 +766,7 @@ rsp_perf_reader_free (RspPerfReader *self)
 {
   if (self == NULL)
     return;
+  scanner_stop (self);
   if (self->mapped)
     munmap ((void *) self->data, self->size);
   if (self->fd >= 0)

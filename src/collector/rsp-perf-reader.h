@@ -104,6 +104,16 @@ const RspEvent *rsp_perf_reader_next_ref (RspPerfReader *self);
 void rsp_perf_reader_rewind (RspPerfReader *self);
 
 const RspReaderStats *rsp_perf_reader_get_stats (RspPerfReader *self);
+/* With N >= 2, perf's records are scanned and put in time order on a
+ * thread of their own while the caller decodes and uses them; the events,
+ * their order, the figures and the warnings are the same as with N = 1
+ * (the default).  Takes effect from the next read of perf's stream; only
+ * worth it for large files (rsp_perf_reader_threads_for()). */
+void rsp_perf_reader_set_threads (RspPerfReader *self, guint n);
+/* The threads worth using for this reader's file: 2 for a data section of
+ * 32 MB or more on a machine with 2 or more CPUs, else 1; RSP_THREADS=N in
+ * the environment overrides it (1 or 2). */
+guint rsp_perf_reader_threads_for (RspPerfReader *self);
 /* The ftrace section's figures (rsp-ftrace-reader.h), NULL when the
  * recording has none or it could not be read. */
 const RspFtraceStats *rsp_perf_reader_get_ftrace_stats (RspPerfReader *self);
