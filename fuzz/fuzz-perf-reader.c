@@ -3,7 +3,9 @@
  * Opens the input as a recording, walks every record, reads every field of
  * every tracepoint sample (plus one that does not exist) and prints it as
  * `rsp dump` does (libtraceevent's print fmt), looks at the
- * header, trailer, warnings and statistics, rewinds once, and frees.  The
+ * header, trailer, warnings and statistics, rewinds and reads it all again
+ * with a scanning thread (the same figures, or abort), rewinds again and
+ * stops half-way, and frees.  The
  * reader must survive any input: bad input is a GError or a warning, never
  * a crash, a sanitizer report, a GLib critical or an unbounded allocation.
  *
@@ -13,11 +15,13 @@
 #include <glib.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 #include <traceevent/event-parse.h>
 
 #include "fuzz-common.h"
 #include "rsp-files.h"
 #include "rsp-perf-reader.h"
+#include "rsp-perf-reader-private.h"
 
 static guint64 sink;
 
@@ -123,6 +127,22 @@ LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
   for (guint i = 0; warnings && warnings[i]; i++)
     sink += strlen (warnings[i]);
 
+  /* rewound and read again with a scanning thread (and a ring of 4
+   * records, so that both threads wait): the same records, figures and
+   * order of delivery, or the threaded reader is wrong */
+  RspReaderStats first = *stats;
+  rsp_perf_reader_rewind (reader);
+  rsp_perf_reader_set_threads (reader, 2);
+  rsp_perf_reader_set_scan_ring (reader, 4, 0);
+  walk (reader, G_MAXUINT64);
+  stats = rsp_perf_reader_get_stats (reader);
+  if (stats->records != first.records || stats->bytes != first.bytes || stats->bad_records != first.bad_records
+      || stats->out_of_order != first.out_of_order || stats->max_queued != first.max_queued
+      || stats->lost_events != first.lost_events || stats->truncated != first.truncated
+      || memcmp (stats->by_type, first.by_type, sizeof first.by_type) != 0)
+    abort ();
+
+  /* stopped half-way: freeing the reader stops its scanning thread */
   rsp_perf_reader_rewind (reader);
   walk (reader, 64);
 

@@ -60,6 +60,7 @@ struct _RspPerfReader {
   RspReaderStats *scan_stats; /* what scanning counts: &stats, or the scanning thread's own */
   guint threads;           /* rsp_perf_reader_set_threads() */
   guint32 scan_ring_size;  /* items handed over at most at once; 0: the default */
+  guint64 scan_ahead_bytes; /* their records' bytes at most; 0: the default */
   RspScanThread *scanner;  /* running when threads > 1 and perf's stream is being read */
   gboolean scanner_done;   /* the scanning thread handed over its last record */
   GPtrArray *warnings;     /* char*, NULL-terminated view kept up to date */
@@ -89,9 +90,10 @@ struct _RspPerfReader {
   char pad_after_scan[64];
 };
 
-/* The scanning thread's ring, in records (a power of two, >= 2; tests use
- * small ones to make both threads wait often). */
-void rsp_perf_reader_set_scan_ring (RspPerfReader *self, guint32 size);
+/* The scanning thread's ring, in records (a power of two, >= 2), and how
+ * many bytes of records it hands over ahead at most (0: the default);
+ * tests use small ones to make both threads wait often. */
+void rsp_perf_reader_set_scan_ring (RspPerfReader *self, guint32 size, guint64 ahead_bytes);
 
 /* Adds a warning rsp_perf_reader_warnings() returns. */
 void rsp_perf_reader_warn (RspPerfReader *self, const char *format, ...) G_GNUC_PRINTF (2, 3);

@@ -515,18 +515,19 @@ mix (guint64 h, guint64 v)
   return (h ^ v) * 0x100000001b3ull;
 }
 
-/* Reads DATA with THREADS (and a scanning ring of RING records, 0 for the
- * default) up to STOP_AFTER events (0: all): the digest of every event in
- * order, then of the reader's figures and warnings. */
+/* Reads DATA with THREADS (and a scanning ring of RING records and AHEAD
+ * bytes, 0 for the defaults) up to STOP_AFTER events (0: all): the digest
+ * of every event in order, then of the reader's figures and warnings. */
 static guint64
-threaded_digest (const guint8 *data, gsize size, guint threads, guint32 ring, guint stop_after, guint *n_events)
+threaded_digest (const guint8 *data, gsize size, guint threads, guint32 ring, guint64 ahead, guint stop_after,
+                 guint *n_events)
 {
   g_autoptr (GError) error = NULL;
   RspPerfReader *reader = rsp_perf_reader_open_bytes (data, size, &error);
   g_assert_no_error (error);
   rsp_perf_reader_set_threads (reader, threads);
   if (ring != 0)
-    rsp_perf_reader_set_scan_ring (reader, ring);
+    rsp_perf_reader_set_scan_ring (reader, ring, ahead);
   guint64 h = 0xcbf29ce484222325ull;
   guint n = 0;
   const RspEvent *ev;
@@ -560,7 +561,8 @@ threaded_digest (const guint8 *data, gsize size, guint threads, guint32 ring, gu
 
 /* With a scanning thread, a reader gives the same events in the same
  * order, the same figures and the same warnings, whatever the size of
- * the ring between the threads (2 records: both wait all the time), also
+ * the ring between the threads (2 records: both wait all the time; or 4 kB
+ * of records), also
  * from cut and damaged files; stopped or freed half-way, it neither hangs
  * nor leaks (ASan). */
 static void
@@ -607,19 +609,21 @@ test_scanning_thread (void)
       for (guint v = 0; v < G_N_ELEMENTS (variants); v++)
         {
           guint n1, n2;
-          guint64 one = threaded_digest (variants[v].data, variants[v].size, 1, 0, 0, &n1);
+          guint64 one = threaded_digest (variants[v].data, variants[v].size, 1, 0, 0, 0, &n1);
           g_assert_cmpuint (n1, >, 0);
-          guint32 rings[] = { 2, 64, 0 };
+          /* records; bytes (4 kB: a few records, fewer than the ring holds) */
+          guint32 rings[] = { 2, 64, 4096, 0 };
+          guint64 aheads[] = { 0, 0, 4096, 0 };
           for (guint r = 0; r < G_N_ELEMENTS (rings); r++)
             {
-              guint64 two = threaded_digest (variants[v].data, variants[v].size, 2, rings[r], 0, &n2);
+              guint64 two = threaded_digest (variants[v].data, variants[v].size, 2, rings[r], aheads[r], 0, &n2);
               g_assert_cmpuint (n2, ==, n1);
               g_assert_cmphex (two, ==, one);
             }
           /* stopped half-way: the first half is the same, and freeing the
            * reader stops its thread */
-          guint64 half1 = threaded_digest (variants[v].data, variants[v].size, 1, 0, n1 / 2, &n2);
-          guint64 half2 = threaded_digest (variants[v].data, variants[v].size, 2, 4, n1 / 2, &n2);
+          guint64 half1 = threaded_digest (variants[v].data, variants[v].size, 1, 0, 0, n1 / 2, &n2);
+          guint64 half2 = threaded_digest (variants[v].data, variants[v].size, 2, 4, 0, n1 / 2, &n2);
           g_assert_cmphex (half2, ==, half1);
           g_test_message ("%s, %zu of %zu bytes%s: %u events alike on 1 and 2 threads", names[f],
                           variants[v].size, length, v == 3 ? ", damaged" : "", n1);
@@ -629,7 +633,7 @@ test_scanning_thread (void)
       {
         g_autoptr (RspPerfReader) reader = rsp_perf_reader_open_bytes ((const guint8 *) contents, length, NULL);
         rsp_perf_reader_set_threads (reader, 2);
-        rsp_perf_reader_set_scan_ring (reader, 8);
+        rsp_perf_reader_set_scan_ring (reader, 8, 0);
         guint n = 0;
         while (n < 100 && rsp_perf_reader_next_ref (reader) != NULL)
           n++;
@@ -638,7 +642,7 @@ test_scanning_thread (void)
         while (rsp_perf_reader_next_ref (reader) != NULL)
           again++;
         guint n1;
-        threaded_digest ((const guint8 *) contents, length, 1, 0, 0, &n1);
+        threaded_digest ((const guint8 *) contents, length, 1, 0, 0, 0, &n1);
         g_assert_cmpuint (again, ==, n1);
         g_assert_cmpuint (rsp_perf_reader_get_stats (reader)->records, <=, n1);
       }
