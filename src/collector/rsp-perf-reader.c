@@ -439,8 +439,9 @@ has_room (const RspScanThread *t, guint32 head)
   return used < t->size && t->pushed_bytes - t->cumulative[(head - 1) & t->mask] <= t->ahead_bytes;
 }
 
-/* Scanning thread: puts an item in the ring, waiting for room; FALSE when
- * the reader stopped it.  BYTES is the record's size. */
+/* Scanning thread: puts an item in the ring, waiting for room; FALSE
+ * (and nothing put) when the reader stopped it meanwhile.  BYTES is the
+ * record's size. */
 static gboolean
 scanner_push (RspScanThread *t, guint64 offset, guint32 evsel, ItemKind kind, guint32 bytes)
 {
@@ -483,7 +484,7 @@ scanner_push (RspScanThread *t, guint64 offset, guint32 evsel, ItemKind kind, gu
   t->local_tail++;
   if (kind != ITEM_RECORD || t->local_tail % t->publish_every == 0)
     publish_tail (t);
-  return !g_atomic_int_get (&t->stop);
+  return TRUE;
 }
 
 static gpointer
@@ -497,7 +498,8 @@ scanner_main (gpointer data)
     {
       struct perf_event_header h;
       memcpy (&h, self->data + offset, sizeof h);
-      if (!scanner_push (t, offset, evsel != NULL ? evsel->index : G_MAXUINT32, ITEM_RECORD, h.size))
+      if (!scanner_push (t, offset, evsel != NULL ? evsel->index : G_MAXUINT32, ITEM_RECORD, h.size)
+          || g_atomic_int_get (&t->stop))
         return NULL;
     }
   scanner_push (t, 0, 0, ITEM_END, 0);
