@@ -65,6 +65,7 @@ struct _RspPerfReader {
   gboolean scanner_done;   /* the scanning thread handed over its last record */
   GPtrArray *warnings;     /* char*, NULL-terminated view kept up to date */
   gboolean warned_bad_record;
+  gboolean warned_unknown_id;
   gboolean header_truncated; /* found while parsing the header */
   RspFtraceStream *ftrace;   /* the recording's ftrace section, merged in by time */
   RspEvent next;             /* what rsp_perf_reader_next_ref() returns without an ftrace section */
@@ -78,7 +79,6 @@ struct _RspPerfReader {
   char pad_before_scan[64];
   guint64 pos;             /* next record to scan */
   gboolean scan_done;
-  gboolean warned_unknown_id;
   guint64 released;        /* bytes released behind the queue */
   guint64 next_release;    /* scan position of the next release attempt */
   guint64 populated;       /* the file is mapped ahead up to here (populate_ahead) */

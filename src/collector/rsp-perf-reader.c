@@ -74,6 +74,7 @@ rsp_perf_reader_warn (RspPerfReader *self, const char *format, ...)
 
 static guint64 scanner_min_pending (RspScanThread *scanner);
 static void scanner_flush (RspScanThread *scanner);
+static gboolean scanner_stopped (RspScanThread *scanner);
 
 static void
 release_pages (RspPerfReader *self)
@@ -95,6 +96,16 @@ release_pages (RspPerfReader *self)
 }
 
 static void scan_warn (RspPerfReader *self, const char *format, ...) G_GNUC_PRINTF (2, 3);
+static void scanner_unknown_id (RspScanThread *scanner);
+
+/* Once per reader (a rewind does not repeat it): the reading thread's flag. */
+static void
+warn_unknown_id (RspPerfReader *self)
+{
+  if (!self->warned_unknown_id)
+    rsp_perf_reader_warn (self, _("samples with an id that matches no event were skipped"));
+  self->warned_unknown_id = TRUE;
+}
 
 typedef enum {
   SCAN_QUEUED,    /* a record went into the queue */
@@ -158,9 +169,10 @@ scan_one (RspPerfReader *self, guint64 *offset_out, RspEvsel **evsel_out)
   if (evsel == NULL && h.type == PERF_RECORD_SAMPLE)
     {
       self->scan_stats->unknown_ids++;
-      if (!self->warned_unknown_id)
-        scan_warn (self, _("samples with an id that matches no event were skipped"));
-      self->warned_unknown_id = TRUE;
+      if (self->scanner != NULL)
+        scanner_unknown_id (self->scanner);
+      else
+        warn_unknown_id (self);
       return SCAN_SKIPPED;
     }
   guint64 time;
@@ -281,9 +293,14 @@ next_record (RspPerfReader *self, guint64 *offset, RspEvsel **evsel)
       if (self->scan_done)
         return FALSE;
       /* nothing to hand over until more is scanned: what is handed over
-       * goes now */
+       * goes now; and a stopped thread stops scanning (a round can be
+       * millions of records) */
       if (self->scanner != NULL)
-        scanner_flush (self->scanner);
+        {
+          scanner_flush (self->scanner);
+          if (scanner_stopped (self->scanner))
+            return FALSE;
+        }
 
       switch (scan_one (self, offset, evsel))
         {
@@ -312,7 +329,9 @@ static gboolean scanner_next (RspPerfReader *self, RspEvent *event);
 static gboolean
 perf_next (RspPerfReader *self, RspEvent *event)
 {
-  if (self->threads > 1)
+  /* a scanning thread that runs is used to its end (or the next rewind),
+   * whatever rsp_perf_reader_set_threads() said since */
+  if (self->threads > 1 || self->scanner != NULL)
     return !self->scanner_done && scanner_next (self, event);
   guint64 offset = 0;
   RspEvsel *evsel = NULL;
@@ -346,7 +365,8 @@ perf_next (RspPerfReader *self, RspEvent *event)
 
 typedef enum {
   ITEM_RECORD,
-  ITEM_WARNING, /* offset holds a char* the reading thread takes */
+  ITEM_WARNING,    /* offset holds a char* the reading thread takes */
+  ITEM_UNKNOWN_ID, /* the first sample whose id matches no event (warn_unknown_id) */
   ITEM_END,
 } ItemKind;
 
@@ -376,6 +396,7 @@ struct _RspScanThread {
   gint wake_head;         /* ... until the head reaches this */
   guint32 local_tail, known_head, published_tail;
   guint64 pushed_bytes;   /* the records' bytes handed over so far */
+  gboolean sent_unknown_id; /* ITEM_UNKNOWN_ID went (once per thread) */
   guint64 *cumulative;    /* per slot: pushed_bytes once its item was handed over */
   RspReaderStats stats;   /* what scanning counted */
   char pad_end[64];
@@ -408,6 +429,12 @@ publish_tail (RspScanThread *t)
   t->published_tail = t->local_tail;
   g_atomic_int_set (&t->tail, (gint) t->local_tail);
   wake (t, &t->reader_waiting);
+}
+
+static gboolean
+scanner_stopped (RspScanThread *t)
+{
+  return g_atomic_int_get (&t->stop);
 }
 
 static void
@@ -506,8 +533,12 @@ scanner_main (gpointer data)
   return NULL;
 }
 
-/* The smallest offset of the records handed over and not yet decoded: the
- * pages they lie in are kept.  Scanning thread. */
+/* The smallest offset of the records handed over and not yet taken by the
+ * reading thread: the pages they lie in are kept.  (The record being
+ * decoded, and those the merge with the ftrace section holds, may lie in
+ * pages released already, as on one thread: the mapping is private and
+ * read-only, so they are read again from the file, the same bytes.)
+ * Scanning thread. */
 static guint64
 scanner_min_pending (RspScanThread *t)
 {
@@ -539,7 +570,17 @@ scan_warn (RspPerfReader *self, const char *format, ...)
   g_free (message);
 }
 
+/* The reading thread warns when it takes the item, so that a warning the
+ * scanning thread ran ahead to find and the reader never took (rewound
+ * before it) is not lost for the next read. */
 static void
+scanner_unknown_id (RspScanThread *t)
+{
+  if (!t->sent_unknown_id)
+    t->sent_unknown_id = scanner_push (t, 0, 0, ITEM_UNKNOWN_ID, 0);
+}
+
+static gboolean
 scanner_start (RspPerfReader *self)
 {
   RspScanThread *t = g_aligned_alloc0 (1, sizeof (RspScanThread), 64);
@@ -554,7 +595,19 @@ scanner_start (RspPerfReader *self)
   g_cond_init (&t->cond);
   self->scanner = t;
   self->scan_stats = &t->stats;
-  t->thread = g_thread_new ("rsp-scan", scanner_main, t);
+  t->thread = g_thread_try_new ("rsp-scan", scanner_main, t, NULL);
+  if (t->thread != NULL)
+    return TRUE;
+  /* no thread to be had (a limit on processes): one thread it is */
+  self->scanner = NULL;
+  self->scan_stats = &self->stats;
+  self->threads = 1;
+  g_mutex_clear (&t->lock);
+  g_cond_clear (&t->cond);
+  g_free (t->ring);
+  g_free (t->cumulative);
+  g_aligned_free (t);
+  return FALSE;
 }
 
 /* Stops (if it still runs) and joins the scanning thread; adds what it
@@ -631,8 +684,8 @@ scanner_pop (RspScanThread *t)
 static gboolean
 scanner_next (RspPerfReader *self, RspEvent *event)
 {
-  if (self->scanner == NULL)
-    scanner_start (self);
+  if (self->scanner == NULL && !scanner_start (self))
+    return perf_next (self, event);
   for (;;)
     {
       ScanItem item = scanner_pop (self->scanner);
@@ -644,6 +697,9 @@ scanner_next (RspPerfReader *self, RspEvent *event)
             if (deliver (self, item.offset, evsel, event))
               return TRUE;
           }
+          break;
+        case ITEM_UNKNOWN_ID:
+          warn_unknown_id (self);
           break;
         case ITEM_WARNING:
           {

@@ -568,6 +568,7 @@ threaded_digest (const guint8 *data, gsize size, guint threads, guint32 ring, gu
 static void
 test_scanning_thread (void)
 {
+  guint unknown_id_files = 0;
   const char *names[] = { "dio_ftrace.rsp", "pingpong.rsp", "tcp_loop.rsp", "pingpong-plain.perf.data",
                           "requests.rsp" };
   for (guint f = 0; f < G_N_ELEMENTS (names); f++)
@@ -634,6 +635,60 @@ test_scanning_thread (void)
                           variants[v].size, length, v == 3 ? ", damaged" : "", n1);
         }
 
+      /* a sample whose id matches no event, in the last round (the first
+       * event is delivered after the second round, so one thread has not
+       * scanned that far then); the reader rewound after its first event,
+       * when the scanning thread has long found that sample: the warning
+       * still comes once, as on one thread (the thread's flag said
+       * "warned" for a warning nobody took) */
+      {
+        g_autofree guint8 *bad_id = g_memdup2 (contents, length);
+        g_autoptr (RspPerfReader) probe = rsp_perf_reader_open_bytes (bad_id, length, NULL);
+        g_assert_true (probe->all_have_identifier);
+        guint64 rounds[8], target = 0;
+        guint n_rounds = 0;
+        for (guint64 pos = probe->data_start; pos + 8 <= probe->data_end;)
+          {
+            guint32 type;
+            guint16 rec_size;
+            memcpy (&type, bad_id + pos, 4);
+            memcpy (&rec_size, bad_id + pos + 6, 2);
+            if (type == RSP_RECORD_FINISHED_ROUND && n_rounds < G_N_ELEMENTS (rounds))
+              rounds[n_rounds++] = pos;
+            if (type == PERF_RECORD_SAMPLE && n_rounds >= 2 && target == 0)
+              target = pos;
+            pos += rec_size;
+          }
+        /* with fewer rounds, all of it is scanned before the first event */
+        guint64 nobody = 0x7777777777777777ull;
+        if (n_rounds >= 3 && target > rounds[1] && target < rounds[n_rounds - 1])
+          {
+            memcpy (bad_id + target + 8, &nobody, 8);
+            unknown_id_files++;
+          }
+        g_autofree char *want = NULL;
+        for (guint threads = 1; threads <= 2 && n_rounds >= 3 && target > 0; threads++)
+          {
+            g_autoptr (RspPerfReader) reader = rsp_perf_reader_open_bytes (bad_id, length, NULL);
+            rsp_perf_reader_set_threads (reader, threads);
+            g_assert_nonnull (rsp_perf_reader_next_ref (reader));
+            g_usleep (50000);
+            rsp_perf_reader_rewind (reader);
+            while (rsp_perf_reader_next_ref (reader) != NULL)
+              ;
+            g_assert_cmpuint (rsp_perf_reader_get_stats (reader)->unknown_ids, ==, 1);
+            char *joined = g_strjoinv ("\n", (char **) rsp_perf_reader_warnings (reader));
+            g_assert_nonnull (strstr (joined, "matches no event"));
+            if (threads == 1)
+              want = joined;
+            else
+              {
+                g_assert_cmpstr (joined, ==, want);
+                g_free (joined);
+              }
+          }
+      }
+
       /* rewound half-way through, then read again: the whole of it */
       {
         g_autoptr (RspPerfReader) reader = rsp_perf_reader_open_bytes ((const guint8 *) contents, length, NULL);
@@ -652,6 +707,8 @@ test_scanning_thread (void)
         g_assert_cmpuint (rsp_perf_reader_get_stats (reader)->records, <=, n1);
       }
     }
+  /* every file but the plain perf.data has three rounds or more */
+  g_assert_cmpuint (unknown_id_files, ==, G_N_ELEMENTS (names) - 1);
 }
 
 /* The reader's tid -> pointer map: paged below 2^22, a hash table for the
