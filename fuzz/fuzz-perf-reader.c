@@ -16,10 +16,10 @@
 #include <glib.h>
 #include <stdint.h>
 #include <stdlib.h>
-#include <string.h>
 #include <traceevent/event-parse.h>
 
 #include "fuzz-common.h"
+#include "reader-digest.h"
 #include "rsp-files.h"
 #include "rsp-perf-reader.h"
 #include "rsp-perf-reader-private.h"
@@ -30,11 +30,6 @@ static void
 read_sample (const RspEvent *event, RspTepHandle *tep, GString *line)
 {
   guint64 value = 0;
-  for (guint64 i = 0; i < event->sample.n_callchain; i++)
-    sink += event->sample.callchain[i];
-  for (guint32 i = 0; i < event->sample.raw_size; i++)
-    sink += event->sample.raw[i];
-
   if (event->evsel == NULL || event->evsel->tp == NULL)
     {
       /* Not a tracepoint: the field accessors must say so. */
@@ -57,27 +52,18 @@ read_sample (const RspEvent *event, RspTepHandle *tep, GString *line)
   sink += line->len;
 }
 
-static guint64
-mix (guint64 h, guint64 v)
-{
-  return (h ^ v) * 0x100000001b3ull;
-}
-
-/* Reads up to MAX_RECORDS events; the digest of what they are, in order. */
+/* Reads up to MAX_RECORDS events (every callchain entry and payload byte
+ * too, in the digest); the digest of what they are, in order. */
 static guint64
 walk (RspPerfReader *reader, guint64 max_records)
 {
   RspEvent event;
   RspTepHandle *tep = rsp_perf_reader_get_tep (reader);
   g_autoptr (GString) line = g_string_new (NULL);
-  guint64 digest = 0xcbf29ce484222325ull;
+  guint64 digest = READER_DIGEST_SEED;
   for (guint64 n = 0; n < max_records && rsp_perf_reader_next (reader, &event); n++)
     {
-      guint64 fields[] = { event.type, event.has_time ? event.time : 0, (guint64) event.cpu, (guint64) event.pid,
-                           (guint64) event.tid, event.file_offset, event.evsel != NULL ? event.evsel->index : 999,
-                           event.sample.raw_size, event.sample.n_callchain };
-      for (guint i = 0; i < G_N_ELEMENTS (fields); i++)
-        digest = mix (digest, fields[i]);
+      digest = reader_digest_event (digest, &event);
       sink += event.type + event.time + (guint64) event.cpu;
       sink += (guint64) strlen (rsp_record_type_name (event.type));
       if (event.type == PERF_RECORD_SAMPLE)
@@ -91,22 +77,6 @@ walk (RspPerfReader *reader, guint64 max_records)
   return digest;
 }
 
-/* The reader's figures and warnings, mixed into DIGEST. */
-static guint64
-figures (RspPerfReader *reader, guint64 digest)
-{
-  const RspReaderStats *st = rsp_perf_reader_get_stats (reader);
-  guint64 values[] = { st->records, st->bytes, st->lost_events, st->lost_samples, st->bad_records,
-                       st->unknown_ids, st->out_of_order, st->max_queued, (guint64) st->truncated };
-  for (guint i = 0; i < G_N_ELEMENTS (values); i++)
-    digest = mix (digest, values[i]);
-  for (guint i = 0; i < RSP_RECORD_TYPE_MAX; i++)
-    digest = mix (digest, st->by_type[i]);
-  const char *const *warnings = rsp_perf_reader_warnings (reader);
-  for (guint i = 0; warnings && warnings[i]; i++)
-    digest = mix (digest, g_str_hash (warnings[i]));
-  return digest;
-}
 
 int
 LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
@@ -152,14 +122,10 @@ LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
         abort ();
     }
 
-  guint64 one = figures (reader, walk (reader, G_MAXUINT64));
-  const RspReaderStats *stats = rsp_perf_reader_get_stats (reader);
-  sink += stats->records + stats->bad_records;
-  const char *const *warnings = rsp_perf_reader_warnings (reader);
-  for (guint i = 0; warnings && warnings[i]; i++)
-    sink += strlen (warnings[i]);
+  /* every event, figure and warning (each warning's text is hashed) */
+  guint64 one = reader_digest_figures (walk (reader, G_MAXUINT64), reader);
   rsp_perf_reader_rewind (reader);
-  walk (reader, 64);
+  sink += walk (reader, 64);
   rsp_perf_reader_free (reader);
 
   /* the same bytes on two threads, with a ring of 4 records and of 64
@@ -170,11 +136,11 @@ LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
     abort (); /* it opened a moment ago */
   rsp_perf_reader_set_threads (reader, 2);
   rsp_perf_reader_set_scan_ring (reader, 4, 64);
-  if (figures (reader, walk (reader, G_MAXUINT64)) != one)
+  if (reader_digest_figures (walk (reader, G_MAXUINT64), reader) != one)
     abort ();
   /* stopped half-way: freeing the reader stops its scanning thread */
   rsp_perf_reader_rewind (reader);
-  walk (reader, 64);
+  sink += walk (reader, 64);
 
   rsp_perf_reader_free (reader);
   return 0;

@@ -380,7 +380,6 @@ rsp_cmd_dump (int argc, char **argv)
   g_autofree guint64 *per_event = g_new0 (guint64, MAX (rsp_perf_reader_get_n_evsels (reader), 1));
   guint64 frames = 0;
   g_autoptr (GHashTable) unnamed = g_hash_table_new_full (g_direct_hash, g_direct_equal, NULL, unnamed_free);
-  rsp_perf_reader_set_threads (reader, rsp_perf_reader_threads_for (reader));
   gint64 t0 = g_get_monotonic_time ();
   const RspEvent *ev;
   while ((ev = rsp_perf_reader_next_ref (reader)) != NULL)

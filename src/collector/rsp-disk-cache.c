@@ -65,7 +65,7 @@ rsp_disk_cache_hash (guint64 h, const void *data, gsize len)
   return h;
 }
 
-void
+gboolean
 rsp_disk_cache_populate (const void *data, gsize len)
 {
 #ifndef MADV_POPULATE_READ
@@ -73,8 +73,9 @@ rsp_disk_cache_populate (const void *data, gsize len)
 #endif
   long page = sysconf (_SC_PAGESIZE);
   guintptr start = (guintptr) data & ~((guintptr) page - 1);
-  if (len > 0 && page > 0)
-    (void) madvise ((void *) start, (guintptr) data + len - start, MADV_POPULATE_READ);
+  if (len == 0 || page <= 0)
+    return TRUE;
+  return madvise ((void *) start, (guintptr) data + len - start, MADV_POPULATE_READ) == 0;
 }
 
 gboolean

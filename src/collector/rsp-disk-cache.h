@@ -23,10 +23,11 @@ char *rsp_disk_cache_dir (void);
 #define RSP_DISK_CACHE_HASH_INIT G_GUINT64_CONSTANT (0xcbf29ce484222325)
 guint64 rsp_disk_cache_hash (guint64 h, const void *data, gsize len);
 
-/* Maps in the pages of a mapped entry at once (it is about to be read
- * whole, by the hash), instead of a fault per few pages.  Does nothing on
- * a kernel without MADV_POPULATE_READ (Linux 5.14). */
-void rsp_disk_cache_populate (const void *data, gsize len);
+/* Maps in the pages of a mapped file's range at once (a cache entry about
+ * to be read whole by the hash, the next chunk of a recording), instead of
+ * a fault per few pages.  FALSE, with errno set, when the kernel refused:
+ * one without MADV_POPULATE_READ (Linux 5.14) does every time. */
+gboolean rsp_disk_cache_populate (const void *data, gsize len);
 
 /* Writes LEN bytes at DATA as the entry PATH inside DIR (created 0700 if
  * missing), through a temporary file and a rename.  FALSE, with nothing

@@ -12,6 +12,7 @@ typedef struct {
   guint64 time;
   guint64 offset; /* file offset of the record: also the tie-breaker */
   guint32 evsel;  /* index of the record's evsel, G_MAXUINT32 if none */
+  guint32 size;   /* the record's size in bytes */
 } RspQueuedRecord;
 
 #define RSP_ORDERED_QUEUE_MAX_LANES 4096

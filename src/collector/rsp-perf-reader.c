@@ -17,6 +17,8 @@
  */
 #include "rsp-perf-reader-private.h"
 
+#include "rsp-disk-cache.h"
+
 #include <glib/gi18n-lib.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -38,9 +40,6 @@ G_DEFINE_QUARK (rsp-reader-error-quark, rsp_reader_error)
  * a page fault for every 16 pages (the kernel's fault-around) was a tenth
  * of reading a large recording. */
 #define POPULATE_CHUNK (4u << 20)
-#ifndef MADV_POPULATE_READ
-#define MADV_POPULATE_READ 22
-#endif
 
 /* Maps the next chunk of the file ahead of the scan position (Linux 5.14
  * and later; an older kernel refuses it once and faults page by page). */
@@ -54,7 +53,7 @@ populate_ahead (RspPerfReader *self)
   guint64 upto = MIN (from + POPULATE_CHUNK, self->data_end);
   if (upto <= from)
     return;
-  if (madvise ((void *) (self->data + from), upto - from, MADV_POPULATE_READ) != 0 && errno != EINTR)
+  if (!rsp_disk_cache_populate (self->data + from, upto - from) && errno != EINTR)
     self->populate_failed = TRUE;
   self->populated = upto;
 }
@@ -114,8 +113,9 @@ typedef enum {
   SCAN_END,
 } ScanResult;
 
+/* Scans the record at the scan position; fills OUT for SCAN_IMMEDIATE. */
 static ScanResult
-scan_one (RspPerfReader *self, guint64 *offset_out, RspEvsel **evsel_out)
+scan_one (RspPerfReader *self, RspQueuedRecord *out)
 {
   if (self->pos + sizeof (struct perf_event_header) > self->data_end)
     {
@@ -175,18 +175,16 @@ scan_one (RspPerfReader *self, guint64 *offset_out, RspEvsel **evsel_out)
         warn_unknown_id (self);
       return SCAN_SKIPPED;
     }
-  guint64 time;
+  RspQueuedRecord q = { 0, offset, evsel != NULL ? evsel->index : G_MAXUINT32, h.size };
   gint32 cpu;
-  if (self->ordering && rsp_perf_record_time (evsel, rec, &h, &time, &cpu))
+  if (self->ordering && rsp_perf_record_time (evsel, rec, &h, &q.time, &cpu))
     {
-      RspQueuedRecord q = { time, offset, evsel != NULL ? evsel->index : G_MAXUINT32 };
       rsp_ordered_queue_push (&self->queue, &q, cpu);
-      self->round_max = MAX (self->round_max, time);
+      self->round_max = MAX (self->round_max, q.time);
       self->scan_stats->max_queued = MAX (self->scan_stats->max_queued, self->queue.len);
       return SCAN_QUEUED;
     }
-  *offset_out = offset;
-  *evsel_out = evsel;
+  *out = q;
   return SCAN_IMMEDIATE;
 }
 
@@ -274,7 +272,7 @@ rsp_perf_reader_next (RspPerfReader *self, RspEvent *event)
 /* The next record of perf's own stream to deliver, in time order, not yet
  * decoded.  FALSE at the end. */
 static gboolean
-next_record (RspPerfReader *self, guint64 *offset, RspEvsel **evsel)
+next_record (RspPerfReader *self, RspQueuedRecord *next)
 {
   for (;;)
     {
@@ -284,10 +282,7 @@ next_record (RspPerfReader *self, guint64 *offset, RspEvsel **evsel)
                                || self->queue.len >= MAX_QUEUED_RECORDS);
       if (flushable)
         {
-          RspQueuedRecord q;
-          rsp_ordered_queue_pop (&self->queue, &q);
-          *offset = q.offset;
-          *evsel = q.evsel == G_MAXUINT32 ? NULL : g_ptr_array_index (self->evsels, q.evsel);
+          rsp_ordered_queue_pop (&self->queue, next);
           return TRUE;
         }
       if (self->scan_done)
@@ -302,7 +297,7 @@ next_record (RspPerfReader *self, guint64 *offset, RspEvsel **evsel)
             return FALSE;
         }
 
-      switch (scan_one (self, offset, evsel))
+      switch (scan_one (self, next))
         {
         case SCAN_END:
           self->scan_done = TRUE;
@@ -325,6 +320,12 @@ next_record (RspPerfReader *self, guint64 *offset, RspEvsel **evsel)
 
 static gboolean scanner_next (RspPerfReader *self, RspEvent *event);
 
+static inline RspEvsel *
+evsel_at (RspPerfReader *self, guint32 index)
+{
+  return index == G_MAXUINT32 ? NULL : g_ptr_array_index (self->evsels, index);
+}
+
 /* The next event of perf's own stream, in time order. */
 static gboolean
 perf_next (RspPerfReader *self, RspEvent *event)
@@ -333,10 +334,9 @@ perf_next (RspPerfReader *self, RspEvent *event)
    * whatever rsp_perf_reader_set_threads() said since */
   if (self->threads > 1 || self->scanner != NULL)
     return !self->scanner_done && scanner_next (self, event);
-  guint64 offset = 0;
-  RspEvsel *evsel = NULL;
-  while (next_record (self, &offset, &evsel))
-    if (deliver (self, offset, evsel, event))
+  RspQueuedRecord next;
+  while (next_record (self, &next))
+    if (deliver (self, next.offset, evsel_at (self, next.evsel), event))
       return TRUE;
   return FALSE;
 }
@@ -394,7 +394,7 @@ struct _RspScanThread {
   _Alignas (64) gint tail; /* published by the scanning thread */
   gint scanner_waiting;   /* the scanning thread sleeps on COND ... */
   gint wake_head;         /* ... until the head reaches this */
-  guint32 local_tail, known_head, published_tail;
+  guint32 local_tail, known_head;
   guint64 pushed_bytes;   /* the records' bytes handed over so far */
   gboolean sent_unknown_id; /* ITEM_UNKNOWN_ID went (once per thread) */
   guint64 *cumulative;    /* per slot: pushed_bytes once its item was handed over */
@@ -426,7 +426,6 @@ wake (RspScanThread *t, gint *waiting)
 static void
 publish_tail (RspScanThread *t)
 {
-  t->published_tail = t->local_tail;
   g_atomic_int_set (&t->tail, (gint) t->local_tail);
   wake (t, &t->reader_waiting);
 }
@@ -440,7 +439,8 @@ scanner_stopped (RspScanThread *t)
 static void
 scanner_flush (RspScanThread *t)
 {
-  if (t->published_tail != t->local_tail)
+  /* TAIL is this thread's to write: reading it back is a plain load */
+  if ((guint32) g_atomic_int_get (&t->tail) != t->local_tail)
     publish_tail (t);
 }
 
@@ -518,17 +518,10 @@ static gpointer
 scanner_main (gpointer data)
 {
   RspScanThread *t = data;
-  RspPerfReader *self = t->reader;
-  guint64 offset = 0;
-  RspEvsel *evsel = NULL;
-  while (next_record (self, &offset, &evsel))
-    {
-      struct perf_event_header h;
-      memcpy (&h, self->data + offset, sizeof h);
-      if (!scanner_push (t, offset, evsel != NULL ? evsel->index : G_MAXUINT32, ITEM_RECORD, h.size)
-          || g_atomic_int_get (&t->stop))
-        return NULL;
-    }
+  RspQueuedRecord next;
+  while (next_record (t->reader, &next))
+    if (!scanner_push (t, next.offset, next.evsel, ITEM_RECORD, next.size) || g_atomic_int_get (&t->stop))
+      return NULL;
   scanner_push (t, 0, 0, ITEM_END, 0);
   return NULL;
 }
@@ -580,6 +573,16 @@ scanner_unknown_id (RspScanThread *t)
     t->sent_unknown_id = scanner_push (t, 0, 0, ITEM_UNKNOWN_ID, 0);
 }
 
+static void
+scan_thread_free (RspScanThread *t)
+{
+  g_mutex_clear (&t->lock);
+  g_cond_clear (&t->cond);
+  g_free (t->ring);
+  g_free (t->cumulative);
+  g_aligned_free (t);
+}
+
 static gboolean
 scanner_start (RspPerfReader *self)
 {
@@ -602,11 +605,7 @@ scanner_start (RspPerfReader *self)
   self->scanner = NULL;
   self->scan_stats = &self->stats;
   self->threads = 1;
-  g_mutex_clear (&t->lock);
-  g_cond_clear (&t->cond);
-  g_free (t->ring);
-  g_free (t->cumulative);
-  g_aligned_free (t);
+  scan_thread_free (t);
   return FALSE;
 }
 
@@ -641,11 +640,7 @@ scanner_stop (RspPerfReader *self)
   s->truncated = s->truncated || add->truncated;
   self->scan_stats = &self->stats;
   self->scanner = NULL;
-  g_mutex_clear (&t->lock);
-  g_cond_clear (&t->cond);
-  g_free (t->ring);
-  g_free (t->cumulative);
-  g_aligned_free (t);
+  scan_thread_free (t);
 }
 
 /* Reading thread: the next item, waiting for one.  Copied out: once the
@@ -693,8 +688,7 @@ scanner_next (RspPerfReader *self, RspEvent *event)
         {
         case ITEM_RECORD:
           {
-            RspEvsel *evsel = item.evsel == G_MAXUINT32 ? NULL : g_ptr_array_index (self->evsels, item.evsel);
-            if (deliver (self, item.offset, evsel, event))
+            if (deliver (self, item.offset, evsel_at (self, item.evsel), event))
               return TRUE;
           }
           break;
@@ -731,14 +725,16 @@ rsp_perf_reader_set_threads (RspPerfReader *self, guint n)
   self->threads = MAX (n, 1);
 }
 
-guint
-rsp_perf_reader_threads_for (RspPerfReader *self)
+/* The threads worth using for a mapped file: 2 for a data section of 32
+ * MB or more on a machine with 2 or more CPUs, else 1; RSP_THREADS=N in
+ * the environment overrides it (1 or 2). */
+static guint
+default_threads (RspPerfReader *self)
 {
-  g_return_val_if_fail (self != NULL, 1);
   const char *env = g_getenv ("RSP_THREADS");
   if (env != NULL && *env != '\0')
     return g_ascii_strtoull (env, NULL, 10) >= 2 ? 2 : 1;
-  if (!self->mapped || g_get_num_processors () < 2)
+  if (g_get_num_processors () < 2)
     return 1;
   return self->data_end - self->data_start >= (32u << 20) ? 2 : 1;
 }
@@ -841,7 +837,11 @@ rsp_perf_reader_open (const char *path, GError **error)
     }
   else
     self->data = (const guint8 *) "";
-  return reader_finish_open (self, error);
+  if (reader_finish_open (self, error) == NULL)
+    return NULL;
+  if (self->mapped)
+    self->threads = default_threads (self);
+  return self;
 }
 
 RspPerfReader *

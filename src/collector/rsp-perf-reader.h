@@ -106,17 +106,15 @@ void rsp_perf_reader_rewind (RspPerfReader *self);
 const RspReaderStats *rsp_perf_reader_get_stats (RspPerfReader *self);
 /* With N >= 2, perf's records are scanned and put in time order on a
  * thread of their own while the caller decodes and uses them; the events,
- * their order and the warnings are the same as with N = 1 (the default),
- * and so are the figures (rsp_perf_reader_get_stats()) once the stream has
- * ended: before that, what scanning counts is not in them yet.  Takes
- * effect from the next read of perf's stream when no scanning thread runs
- * (one that runs is used until the end or the next rewind); only worth it
- * for large files (rsp_perf_reader_threads_for()). */
+ * their order and the warnings are the same as with N = 1, and so are the
+ * figures (rsp_perf_reader_get_stats()) once the stream has ended: before
+ * that, what scanning counts is not in them yet.  rsp_perf_reader_open()
+ * chooses 2 for a data section of 32 MB or more on a machine with 2 or
+ * more CPUs, else 1 (RSP_THREADS=1 or 2 in the environment overrides it);
+ * a reader of bytes uses 1.  Takes effect from the next read of perf's
+ * stream when no scanning thread runs (one that runs is used until the
+ * end or the next rewind). */
 void rsp_perf_reader_set_threads (RspPerfReader *self, guint n);
-/* The threads worth using for this reader's file: 2 for a data section of
- * 32 MB or more on a machine with 2 or more CPUs, else 1; RSP_THREADS=N in
- * the environment overrides it (1 or 2). */
-guint rsp_perf_reader_threads_for (RspPerfReader *self);
 /* The ftrace section's figures (rsp-ftrace-reader.h), NULL when the
  * recording has none or it could not be read. */
 const RspFtraceStats *rsp_perf_reader_get_ftrace_stats (RspPerfReader *self);

@@ -367,8 +367,6 @@ rsp_model_build (RspPerfReader *reader, RspSymbolizer *symbolizer, GCancellable 
 
   const RspPerfHeader *header = rsp_perf_reader_get_header (reader);
   guint64 data_size = MAX (header->data_size, 1);
-  /* a large file's scanning and ordering on a second CPU */
-  rsp_perf_reader_set_threads (reader, rsp_perf_reader_threads_for (reader));
   const RspEvent *ev;
   RspModelEvent mev;
   guint64 n = 0, done = 0;

@@ -11,6 +11,7 @@
 #include "rsp-perf-reader.h"
 #include "rsp-perf-reader-private.h"
 #include "rsp-tid-map.h"
+#include "../../fuzz/reader-digest.h"
 
 #define SUBBUF 4096
 #define WAKING_ID 375
@@ -298,9 +299,8 @@ test_gap_before_instance (void)
   g_ptr_array_unref (evsels);
 }
 
-/* Reads PATH's events from DATA (the file's bytes, possibly at an address
- * that is not 8-aligned) into a checksum of what the model reads: type,
- * time, cpu, tid, evsel, raw payload and callchain of every event. */
+/* Reads the events from DATA (the file's bytes, possibly at an address
+ * that is not 8-aligned) into a digest of every event (reader-digest.h). */
 static guint64
 event_digest (const guint8 *data, gsize size, guint *n_events, guint *n_ftrace)
 {
@@ -308,18 +308,11 @@ event_digest (const guint8 *data, gsize size, guint *n_events, guint *n_ftrace)
   RspPerfReader *reader = rsp_perf_reader_open_bytes (data, size, &error);
   g_assert_no_error (error);
   RspEvent ev;
-  guint64 h = 0xcbf29ce484222325ull;
+  guint64 h = READER_DIGEST_SEED;
   *n_events = *n_ftrace = 0;
   while (rsp_perf_reader_next (reader, &ev))
     {
-      guint64 fields[] = { ev.type, ev.has_time ? ev.time : 0, (guint64) ev.cpu, (guint64) ev.tid,
-                           ev.evsel != NULL ? ev.evsel->index : 999, ev.sample.raw_size, ev.sample.n_callchain };
-      for (guint i = 0; i < G_N_ELEMENTS (fields); i++)
-        h = (h ^ fields[i]) * 0x100000001b3ull;
-      for (guint32 i = 0; ev.sample.raw != NULL && i < ev.sample.raw_size; i++)
-        h = (h ^ ev.sample.raw[i]) * 0x100000001b3ull;
-      for (guint64 i = 0; i < ev.sample.n_callchain; i++)
-        h = (h ^ ev.sample.callchain[i]) * 0x100000001b3ull;
+      h = reader_digest_event (h, &ev);
       (*n_events)++;
       if (ev.evsel != NULL && ev.evsel->ftrace)
         (*n_ftrace)++;
@@ -509,12 +502,6 @@ test_next_ref (void)
 
 /* ---------------------------------------------------------------- the scanning thread */
 
-static guint64
-mix (guint64 h, guint64 v)
-{
-  return (h ^ v) * 0x100000001b3ull;
-}
-
 /* Reads DATA with THREADS (and a scanning ring of RING records and AHEAD
  * bytes, 0 for the defaults) up to STOP_AFTER events (0: all): the digest
  * of every event in order, then of the reader's figures and warnings. */
@@ -528,32 +515,16 @@ threaded_digest (const guint8 *data, gsize size, guint threads, guint32 ring, gu
   rsp_perf_reader_set_threads (reader, threads);
   if (ring != 0)
     rsp_perf_reader_set_scan_ring (reader, ring, ahead);
-  guint64 h = 0xcbf29ce484222325ull;
+  guint64 h = READER_DIGEST_SEED;
   guint n = 0;
   const RspEvent *ev;
   while ((stop_after == 0 || n < stop_after) && (ev = rsp_perf_reader_next_ref (reader)) != NULL)
     {
-      guint64 fields[] = { ev->type, ev->has_time ? ev->time : 0, (guint64) ev->cpu, (guint64) ev->pid,
-                           (guint64) ev->tid, ev->file_offset, ev->evsel != NULL ? ev->evsel->index : 999,
-                           ev->sample.raw_size, ev->sample.n_callchain };
-      for (guint i = 0; i < G_N_ELEMENTS (fields); i++)
-        h = mix (h, fields[i]);
-      for (guint64 i = 0; i < ev->sample.n_callchain; i++)
-        h = mix (h, ev->sample.callchain[i]);
+      h = reader_digest_event (h, ev);
       n++;
     }
   if (stop_after == 0)
-    {
-      const RspReaderStats *st = rsp_perf_reader_get_stats (reader);
-      guint64 figures[] = { st->records, st->bytes, st->lost_events, st->lost_samples, st->bad_records,
-                            st->unknown_ids, st->out_of_order, st->max_queued, (guint64) st->truncated };
-      for (guint i = 0; i < G_N_ELEMENTS (figures); i++)
-        h = mix (h, figures[i]);
-      for (guint i = 0; i < RSP_RECORD_TYPE_MAX; i++)
-        h = mix (h, st->by_type[i]);
-      for (const char *const *w = rsp_perf_reader_warnings (reader); *w != NULL; w++)
-        h = mix (h, g_str_hash (*w));
-    }
+    h = reader_digest_figures (h, reader);
   rsp_perf_reader_free (reader);
   *n_events = n;
   return h;
