@@ -478,6 +478,10 @@ rsp_ftrace_stream_free (RspFtraceStream *s)
 
 /* ---------------------------------------------------------------- decoding */
 
+/* How far ahead of the event it reads a CPU's cursor asks for the cache
+ * line, in bytes (docs/PERFORMANCE.md, "First touches"). */
+#define FTRACE_PREFETCH 512
+
 /* Loads CPU's next sound sub-buffer; FALSE at the end. */
 static gboolean
 load_next_subbuf (RspFtraceStream *s, CpuCursor *cc)
@@ -601,6 +605,11 @@ advance (RspFtraceStream *s, CpuCursor *cc)
           continue;
         }
       s->stats.events++;
+      /* the CPU's sub-buffers lie one after the other: the line a few
+       * events on is asked for now, so that it is in the cache when read */
+      guint64 ahead = (guint64) (cc->sub - cc->data) + cc->pos + FTRACE_PREFETCH;
+      if (ahead < cc->size)
+        __builtin_prefetch (cc->data + ahead);
       cc->has_event = TRUE;
       cc->time = ts;
       cc->payload = payload;

@@ -82,6 +82,7 @@ struct _RspPerfReader {
   guint64 released;        /* bytes released behind the queue */
   guint64 next_release;    /* scan position of the next release attempt */
   guint64 populated;       /* the file is mapped ahead up to here (populate_ahead) */
+  guint64 prefetched;      /* cache lines are asked for up to here (scan_one) */
   gboolean populate_failed; /* the kernel has no MADV_POPULATE_READ */
   RspOrderedQueue queue;
   guint64 flush_limit;     /* records at or before this time are final */

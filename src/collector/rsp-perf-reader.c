@@ -40,6 +40,15 @@ G_DEFINE_QUARK (rsp-reader-error-quark, rsp_reader_error)
  * a page fault for every 16 pages (the kernel's fault-around) was a tenth
  * of reading a large recording. */
 #define POPULATE_CHUNK (4u << 20)
+/* The file's bytes are read from memory the first time when a record is
+ * scanned and, a round later (out of the caches by then), when it is
+ * decoded; both wait for memory unless the lines are asked for ahead:
+ * the scan asks for those PREFETCH_AHEAD bytes past its position, the
+ * reading thread for the record PREFETCH_ITEMS items on in the scanning
+ * thread's ring (or, on one thread, for the next record in the queue).
+ * docs/PERFORMANCE.md, "First touches". */
+#define PREFETCH_AHEAD 2048
+#define PREFETCH_ITEMS 16
 
 /* Maps the next chunk of the file ahead of the scan position (Linux 5.14
  * and later; an older kernel refuses it once and faults page by page). */
@@ -113,6 +122,28 @@ typedef enum {
   SCAN_END,
 } ScanResult;
 
+/* Asks for the cache lines of the record at OFFSET (its first 256 bytes)
+ * before it is decoded. */
+static inline void
+prefetch_record (const RspPerfReader *self, guint64 offset, guint32 size)
+{
+  const guint8 *rec = self->data + offset;
+  guint32 n = MIN (size, 256u);
+  for (guint32 i = 0; i < n; i += 64)
+    __builtin_prefetch (rec + i);
+}
+
+/* Asks for the lines up to PREFETCH_AHEAD past the scan position. */
+static inline void
+prefetch_scan_ahead (RspPerfReader *self)
+{
+  guint64 want = MIN (self->pos + PREFETCH_AHEAD, self->data_end);
+  guint64 line = MAX (self->prefetched, self->pos);
+  for (; line < want; line += 64)
+    __builtin_prefetch (self->data + line);
+  self->prefetched = line;
+}
+
 /* Scans the record at the scan position; fills OUT for SCAN_IMMEDIATE. */
 static ScanResult
 scan_one (RspPerfReader *self, RspQueuedRecord *out)
@@ -128,6 +159,7 @@ scan_one (RspPerfReader *self, RspQueuedRecord *out)
       return SCAN_END;
     }
   const guint8 *rec = self->data + self->pos;
+  prefetch_scan_ahead (self);
   struct perf_event_header h;
   memcpy (&h, rec, sizeof h);
   if (h.size < sizeof h || h.size % 8 != 0)
@@ -283,6 +315,9 @@ next_record (RspPerfReader *self, RspQueuedRecord *next)
       if (flushable)
         {
           rsp_ordered_queue_pop (&self->queue, next);
+          const RspQueuedRecord *after = rsp_ordered_queue_peek (&self->queue);
+          if (after != NULL)
+            prefetch_record (self, after->offset, after->size);
           return TRUE;
         }
       if (self->scan_done)
@@ -373,7 +408,8 @@ typedef enum {
 typedef struct {
   guint64 offset;
   guint32 evsel; /* index, or G_MAXUINT32 */
-  guint32 kind;
+  guint16 kind;
+  guint16 size;  /* a record's size (perf's are below 64 kB) */
 } ScanItem;
 
 /* Each side's fields are on cache lines of their own: the reading
@@ -505,7 +541,8 @@ scanner_push (RspScanThread *t, guint64 offset, guint32 evsel, ItemKind kind, gu
   ScanItem *item = &t->ring[slot];
   item->offset = offset;
   item->evsel = evsel;
-  item->kind = kind;
+  item->kind = (guint16) kind;
+  item->size = (guint16) MIN (bytes, G_MAXUINT16);
   t->pushed_bytes += bytes;
   t->cumulative[slot] = t->pushed_bytes;
   t->local_tail++;
@@ -671,6 +708,14 @@ scanner_pop (RspScanThread *t)
     }
   ScanItem item = t->ring[t->local_head & t->mask];
   t->local_head++;
+  guint32 ahead = t->local_head + PREFETCH_ITEMS;
+  if ((gint32) (t->known_tail - ahead) > 0)
+    {
+      /* an item the scanning thread has published: ours to read */
+      const ScanItem *a = &t->ring[ahead & t->mask];
+      if (a->kind == ITEM_RECORD)
+        prefetch_record (t->reader, a->offset, a->size);
+    }
   if (t->local_head % t->publish_every == 0)
     publish_head (t);
   return item;
@@ -750,6 +795,7 @@ rsp_perf_reader_rewind (RspPerfReader *self)
   self->scan_done = FALSE;
   self->released = 0;
   self->populated = 0;
+  self->prefetched = 0;
   self->next_release = 0;
   self->flush_limit = 0;
   self->round_max = 0;
