@@ -129,9 +129,10 @@ LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
   rsp_perf_reader_free (reader);
 
   /* the same bytes on two threads, with a ring of 4 records and of 64
-   * bytes (both threads wait all the time): the same events in the same
-   * order, the same figures and warnings, or the threaded reader is wrong */
-  reader = rsp_perf_reader_open_bytes (data, size, NULL);
+   * bytes (both threads wait all the time), and the formats read without
+   * their print fmts (as the model reads them): the same events in the
+   * same order, the same figures and warnings, or one of the two is wrong */
+  reader = rsp_perf_reader_open_bytes_full (data, size, RSP_PERF_READER_NO_PRINT, NULL);
   if (reader == NULL)
     abort (); /* it opened a moment ago */
   rsp_perf_reader_set_threads (reader, 2);

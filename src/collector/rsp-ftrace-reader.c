@@ -211,7 +211,8 @@ cpu_cursor_clear (gpointer data)
 }
 
 static gboolean
-parse_formats (RspFtraceStream *s, Cursor *c, const guint8 *header_page, gsize header_len, GError **error)
+parse_formats (RspFtraceStream *s, Cursor *c, const guint8 *header_page, gsize header_len, gboolean with_print,
+               GError **error)
 {
   guint32 n_formats;
   g_autoptr (GPtrArray) systems = g_ptr_array_new_with_free_func (g_free);
@@ -233,7 +234,8 @@ parse_formats (RspFtraceStream *s, Cursor *c, const guint8 *header_page, gsize h
        * which trusts what it parses (rsp-tep-guard.h); that event's
        * records count as unknown */
       char *fixed = NULL;
-      RspTepFormatCheck check = rsp_tep_check_format ((const char *) format, format_len, &fixed);
+      RspTepFormatCheck check = with_print ? rsp_tep_check_format ((const char *) format, format_len, &fixed)
+                                           : rsp_tep_check_format_fields ((const char *) format, format_len, &fixed);
       if (check == RSP_TEP_FORMAT_BAD)
         continue;
       g_ptr_array_add (systems, g_strndup ((const char *) system, system_len));
@@ -383,7 +385,7 @@ rsp_ftrace_stream_load_cpus (RspFtraceStream *s, const guint8 *data, gsize size)
 }
 
 static RspFtraceStream *
-stream_new (const guint8 *data, gsize size, GPtrArray *evsels, gboolean borrow, GError **error)
+stream_new (const guint8 *data, gsize size, GPtrArray *evsels, gboolean borrow, gboolean with_print, GError **error)
 {
   g_return_val_if_fail (evsels != NULL, NULL);
   Cursor c = { data, data + size };
@@ -426,7 +428,7 @@ stream_new (const guint8 *data, gsize size, GPtrArray *evsels, gboolean borrow, 
   tep_set_local_bigendian (s->tep, G_BYTE_ORDER == G_BIG_ENDIAN ? TEP_BIG_ENDIAN : TEP_LITTLE_ENDIAN);
   tep_set_long_size (s->tep, (int) long_size);
   tep_set_page_size (s->tep, (int) subbuf_size);
-  if (!parse_formats (s, &c, header_page, header_len, error))
+  if (!parse_formats (s, &c, header_page, header_len, with_print, error))
     goto fail;
 
   guint32 lost_cpus = load_cpu_blocks (s, &c, n_cpus, borrow);
@@ -452,13 +454,14 @@ fail:
 RspFtraceStream *
 rsp_ftrace_stream_new (const guint8 *data, gsize size, GPtrArray *evsels, GError **error)
 {
-  return stream_new (data, size, evsels, FALSE, error);
+  return stream_new (data, size, evsels, FALSE, TRUE, error);
 }
 
 RspFtraceStream *
-rsp_ftrace_stream_new_in_place (const guint8 *data, gsize size, GPtrArray *evsels, GError **error)
+rsp_ftrace_stream_new_in_place (const guint8 *data, gsize size, GPtrArray *evsels, gboolean with_print,
+                                GError **error)
 {
-  return stream_new (data, size, evsels, TRUE, error);
+  return stream_new (data, size, evsels, TRUE, with_print, error);
 }
 
 void

@@ -52,9 +52,10 @@ typedef gboolean (*RspFtracePullFunc) (gpointer source, RspEvent *event);
 RspFtraceStream *rsp_ftrace_stream_new (const guint8 *data, gsize size, GPtrArray *evsels, GError **error);
 /* The same, reading the events where they are in DATA instead of from a
  * copy: for a recording mapped for as long as the stream lives (a copy of
- * a large section was a fifth of a report). */
+ * a large section was a fifth of a report).  Without WITH_PRINT the
+ * formats' print fmt lines are left out (rsp_tep_check_format_fields()). */
 RspFtraceStream *rsp_ftrace_stream_new_in_place (const guint8 *data, gsize size, GPtrArray *evsels,
-                                                 GError **error);
+                                                 gboolean with_print, GError **error);
 void rsp_ftrace_stream_free (RspFtraceStream *stream);
 /* Replaces STREAM's events with the CPU blocks at DATA (a section's part
  * after its formats, of a section with the same formats: rsp record's live

@@ -214,7 +214,7 @@ parse_features (RspPerfReader *self, const guint64 *bits, guint64 feature_table)
         case FEAT_TRACING_DATA:
           {
             g_autoptr (GError) error = NULL;
-            self->tep = rsp_trace_data_load (p, s.size, &error);
+            self->tep = rsp_trace_data_load (p, s.size, !self->no_print, &error);
             if (self->tep == NULL)
               {
                 rsp_perf_reader_warn (self, _("%s; tracepoint fields cannot be decoded"), error->message);
@@ -392,7 +392,8 @@ open_ftrace_section (RspPerfReader *self)
       if (strcmp (sec->name, RSP_SECTION_FTRACE) != 0)
         continue;
       g_autoptr (GError) error = NULL;
-      self->ftrace = rsp_ftrace_stream_new_in_place (self->data + sec->offset, sec->size, self->evsels, &error);
+      self->ftrace = rsp_ftrace_stream_new_in_place (self->data + sec->offset, sec->size, self->evsels,
+                                                     !self->no_print, &error);
       if (self->ftrace == NULL)
         rsp_perf_reader_warn (self, _("%s: the events of RSP's tracefs instance (block completions, wake-ups from "
                              "interrupts and timers on idle CPUs) are lost; perf's events are read"),

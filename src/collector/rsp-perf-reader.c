@@ -847,6 +847,12 @@ reader_finish_open (RspPerfReader *self, GError **error)
 RspPerfReader *
 rsp_perf_reader_open (const char *path, GError **error)
 {
+  return rsp_perf_reader_open_full (path, RSP_PERF_READER_DEFAULT, error);
+}
+
+RspPerfReader *
+rsp_perf_reader_open_full (const char *path, RspPerfReaderFlags flags, GError **error)
+{
   g_return_val_if_fail (path != NULL, NULL);
   int fd = open (path, O_RDONLY | O_CLOEXEC);
   if (fd < 0)
@@ -865,6 +871,7 @@ rsp_perf_reader_open (const char *path, GError **error)
       return NULL;
     }
   RspPerfReader *self = reader_new ();
+  self->no_print = (flags & RSP_PERF_READER_NO_PRINT) != 0;
   self->fd = fd;
   self->size = (gsize) st.st_size;
   if (self->size > 0)
@@ -893,7 +900,14 @@ rsp_perf_reader_open (const char *path, GError **error)
 RspPerfReader *
 rsp_perf_reader_open_bytes (const guint8 *data, gsize size, GError **error)
 {
+  return rsp_perf_reader_open_bytes_full (data, size, RSP_PERF_READER_DEFAULT, error);
+}
+
+RspPerfReader *
+rsp_perf_reader_open_bytes_full (const guint8 *data, gsize size, RspPerfReaderFlags flags, GError **error)
+{
   RspPerfReader *self = reader_new ();
+  self->no_print = (flags & RSP_PERF_READER_NO_PRINT) != 0;
   self->data = size > 0 ? data : (const guint8 *) "";
   self->size = size;
   return reader_finish_open (self, error);

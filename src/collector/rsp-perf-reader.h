@@ -72,12 +72,23 @@ typedef struct {
 
 typedef struct _RspPerfReader RspPerfReader;
 
+typedef enum {
+  RSP_PERF_READER_DEFAULT = 0,
+  /* Tracepoints are never printed (rsp_event_format_tracepoint() prints
+   * nothing): their formats are read without the print fmt line, which
+   * libtraceevent parses slowly.  Fields, events and warnings are the same. */
+  RSP_PERF_READER_NO_PRINT = 1 << 0,
+} RspPerfReaderFlags;
+
 /* Opens PATH.  Returns NULL with ERROR set when the file cannot be used at
  * all; a file that is partly readable opens, and rsp_perf_reader_warnings()
  * says what is wrong with it. */
 RspPerfReader *rsp_perf_reader_open (const char *path, GError **error);
+RspPerfReader *rsp_perf_reader_open_full (const char *path, RspPerfReaderFlags flags, GError **error);
 /* Same from a caller-owned buffer (fuzzing, tests).  DATA must stay valid. */
 RspPerfReader *rsp_perf_reader_open_bytes (const guint8 *data, gsize size, GError **error);
+RspPerfReader *rsp_perf_reader_open_bytes_full (const guint8 *data, gsize size, RspPerfReaderFlags flags,
+                                                GError **error);
 void rsp_perf_reader_free (RspPerfReader *self);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (RspPerfReader, rsp_perf_reader_free)
 

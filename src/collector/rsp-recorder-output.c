@@ -56,7 +56,7 @@ gboolean
 recorder_post_pass (const char *path, guint64 window_start, guint64 window_end, GArray *health,
                     guint32 jit_uid, PostPass *result, GError **error)
 {
-  g_autoptr (RspPerfReader) reader = rsp_perf_reader_open (path, error);
+  g_autoptr (RspPerfReader) reader = rsp_perf_reader_open_full (path, RSP_PERF_READER_NO_PRINT, error);
   if (reader == NULL)
     return FALSE;
 

@@ -698,8 +698,8 @@ check_print_fmt (const char *text, gsize len, const GArray *fields)
 
 /* ---- whole formats ---------------------------------------------------- */
 
-RspTepFormatCheck
-rsp_tep_check_format (const char *text, gsize len, char **fixed)
+static RspTepFormatCheck
+check_format (const char *text, gsize len, gboolean with_print, char **fixed)
 {
   if (fixed != NULL)
     *fixed = NULL;
@@ -766,7 +766,7 @@ rsp_tep_check_format (const char *text, gsize len, char **fixed)
   const char *expr_end = end;
   while (expr_end > expr && (expr_end[-1] == '\n' || expr_end[-1] == ' '))
     expr_end--;
-  if (check_print_fmt (expr, (gsize) (expr_end - expr), names))
+  if (with_print && check_print_fmt (expr, (gsize) (expr_end - expr), names))
     return RSP_TEP_FORMAT_OK;
   if (fixed != NULL)
     {
@@ -774,6 +774,18 @@ rsp_tep_check_format (const char *text, gsize len, char **fixed)
       *fixed = g_strconcat (head, "\"\"\n", NULL);
     }
   return RSP_TEP_FORMAT_NO_PRINT;
+}
+
+RspTepFormatCheck
+rsp_tep_check_format (const char *text, gsize len, char **fixed)
+{
+  return check_format (text, len, TRUE, fixed);
+}
+
+RspTepFormatCheck
+rsp_tep_check_format_fields (const char *text, gsize len, char **fixed)
+{
+  return check_format (text, len, FALSE, fixed);
 }
 
 /* ---- printk formats and saved command lines ---------------------------- */

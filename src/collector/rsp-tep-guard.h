@@ -24,6 +24,11 @@ typedef enum {
  * With RSP_TEP_FORMAT_NO_PRINT, *FIXED (when FIXED is not NULL) is a new
  * string the caller frees. */
 RspTepFormatCheck rsp_tep_check_format (const char *text, gsize len, char **fixed);
+/* The same without reading the print fmt line: BAD or NO_PRINT, *FIXED
+ * holding the text with an empty print fmt.  For a reader that never
+ * prints a tracepoint: libtraceevent's parse of the print fmt, and the
+ * check before it, were a tenth of a small recording's report. */
+RspTepFormatCheck rsp_tep_check_format_fields (const char *text, gsize len, char **fixed);
 
 /* The ring buffer's header page: field lines only. */
 gboolean rsp_tep_check_header_page (const char *text, gsize len);

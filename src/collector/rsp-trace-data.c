@@ -79,7 +79,7 @@ expect_bytes (Cursor *c, const char *bytes, gsize n)
 }
 
 static gboolean
-parse_formats (struct tep_handle *tep, Cursor *c, const char *system, GError **error)
+parse_formats (struct tep_handle *tep, Cursor *c, const char *system, gboolean with_print, GError **error)
 {
   guint32 count;
   if (!cursor_u32 (c, &count))
@@ -96,7 +96,8 @@ parse_formats (struct tep_handle *tep, Cursor *c, const char *system, GError **e
        * does.  A sound format with a print fmt libtraceevent cannot take
        * keeps its fields and prints nothing. */
       g_autofree char *fixed = NULL;
-      RspTepFormatCheck check = rsp_tep_check_format ((const char *) p, size, &fixed);
+      RspTepFormatCheck check = with_print ? rsp_tep_check_format ((const char *) p, size, &fixed)
+                                           : rsp_tep_check_format_fields ((const char *) p, size, &fixed);
       if (check == RSP_TEP_FORMAT_BAD)
         continue;
       g_autofree char *text = fixed != NULL ? g_steal_pointer (&fixed) : g_strndup ((const char *) p, size);
@@ -108,7 +109,7 @@ parse_formats (struct tep_handle *tep, Cursor *c, const char *system, GError **e
 
 /* Parses the blob into a new handle; NULL when its structure is damaged. */
 static struct tep_handle *
-parse_blob (const guint8 *data, gsize size, gsize *error_pos)
+parse_blob (const guint8 *data, gsize size, gboolean with_print, gsize *error_pos)
 {
   Cursor c = { data, size, 0, FALSE };
   struct tep_handle *tep = NULL;
@@ -152,7 +153,7 @@ parse_blob (const guint8 *data, gsize size, gsize *error_pos)
       || !cursor_take (&c, header_size, &p))
     goto bad;
 
-  if (!parse_formats (tep, &c, "ftrace", error))
+  if (!parse_formats (tep, &c, "ftrace", with_print, error))
     goto bad;
 
   guint32 n_systems;
@@ -161,7 +162,7 @@ parse_blob (const guint8 *data, gsize size, gsize *error_pos)
   for (guint32 i = 0; i < n_systems; i++)
     {
       const char *system;
-      if (!cursor_string (&c, &system) || !parse_formats (tep, &c, system, error))
+      if (!cursor_string (&c, &system) || !parse_formats (tep, &c, system, with_print, error))
         goto bad;
     }
 
@@ -196,10 +197,10 @@ bad:
 }
 
 struct tep_handle *
-rsp_trace_data_load (const guint8 *data, gsize size, GError **error)
+rsp_trace_data_load (const guint8 *data, gsize size, gboolean with_print, GError **error)
 {
   gsize pos = 0;
-  struct tep_handle *tep = parse_blob (data, size, &pos);
+  struct tep_handle *tep = parse_blob (data, size, with_print, &pos);
   if (tep == NULL)
     g_set_error (error, RSP_READER_ERROR, RSP_READER_ERROR_CORRUPT,
                  _("the tracing data (tracepoint formats) is damaged at byte %llu of %llu"),

@@ -12,7 +12,9 @@ G_BEGIN_DECLS
 struct tep_handle;
 
 /* Parses DATA (the feature section).  Returns a new handle, or NULL with
- * ERROR set when the section is malformed. */
-struct tep_handle *rsp_trace_data_load (const guint8 *data, gsize size, GError **error);
+ * ERROR set when the section is malformed.  Without WITH_PRINT the print
+ * fmt lines are left out (rsp_tep_check_format_fields()): the fields
+ * decode the same, tep_print_event() prints nothing. */
+struct tep_handle *rsp_trace_data_load (const guint8 *data, gsize size, gboolean with_print, GError **error);
 
 G_END_DECLS

@@ -417,7 +417,8 @@ RspModel *
 rsp_model_load_offline (const char *path, gboolean offline, GCancellable *cancellable, RspProgressFunc progress,
                         gpointer progress_data, GPtrArray *warnings, GError **error)
 {
-  g_autoptr (RspPerfReader) reader = rsp_perf_reader_open (path, error);
+  /* the model reads tracepoints' fields and never prints them */
+  g_autoptr (RspPerfReader) reader = rsp_perf_reader_open_full (path, RSP_PERF_READER_NO_PRINT, error);
   if (reader == NULL)
     return NULL;
   RspSymbolizer *symbolizer = rsp_symbolizer_new ();

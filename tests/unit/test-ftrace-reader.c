@@ -684,6 +684,77 @@ test_scanning_thread (void)
 
 /* The reader's tid -> pointer map: paged below 2^22, a hash table for the
  * rest (-1, ids past the kernel's limit). */
+/* ---------------------------------------------------------------- without print fmts */
+
+/* Every event, figure and warning, and every tracepoint field (but the
+ * flags libtraceevent takes from a print fmt), are the same when a
+ * recording is read without its formats' print fmts (as the model reads
+ * it); only printing a tracepoint gives nothing. */
+static void
+test_no_print (void)
+{
+  const char *names[] = { "dio_ftrace.rsp", "pingpong.rsp", "tcp_loop.rsp", "pingpong-plain.perf.data",
+                          "requests.rsp" };
+  const unsigned long print_flags = TEP_FIELD_IS_FLAG | TEP_FIELD_IS_SYMBOLIC;
+  for (guint f = 0; f < G_N_ELEMENTS (names); f++)
+    {
+      g_autofree char *path = g_build_filename (RSP_SOURCE_ROOT, "tests", "data", names[f], NULL);
+      g_autoptr (GError) error = NULL;
+      g_autoptr (RspPerfReader) full = rsp_perf_reader_open (path, &error);
+      g_assert_no_error (error);
+      g_autoptr (RspPerfReader) fields = rsp_perf_reader_open_full (path, RSP_PERF_READER_NO_PRINT, &error);
+      g_assert_no_error (error);
+
+      guint n_tracepoints = 0;
+      g_assert_cmpuint (rsp_perf_reader_get_n_evsels (fields), ==, rsp_perf_reader_get_n_evsels (full));
+      for (guint i = 0; i < rsp_perf_reader_get_n_evsels (full); i++)
+        {
+          const RspEvsel *a = rsp_perf_reader_get_evsel (full, i), *b = rsp_perf_reader_get_evsel (fields, i);
+          g_assert_cmpstr (a->name, ==, b->name);
+          g_assert_true ((a->tp == NULL) == (b->tp == NULL));
+          if (a->tp == NULL)
+            continue;
+          n_tracepoints++;
+          struct tep_event *ta = (struct tep_event *) a->tp, *tb = (struct tep_event *) b->tp;
+          g_assert_cmpint (ta->id, ==, tb->id);
+          struct tep_format_field *fa = ta->format.fields, *fb = tb->format.fields;
+          for (; fa != NULL && fb != NULL; fa = fa->next, fb = fb->next)
+            {
+              g_assert_cmpstr (fa->name, ==, fb->name);
+              g_assert_cmpstr (fa->type, ==, fb->type);
+              g_assert_cmpint (fa->offset, ==, fb->offset);
+              g_assert_cmpint (fa->size, ==, fb->size);
+              g_assert_cmphex (fa->flags & ~print_flags, ==, fb->flags & ~print_flags);
+            }
+          g_assert_true (fa == NULL && fb == NULL);
+        }
+      g_assert_cmpuint (n_tracepoints, >, 0);
+
+      guint64 ha = READER_DIGEST_SEED, hb = READER_DIGEST_SEED;
+      const RspEvent *ev;
+      guint printed = 0, n = 0;
+      g_autoptr (GString) line = g_string_new (NULL);
+      while ((ev = rsp_perf_reader_next_ref (full)) != NULL)
+        {
+          ha = reader_digest_event (ha, ev);
+          g_string_truncate (line, 0);
+          if (rsp_event_format_tracepoint (ev, rsp_perf_reader_get_tep (full), line) && line->len > 0)
+            printed++;
+        }
+      while ((ev = rsp_perf_reader_next_ref (fields)) != NULL)
+        {
+          hb = reader_digest_event (hb, ev);
+          g_string_truncate (line, 0);
+          rsp_event_format_tracepoint (ev, rsp_perf_reader_get_tep (fields), line);
+          g_assert_cmpuint (line->len, ==, 0);
+          n++;
+        }
+      g_assert_cmpuint (printed, >, 0);
+      g_assert_cmphex (reader_digest_figures (hb, fields), ==, reader_digest_figures (ha, full));
+      g_test_message ("%s: %u events, %u tracepoints printed when read whole", names[f], n, printed);
+    }
+}
+
 static void
 test_tid_map (void)
 {
@@ -726,5 +797,6 @@ main (int argc, char **argv)
   g_test_add_func ("/ftrace-reader/next-ref", test_next_ref);
   g_test_add_func ("/ftrace-reader/tid-map", test_tid_map);
   g_test_add_func ("/ftrace-reader/scanning-thread", test_scanning_thread);
+  g_test_add_func ("/ftrace-reader/no-print", test_no_print);
   return g_test_run ();
 }

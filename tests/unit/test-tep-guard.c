@@ -28,12 +28,36 @@ block_format (const char *print)
                       "print fmt: ", print, "\n", NULL);
 }
 
+/* The check without the print fmt agrees on the fields: BAD where the whole
+ * check says BAD, else NO_PRINT with the text's print fmt emptied. */
+static void
+check_fields_only (const char *text)
+{
+  RspTepFormatCheck whole = rsp_tep_check_format (text, strlen (text), NULL);
+  g_autofree char *fixed = NULL;
+  RspTepFormatCheck fields = rsp_tep_check_format_fields (text, strlen (text), &fixed);
+  if (whole == RSP_TEP_FORMAT_BAD)
+    {
+      g_assert_cmpint (fields, ==, RSP_TEP_FORMAT_BAD);
+      g_assert_null (fixed);
+      return;
+    }
+  g_assert_cmpint (fields, ==, RSP_TEP_FORMAT_NO_PRINT);
+  g_assert_nonnull (fixed);
+  g_assert_true (g_str_has_suffix (fixed, "print fmt: \"\"\n"));
+  const char *print = strstr (text, "print fmt: ");
+  g_assert_nonnull (print);
+  g_assert_cmpint (strncmp (fixed, text, (gsize) (print - text)), ==, 0);
+  g_assert_cmpint (rsp_tep_check_format (fixed, strlen (fixed), NULL), ==, RSP_TEP_FORMAT_OK);
+}
+
 static RspTepFormatCheck
 check_print (const char *print)
 {
   g_autofree char *text = block_format (print);
   g_autofree char *fixed = NULL;
   RspTepFormatCheck c = rsp_tep_check_format (text, strlen (text), &fixed);
+  check_fields_only (text);
   if (c == RSP_TEP_FORMAT_NO_PRINT)
     {
       /* the fields stay, the print fmt is an empty string */
@@ -171,6 +195,7 @@ test_bad_formats (void)
       g_test_message ("format %" G_GSIZE_FORMAT, i);
       RspTepFormatCheck expected = i == 2 ? RSP_TEP_FORMAT_OK : RSP_TEP_FORMAT_BAD;
       g_assert_cmpint (rsp_tep_check_format (texts[i], strlen (texts[i]), NULL), ==, expected);
+      check_fields_only (texts[i]);
     }
   const char *header_page = "\tfield u64 timestamp;\toffset:0;\tsize:8;\tsigned:0;\n";
   g_assert_false (rsp_tep_check_header_page (header_page, strlen (header_page)));
