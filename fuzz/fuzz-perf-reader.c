@@ -77,7 +77,6 @@ walk (RspPerfReader *reader, guint64 max_records)
   return digest;
 }
 
-
 int
 LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
 {

@@ -233,13 +233,11 @@ parse_formats (RspFtraceStream *s, Cursor *c, const guint8 *header_page, gsize h
       /* text that is not a format (damage) never reaches libtraceevent,
        * which trusts what it parses (rsp-tep-guard.h); that event's
        * records count as unknown */
-      char *fixed = NULL;
-      RspTepFormatCheck check = with_print ? rsp_tep_check_format ((const char *) format, format_len, &fixed)
-                                           : rsp_tep_check_format_fields ((const char *) format, format_len, &fixed);
-      if (check == RSP_TEP_FORMAT_BAD)
+      char *text = rsp_tep_format_text ((const char *) format, format_len, with_print);
+      if (text == NULL)
         continue;
       g_ptr_array_add (systems, g_strndup ((const char *) system, system_len));
-      g_ptr_array_add (formats, fixed != NULL ? fixed : g_strndup ((const char *) format, format_len));
+      g_ptr_array_add (formats, text);
     }
   if (rsp_tep_check_header_page (header, strlen (header)))
     tep_parse_header_page (s->tep, header, strlen (header), (int) s->long_size);

@@ -315,9 +315,6 @@ next_record (RspPerfReader *self, RspQueuedRecord *next)
       if (flushable)
         {
           rsp_ordered_queue_pop (&self->queue, next);
-          const RspQueuedRecord *after = rsp_ordered_queue_peek (&self->queue);
-          if (after != NULL)
-            prefetch_record (self, after->offset, after->size);
           return TRUE;
         }
       if (self->scan_done)
@@ -371,8 +368,15 @@ perf_next (RspPerfReader *self, RspEvent *event)
     return !self->scanner_done && scanner_next (self, event);
   RspQueuedRecord next;
   while (next_record (self, &next))
-    if (deliver (self, next.offset, evsel_at (self, next.evsel), event))
-      return TRUE;
+    {
+      /* the record after it, asked for while this one is decoded (on
+       * this thread: the scanning thread's next_record() does not) */
+      const RspQueuedRecord *after = rsp_ordered_queue_peek (&self->queue);
+      if (after != NULL)
+        prefetch_record (self, after->offset, after->size);
+      if (deliver (self, next.offset, evsel_at (self, next.evsel), event))
+        return TRUE;
+    }
   return FALSE;
 }
 
@@ -833,8 +837,9 @@ reader_new (void)
 }
 
 static RspPerfReader *
-reader_finish_open (RspPerfReader *self, GError **error)
+reader_finish_open (RspPerfReader *self, RspPerfReaderFlags flags, GError **error)
 {
+  self->no_print = (flags & RSP_PERF_READER_NO_PRINT) != 0;
   if (!rsp_perf_header_parse (self, error))
     {
       rsp_perf_reader_free (self);
@@ -871,7 +876,6 @@ rsp_perf_reader_open_full (const char *path, RspPerfReaderFlags flags, GError **
       return NULL;
     }
   RspPerfReader *self = reader_new ();
-  self->no_print = (flags & RSP_PERF_READER_NO_PRINT) != 0;
   self->fd = fd;
   self->size = (gsize) st.st_size;
   if (self->size > 0)
@@ -890,7 +894,7 @@ rsp_perf_reader_open_full (const char *path, RspPerfReaderFlags flags, GError **
     }
   else
     self->data = (const guint8 *) "";
-  if (reader_finish_open (self, error) == NULL)
+  if (reader_finish_open (self, flags, error) == NULL)
     return NULL;
   if (self->mapped)
     self->threads = default_threads (self);
@@ -907,10 +911,9 @@ RspPerfReader *
 rsp_perf_reader_open_bytes_full (const guint8 *data, gsize size, RspPerfReaderFlags flags, GError **error)
 {
   RspPerfReader *self = reader_new ();
-  self->no_print = (flags & RSP_PERF_READER_NO_PRINT) != 0;
   self->data = size > 0 ? data : (const guint8 *) "";
   self->size = size;
-  return reader_finish_open (self, error);
+  return reader_finish_open (self, flags, error);
 }
 
 void

@@ -788,6 +788,22 @@ rsp_tep_check_format_fields (const char *text, gsize len, char **fixed)
   return check_format (text, len, FALSE, fixed);
 }
 
+char *
+rsp_tep_format_text (const char *text, gsize len, gboolean with_print)
+{
+  char *fixed = NULL;
+  switch (check_format (text, len, with_print, &fixed))
+    {
+    case RSP_TEP_FORMAT_BAD:
+      return NULL;
+    case RSP_TEP_FORMAT_NO_PRINT:
+      return fixed;
+    case RSP_TEP_FORMAT_OK:
+      break;
+    }
+  return g_strndup (text, len);
+}
+
 /* ---- printk formats and saved command lines ---------------------------- */
 
 char *

@@ -29,6 +29,11 @@ RspTepFormatCheck rsp_tep_check_format (const char *text, gsize len, char **fixe
  * prints a tracepoint: libtraceevent's parse of the print fmt, and the
  * check before it, were a tenth of a small recording's report. */
 RspTepFormatCheck rsp_tep_check_format_fields (const char *text, gsize len, char **fixed);
+/* What to hand libtraceevent for the format TEXT (LEN bytes), as a new
+ * NUL-terminated string: the text as it is, or with an empty print fmt
+ * (an unsound one, or any without WITH_PRINT); NULL when it is not a
+ * format, and the event cannot be decoded. */
+char *rsp_tep_format_text (const char *text, gsize len, gboolean with_print);
 
 /* The ring buffer's header page: field lines only. */
 gboolean rsp_tep_check_header_page (const char *text, gsize len);

@@ -95,12 +95,9 @@ parse_formats (struct tep_handle *tep, Cursor *c, const char *system, gboolean w
        * and the reader then reports its samples as undecodable, as perf
        * does.  A sound format with a print fmt libtraceevent cannot take
        * keeps its fields and prints nothing. */
-      g_autofree char *fixed = NULL;
-      RspTepFormatCheck check = with_print ? rsp_tep_check_format ((const char *) p, size, &fixed)
-                                           : rsp_tep_check_format_fields ((const char *) p, size, &fixed);
-      if (check == RSP_TEP_FORMAT_BAD)
+      g_autofree char *text = rsp_tep_format_text ((const char *) p, size, with_print);
+      if (text == NULL)
         continue;
-      g_autofree char *text = fixed != NULL ? g_steal_pointer (&fixed) : g_strndup ((const char *) p, size);
       tep_parse_event (tep, text, strlen (text), system);
     }
   (void) error;
