@@ -145,3 +145,21 @@ rsp_symbolizer_resolve_callchain (RspSymbolizer *self, const RspEvent *sample, R
   return n;
 }
 
+
+guint64
+rsp_symbolizer_callchain_token (RspSymbolizer *self, const RspEvent *sample)
+{
+  g_return_val_if_fail (self != NULL && sample != NULL, 0);
+
+  const RspSample *s = &sample->sample;
+  if (s->callchain == NULL || s->n_callchain == 0 || self->track_used
+      || (self->dwarf_unwind && rsp_unwinder_can_unwind (s)))
+    return 0;
+  /* The kernel's symbols never change while a recording is read; a user
+   * address depends on the process's maps (which JIT maps follow: they are
+   * looked up again only on an mmap), named by their generation, unique
+   * among all processes' (0: no maps yet). */
+  RspProcessMaps *proc = symbolizer_process_maps (self, sample->pid);
+  guint64 generation = proc != NULL ? proc->generation : 0;
+  return ((generation << 2) | mode_of_cpumode (sample->misc, s->ip)) + 1;
+}

@@ -96,6 +96,15 @@ void rsp_symbolizer_resolve (RspSymbolizer *self, gint32 pid, guint64 ip, gboole
 guint rsp_symbolizer_resolve_callchain (RspSymbolizer *self, const RspEvent *sample,
                                         RspFrame *frames, guint max);
 
+/* What the frames of SAMPLE's callchain depend on besides its entries: two
+ * samples of the same pid with the same entries and the same nonzero token
+ * resolve to the same frames (the token changes whenever the process's maps
+ * do, and names the mode the chain starts in).  0 when the chain must be
+ * resolved each time: no callchain, DWARF unwinding (the frames come from
+ * the stack's contents), or the bookkeeping of used symbols
+ * (rsp_symbolizer_set_track_used). */
+guint64 rsp_symbolizer_callchain_token (RspSymbolizer *self, const RspEvent *sample);
+
 /* DWARF unwinding of samples that carry user regs and stack (on by
  * default).  Off, such samples keep whatever user callchain they have. */
 void rsp_symbolizer_set_dwarf_unwind (RspSymbolizer *self, gboolean enable);

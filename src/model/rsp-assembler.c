@@ -83,6 +83,7 @@ struct _RspAssembler {
   GHashTable *comms;         /* tid -> interned comm, from COMM records */
   GHashTable *sigs;          /* symbol pointer -> RspKernelSig + 1: names are interned */
   const RspFileTable *files; /* the recording's file names, or NULL */
+  GArray *chain_stacks;      /* the decoder's: RspStackId by chain number - 1 */
   GHashTable *file_labels;   /* RspFileId -> interned label */
 };
 
@@ -138,7 +139,13 @@ tid_state (Assembler *a, gint32 tid, guint64 time)
 static RspStackId
 event_stack (Assembler *a, const RspModelEvent *ev)
 {
-  return rsp_model_intern_stack (a->m, ev->frames, ev->n_frames);
+  if (ev->chain == 0)
+    return rsp_model_intern_stack (a->m, ev->frames, ev->n_frames);
+  /* the same frames intern to the same id: interned once, read after */
+  RspStackId *id = &g_array_index (a->chain_stacks, RspStackId, ev->chain - 1);
+  if (*id == 0)
+    *id = rsp_model_intern_stack (a->m, ev->frames, ev->n_frames);
+  return *id;
 }
 
 static void
@@ -1111,6 +1118,18 @@ void
 rsp_assembler_set_files (RspAssembler *a, const RspFileTable *files)
 {
   a->files = files;
+}
+
+void
+rsp_assembler_set_chain_stacks (RspAssembler *a, GArray *stacks)
+{
+  a->chain_stacks = stacks;
+}
+
+const RspModelFrame *
+rsp_assembler_stack (RspAssembler *a, RspStackId stack, guint *n_frames)
+{
+  return rsp_model_stack (a->m, stack, n_frames);
 }
 
 /* ------------------------------------------------------------------ driver */

@@ -5,6 +5,7 @@
 #include <glib/gi18n-lib.h>
 #include <traceevent/event-parse.h>
 
+#include "rsp-chain-cache.h"
 #include "rsp-model-event.h"
 #include "rsp-model-private.h"
 #include "rsp-reader-symbols.h"
@@ -74,9 +75,16 @@ typedef struct {
   FastField fast[F_N];
 } EvselInfo;
 
+/* Longer callchains are resolved each time, not kept (rsp-chain-cache.h). */
+#define CHAIN_MAX_LEN 1024u
+
+static const RspChainLimits chain_limits_tiny = { 4, 8, 64, 16 };
+
 typedef struct {
   RspSymbolizer *symbolizer;
+  RspAssembler *assembler;
   EvselInfo *info;
+  RspChainCache *chains; /* NULL: every chain resolved and interned per event */
   RspFrame rframes[MAX_STACK];
   RspModelFrame mframes[MAX_STACK];
 } Decoder;
@@ -142,7 +150,7 @@ str (const RspEvent *ev, const EvselInfo *info, guint f)
 }
 
 static void
-resolve_stack (Decoder *d, const RspEvent *ev, RspModelEvent *out)
+resolve_frames (Decoder *d, const RspEvent *ev, RspModelEvent *out)
 {
   guint n = rsp_symbolizer_resolve_callchain (d->symbolizer, ev, d->rframes, MAX_STACK);
   for (guint i = 0; i < n; i++)
@@ -155,6 +163,39 @@ resolve_stack (Decoder *d, const RspEvent *ev, RspModelEvent *out)
     }
   out->frames = d->mframes;
   out->n_frames = n;
+}
+
+/* OUT's frames: the model's when the chain was seen and interned before,
+ * those kept here when it was seen twice, else resolved. */
+static void
+resolve_stack (Decoder *d, const RspEvent *ev, RspModelEvent *out)
+{
+  const RspSample *s = &ev->sample;
+  guint64 token = d->chains != NULL ? rsp_symbolizer_callchain_token (d->symbolizer, ev) : 0;
+  if (token == 0 || s->n_callchain > CHAIN_MAX_LEN)
+    {
+      resolve_frames (d, ev, out);
+      return;
+    }
+  gboolean added;
+  out->chain = rsp_chain_cache_lookup (d->chains, ev->pid, token, s->callchain, (guint) s->n_callchain, &added);
+  if (added)
+    {
+      resolve_frames (d, ev, out);
+      return;
+    }
+  RspStackId id = g_array_index (rsp_chain_cache_stacks (d->chains), RspStackId, out->chain - 1);
+  if (id != 0)
+    {
+      /* in the model's table: no interning while this event is fed moves it */
+      out->frames = rsp_assembler_stack (d->assembler, id, &out->n_frames);
+      return;
+    }
+  if (rsp_chain_cache_frames (d->chains, out->chain, &out->frames, &out->n_frames))
+    return;
+  /* seen twice and never interned: kept */
+  resolve_frames (d, ev, out);
+  rsp_chain_cache_keep_frames (d->chains, out->chain, out->frames, out->n_frames);
 }
 
 /* Fills OUT from EV; FALSE for records the model has no use for. */
@@ -333,6 +374,7 @@ classify_evsels (Decoder *d, RspPerfReader *reader)
 static void
 decoder_clear (Decoder *d, RspPerfReader *reader)
 {
+  g_clear_pointer (&d->chains, rsp_chain_cache_free);
   for (guint i = 0; d->info != NULL && i < rsp_perf_reader_get_n_evsels (reader); i++)
     g_free (d->info[i].probe_function);
   g_clear_pointer (&d->info, g_free);
@@ -341,6 +383,13 @@ decoder_clear (Decoder *d, RspPerfReader *reader)
 RspModel *
 rsp_model_build (RspPerfReader *reader, RspSymbolizer *symbolizer, GCancellable *cancellable,
                  RspProgressFunc progress, gpointer progress_data, GError **error)
+{
+  return rsp_model_build_with (reader, symbolizer, RSP_CHAIN_CACHE_ON, cancellable, progress, progress_data, error);
+}
+
+RspModel *
+rsp_model_build_with (RspPerfReader *reader, RspSymbolizer *symbolizer, RspChainCacheMode mode,
+                      GCancellable *cancellable, RspProgressFunc progress, gpointer progress_data, GError **error)
 {
   if (rsp_perf_reader_find_evsel (reader, "sched:sched_switch") == NULL)
     {
@@ -353,6 +402,8 @@ rsp_model_build (RspPerfReader *reader, RspSymbolizer *symbolizer, GCancellable 
 
   Decoder d = { 0 };
   d.symbolizer = symbolizer;
+  if (mode != RSP_CHAIN_CACHE_OFF)
+    d.chains = rsp_chain_cache_new (mode == RSP_CHAIN_CACHE_TINY ? &chain_limits_tiny : &rsp_chain_limits_default);
   classify_evsels (&d, reader);
 
   const RspRecording *rec = rsp_perf_reader_get_recording (reader);
@@ -364,6 +415,8 @@ rsp_model_build (RspPerfReader *reader, RspSymbolizer *symbolizer, GCancellable 
                                        ? rsp_file_table_parse (rec->files, rec->files_size, &bad_file_names)
                                        : NULL;
   rsp_assembler_set_files (assembler, files);
+  d.assembler = assembler;
+  rsp_assembler_set_chain_stacks (assembler, d.chains != NULL ? rsp_chain_cache_stacks (d.chains) : NULL);
 
   const RspPerfHeader *header = rsp_perf_reader_get_header (reader);
   guint64 data_size = MAX (header->data_size, 1);
@@ -391,6 +444,7 @@ rsp_model_build (RspPerfReader *reader, RspSymbolizer *symbolizer, GCancellable 
             progress (MIN ((gdouble) done / data_size, 1.0), progress_data);
         }
     }
+  rsp_assembler_set_chain_stacks (assembler, NULL);
   decoder_clear (&d, reader);
 
   RspModel *m = rsp_assembler_finish (assembler);

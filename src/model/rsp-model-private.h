@@ -55,6 +55,17 @@ struct _RspModel {
 };
 
 RspModel *rsp_model_new (void);
+
+/* How rsp_model_build_with() keeps resolved callchains (rsp-event-decoder.c):
+ * the tests build each recording all three ways and compare the models. */
+typedef enum {
+  RSP_CHAIN_CACHE_ON,   /* what rsp_model_build() does */
+  RSP_CHAIN_CACHE_OFF,  /* every callchain resolved and interned per event */
+  RSP_CHAIN_CACHE_TINY, /* four chains, a few frames: it starts again empty all the time */
+} RspChainCacheMode;
+RspModel *rsp_model_build_with (RspPerfReader *reader, RspSymbolizer *symbolizer, RspChainCacheMode mode,
+                                GCancellable *cancellable, RspProgressFunc progress, gpointer progress_data,
+                                GError **error);
 /* Computes the describing frame of every stack, once, after assembly. */
 void rsp_model_compute_frames (RspModel *m);
 /* A copy of TEXT that lives as long as M, one per distinct text; NULL for

@@ -8,11 +8,16 @@
  *   - over the analysis, the categories add up to the total, each category
  *     is the sum of its stretches, and the inferred part never exceeds it;
  *   - the findings add up to the total too.
+ * And the decoder's cache of callchains changes nothing: the model is the
+ * same with it, without it and with a cache so small it empties itself all
+ * the time.
  */
 #include <glib.h>
 
 #include "rsp-analysis.h"
 #include "rsp-model.h"
+#include "rsp-model-private.h"
+#include "rsp-reader-symbols.h"
 
 static const char *const recordings[] = {
   "pingpong.rsp", "forkexec.rsp", "tcp_loop.rsp", "dio_read.rsp", "dio_ftrace.rsp", "cold_read_files.rsp", "pingpong-plain.perf.data",
@@ -200,6 +205,75 @@ test_recording (gconstpointer data)
   g_assert_cmpuint (analysed, >=, 1);
 }
 
+static RspModel *
+build_with (const char *path, RspChainCacheMode mode)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (RspPerfReader) reader = rsp_perf_reader_open_full (path, RSP_PERF_READER_NO_PRINT, &error);
+  g_assert_no_error (error);
+  RspSymbolizer *symbolizer = rsp_symbolizer_new ();
+  g_autoptr (GPtrArray) warnings = rsp_symbolizer_setup_for_reader (symbolizer, reader, FALSE);
+  RspModel *m = rsp_model_build_with (reader, symbolizer, mode, NULL, NULL, NULL, &error);
+  g_assert_no_error (error);
+  return m;
+}
+
+/* The same stacks, with the same ids and frames, the same samples and
+ * sleeps (each model has its own symbolizer: names compare as text). */
+static void
+assert_same_model (RspModel *a, RspModel *b, const char *what)
+{
+  g_assert_cmpuint (a->stack_index->len, ==, b->stack_index->len);
+  g_assert_cmpmem (a->stack_index->data, a->stack_index->len * sizeof (guint32), b->stack_index->data,
+                   b->stack_index->len * sizeof (guint32));
+  g_assert_cmpuint (a->frames->len, ==, b->frames->len);
+  for (guint i = 0; i < a->frames->len; i++)
+    {
+      const RspModelFrame *x = &g_array_index (a->frames, RspModelFrame, i);
+      const RspModelFrame *y = &g_array_index (b->frames, RspModelFrame, i);
+      if (g_strcmp0 (x->symbol, y->symbol) != 0 || g_strcmp0 (x->dso, y->dso) != 0 || x->ip != y->ip
+          || x->offset != y->offset || x->kernel != y->kernel || g_strcmp0 (x->name, y->name) != 0)
+        g_error ("%s: frame %u: %s %s 0x%" G_GINT64_MODIFIER "x against %s %s 0x%" G_GINT64_MODIFIER "x", what, i,
+                 x->symbol, x->dso, x->ip, y->symbol, y->dso, y->ip);
+    }
+  g_assert_cmpuint (a->samples->len, ==, b->samples->len);
+  for (guint i = 0; i < a->samples->len; i++)
+    {
+      const RspModelSample *x = &g_array_index (a->samples, RspModelSample, i);
+      const RspModelSample *y = &g_array_index (b->samples, RspModelSample, i);
+      g_assert_true (x->time == y->time && x->run == y->run && x->stack == y->stack);
+    }
+  g_assert_cmpuint (a->sleeps->len, ==, b->sleeps->len);
+  for (guint i = 0; i < a->sleeps->len; i++)
+    {
+      const RspSleep *x = &g_array_index (a->sleeps, RspSleep, i);
+      const RspSleep *y = &g_array_index (b->sleeps, RspSleep, i);
+      g_assert_true (x->task == y->task && x->start == y->start && x->end == y->end && x->stack == y->stack
+                     && x->reason == y->reason && x->waker_run == y->waker_run && x->net_op == y->net_op
+                     && x->inferred == y->inferred && g_strcmp0 (x->irq_name, y->irq_name) == 0);
+    }
+  g_assert_cmpuint (a->runs->len, ==, b->runs->len);
+  g_assert_cmpuint (a->links->len, ==, b->links->len);
+  g_assert_cmpmem (a->anomalies, sizeof a->anomalies, b->anomalies, sizeof b->anomalies);
+}
+
+static void
+test_chain_cache (gconstpointer data)
+{
+  const char *name = data;
+  g_autofree char *path = g_build_filename (RSP_SOURCE_ROOT, "tests", "data", name, NULL);
+  g_autoptr (RspModel) on = build_with (path, RSP_CHAIN_CACHE_ON);
+  g_autoptr (RspModel) off = build_with (path, RSP_CHAIN_CACHE_OFF);
+  g_autoptr (RspModel) tiny = build_with (path, RSP_CHAIN_CACHE_TINY);
+  /* the recordings have stacks, and repeat them */
+  g_assert_cmpuint (off->stack_index->len / 2, >, 1);
+  g_assert_cmpuint (off->samples->len + off->sleeps->len, >, off->stack_index->len / 2);
+  g_autofree char *on_what = g_strdup_printf ("%s, cache on", name);
+  g_autofree char *tiny_what = g_strdup_printf ("%s, tiny cache", name);
+  assert_same_model (on, off, on_what);
+  assert_same_model (tiny, off, tiny_what);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -208,6 +282,8 @@ main (int argc, char **argv)
     {
       g_autofree char *name = g_strdup_printf ("/invariants/%s", recordings[i]);
       g_test_add_data_func (name, recordings[i], test_recording);
+      g_autofree char *cache_name = g_strdup_printf ("/invariants/chain-cache/%s", recordings[i]);
+      g_test_add_data_func (cache_name, recordings[i], test_chain_cache);
     }
   return g_test_run ();
 }

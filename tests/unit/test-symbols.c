@@ -1141,6 +1141,76 @@ test_maps_overlap (void)
   g_assert_cmpuint (proc->maps->len, ==, 4);
 }
 
+/* The token of a callchain changes with everything its frames depend on:
+ * the maps of its process, and the mode it starts in. */
+static void
+test_callchain_token (void)
+{
+  g_autoptr (RspSymbolizer) sym = rsp_symbolizer_new ();
+  const guint64 chain[] = { PERF_CONTEXT_KERNEL, 0xffffffff81000104ull, PERF_CONTEXT_USER, 0x400100 };
+  RspEvent sample = { .type = PERF_RECORD_SAMPLE, .misc = PERF_RECORD_MISC_KERNEL, .pid = 100, .tid = 100 };
+  sample.sample.ip = chain[1];
+  sample.sample.callchain = chain;
+  sample.sample.n_callchain = G_N_ELEMENTS (chain);
+  RspEvent ev;
+  RspFrame frames[4];
+
+  /* a process with no maps yet has one too */
+  guint64 t0 = rsp_symbolizer_callchain_token (sym, &sample);
+  g_assert_cmpuint (t0, !=, 0);
+  ev = mmap_event (100, 0x400000, 0x10000, 0, "/bin/first-image");
+  rsp_symbolizer_process_event (sym, &ev);
+  guint64 t1 = rsp_symbolizer_callchain_token (sym, &sample);
+  g_assert_cmpuint (t1, !=, t0);
+  g_assert_cmpuint (rsp_symbolizer_callchain_token (sym, &sample), ==, t1);
+  g_assert_cmpuint (rsp_symbolizer_resolve_callchain (sym, &sample, frames, 4), ==, 2);
+  g_assert_cmpstr (frames[1].dso, ==, "/bin/first-image");
+
+  /* another process's maps, and a new thread, change nothing */
+  ev = mmap_event (200, 0x400000, 0x10000, 0, "/bin/other");
+  rsp_symbolizer_process_event (sym, &ev);
+  ev = (RspEvent){ .type = PERF_RECORD_FORK, .pid = 100, .tid = 101 };
+  ev.u.fork = (RspForkExit){ .pid = 100, .ppid = 100, .tid = 101, .ptid = 100 };
+  rsp_symbolizer_process_event (sym, &ev);
+  g_assert_cmpuint (rsp_symbolizer_callchain_token (sym, &sample), ==, t1);
+
+  /* a map over the address: the same entries are other frames, under
+   * another token */
+  ev = mmap_event (100, 0x400000, 0x1000, 0, "/bin/second-image");
+  rsp_symbolizer_process_event (sym, &ev);
+  guint64 t2 = rsp_symbolizer_callchain_token (sym, &sample);
+  g_assert_cmpuint (t2, !=, t1);
+  g_assert_cmpuint (rsp_symbolizer_resolve_callchain (sym, &sample, frames, 4), ==, 2);
+  g_assert_cmpstr (frames[1].dso, ==, "/bin/second-image");
+
+  /* an exec, and a fork that reuses the pid */
+  ev = (RspEvent){ .type = PERF_RECORD_COMM, .misc = PERF_RECORD_MISC_COMM_EXEC, .pid = 100 };
+  ev.u.comm = (RspComm){ .pid = 100, .tid = 100, .comm = "next", .exec = TRUE };
+  rsp_symbolizer_process_event (sym, &ev);
+  guint64 t3 = rsp_symbolizer_callchain_token (sym, &sample);
+  g_assert_true (t3 != t2 && t3 != t1);
+  ev = (RspEvent){ .type = PERF_RECORD_FORK, .pid = 100, .tid = 100 };
+  ev.u.fork = (RspForkExit){ .pid = 100, .ppid = 200, .tid = 100, .ptid = 200 };
+  rsp_symbolizer_process_event (sym, &ev);
+  guint64 t4 = rsp_symbolizer_callchain_token (sym, &sample);
+  g_assert_true (t4 != t3 && t4 != t2 && t4 != t1);
+
+  /* the mode the chain starts in */
+  sample.misc = PERF_RECORD_MISC_USER;
+  g_assert_cmpuint (rsp_symbolizer_callchain_token (sym, &sample), !=, t4);
+  g_assert_cmpuint (rsp_symbolizer_callchain_token (sym, &sample), !=, 0);
+  sample.misc = PERF_RECORD_MISC_KERNEL;
+
+  /* resolved each time: no callchain, or used symbols being recorded */
+  sample.sample.n_callchain = 0;
+  g_assert_cmpuint (rsp_symbolizer_callchain_token (sym, &sample), ==, 0);
+  sample.sample.n_callchain = G_N_ELEMENTS (chain);
+  rsp_symbolizer_set_track_used (sym, TRUE);
+  g_assert_cmpuint (rsp_symbolizer_callchain_token (sym, &sample), ==, 0);
+  rsp_symbolizer_set_track_used (sym, FALSE);
+  g_assert_cmpuint (rsp_symbolizer_callchain_token (sym, &sample), ==, t4);
+}
+
 static void
 test_fork_exec (void)
 {
@@ -1816,6 +1886,7 @@ main (int argc, char **argv)
   g_test_add_func ("/symbols/maps/overlap", test_maps_overlap);
   g_test_add_func ("/symbols/maps/fork-exec", test_fork_exec);
   g_test_add_func ("/symbols/callchain/markers", test_callchain);
+  g_test_add_func ("/symbols/callchain/token", test_callchain_token);
   g_test_add_func ("/symbols/unwind/in-process", test_unwind_in_process);
   g_test_add_func ("/symbols/unwind/eh-frame", test_unwind_eh_frame);
 
