@@ -392,30 +392,54 @@ analysis_account (RspAnalysis *a, RspIdx seg_idx)
 }
 
 static gint
-compare_stretches (gconstpointer pa, gconstpointer pb)
+compare_stretch_start (gconstpointer pa, gconstpointer pb, gpointer unused)
 {
   const RspStretch *x = pa, *y = pb;
-  if (x->segment != y->segment)
-    return x->segment < y->segment ? -1 : 1;
   return x->start < y->start ? -1 : x->start > y->start;
 }
 
-/* Groups the table by segment (each segment's stretches were made in time
- * order, interleaved with its children's). */
+/* Groups the table by segment, each segment's stretches in time order: a
+ * stable sort by (segment, start).  The stretches are distributed by
+ * segment in one pass, keeping their order (each segment's were made in
+ * time order, interleaved with its children's); a segment whose stretches
+ * are not in time order is then sorted stably by start.  A comparison
+ * sort of the table (72-byte elements, copied one by one) was a tenth of
+ * the report of a recording of two processes passing a token. */
 void
 analysis_index_stretches (RspAnalysis *a)
 {
-  g_array_sort (a->stretches, compare_stretches);
-  guint n_segs = a->segments->len;
-  a->seg_first_stretch = g_new0 (guint32, n_segs + 1);
-  guint k = 0;
+  guint n_segs = a->segments->len, n = a->stretches->len;
+  guint32 *first = g_new0 (guint32, n_segs + 1);
+  for (guint i = 0; i < n; i++)
+    {
+      RspIdx seg = g_array_index (a->stretches, RspStretch, i).segment;
+      g_assert (seg < n_segs);
+      first[seg + 1]++;
+    }
+  for (guint i = 0; i < n_segs; i++)
+    first[i + 1] += first[i];
+  g_autofree guint32 *next = g_memdup2 (first, n_segs * sizeof *first);
+  GArray *sorted = g_array_sized_new (FALSE, FALSE, sizeof (RspStretch), n);
+  g_array_set_size (sorted, n);
+  for (guint i = 0; i < n; i++)
+    {
+      const RspStretch *st = &g_array_index (a->stretches, RspStretch, i);
+      g_array_index (sorted, RspStretch, next[st->segment]++) = *st;
+    }
   for (guint i = 0; i < n_segs; i++)
     {
-      a->seg_first_stretch[i] = k;
-      while (k < a->stretches->len && g_array_index (a->stretches, RspStretch, k).segment == i)
-        k++;
+      RspStretch *seg = &g_array_index (sorted, RspStretch, first[i]);
+      guint len = first[i + 1] - first[i];
+      for (guint k = 1; k < len; k++)
+        if (seg[k].start < seg[k - 1].start)
+          {
+            g_qsort_with_data (seg, (gint) len, sizeof *seg, compare_stretch_start, NULL);
+            break;
+          }
     }
-  a->seg_first_stretch[n_segs] = k;
+  g_array_unref (a->stretches);
+  a->stretches = sorted;
+  a->seg_first_stretch = first;
 }
 
 guint

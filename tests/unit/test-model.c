@@ -3,6 +3,7 @@
 #include <glib.h>
 
 #include "rsp-analysis.h"
+#include "rsp-analysis-private.h"
 #include "rsp-model-event.h"
 
 #define US 1000ull
@@ -1276,6 +1277,45 @@ test_file_through_journal (void)
   g_assert_cmpuint (g_array_index (files, RspFileTotal, 0).ns, ==, rsp_analysis_category_ns (a, RSP_CAT_DISK_IO));
 }
 
+/* The table of stretches is grouped by segment, each segment's in time
+ * order, and the sort is stable: stretches that start together keep the
+ * order they were made in.  The accounting makes each segment's in time
+ * order; a segment whose are not is sorted. */
+static void
+test_index_stretches (void)
+{
+  RspAnalysis a = { 0 };
+  a.segments = g_array_new (FALSE, TRUE, sizeof (RspSegment));
+  g_array_set_size (a.segments, 4); /* segment 3 has none */
+  a.stretches = g_array_new (FALSE, FALSE, sizeof (RspStretch));
+  /* (segment, start, tag): segment 1's in time order, with a tie; segment 0's not */
+  static const guint64 made[][3] = {
+    { 2, 50, 0 }, { 1, 10, 1 }, { 0, 30, 2 }, { 1, 20, 3 }, { 0, 10, 4 }, { 1, 20, 5 }, { 0, 30, 6 }, { 0, 20, 7 },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (made); i++)
+    {
+      RspStretch st = { .start = made[i][1], .end = made[i][1] + 1, .segment = (RspIdx) made[i][0],
+                        .sample = (RspIdx) made[i][2] };
+      g_array_append_val (a.stretches, st);
+    }
+  analysis_index_stretches (&a);
+  static const guint expect[] = { 4, 7, 2, 6, 1, 3, 5, 0 }; /* tags */
+  g_assert_cmpuint (a.stretches->len, ==, G_N_ELEMENTS (expect));
+  for (guint i = 0; i < G_N_ELEMENTS (expect); i++)
+    g_assert_cmpuint (g_array_index (a.stretches, RspStretch, i).sample, ==, expect[i]);
+  static const guint32 first[] = { 0, 4, 7, 8, 8 };
+  g_assert_cmpmem (a.seg_first_stretch, sizeof first, first, sizeof first);
+  guint n;
+  const RspStretch *st = rsp_analysis_segment_stretches (&a, 1, &n);
+  g_assert_cmpuint (n, ==, 3);
+  g_assert_cmpuint (st[0].start, ==, 10);
+  g_assert_null (rsp_analysis_segment_stretches (&a, 3, &n));
+  g_assert_cmpuint (n, ==, 0);
+  g_array_unref (a.segments);
+  g_array_unref (a.stretches);
+  g_free (a.seg_first_stretch);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -1310,5 +1350,6 @@ main (int argc, char **argv)
   g_test_add_func ("/model/early-wakeup", test_early_wakeup);
   g_test_add_func ("/model/inferred-run", test_inferred_run);
   g_test_add_func ("/model/sample-grace", test_sample_grace);
+  g_test_add_func ("/model/index-stretches", test_index_stretches);
   return g_test_run ();
 }
