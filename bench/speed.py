@@ -9,6 +9,9 @@ Makes (once; --remake to make them again), as root, in DIR:
   small.rsp       rsp record of the pingpong workload, then ls -R /usr/include
   small.perf.data the same workload under plain `perf record` with RSP's
                   event set (the README's command line)
+  medium.rsp      rsp record of pingpong with 10,000 passes, then ls -R
+                  /usr/include: about 10 MB, the middle of the sizes most
+                  recordings have (2 to 20 MB)
   make.rsp        rsp record of `make -j2` over 24 generated C files (gcc -O2):
                   many short processes, many binaries
   messaging.rsp   rsp record of `perf bench sched messaging -g 8 -l 400`:
@@ -94,6 +97,12 @@ def make_dwarf_recording(directory):
         sys.exit("speed: perf record --call-graph dwarf failed: %s" % proc.stderr[-2000:])
 
 
+def make_medium_recording(rsp, build, directory):
+    pingpong = os.path.join(build, "tests", "workloads", "pingpong")
+    record(rsp, os.path.join(directory, "medium.rsp"),
+           ["sh", "-c", "%s 10000 20000 && ls -R /usr/include >/dev/null" % pingpong])
+
+
 def make_recordings(rsp, build, directory):
     pingpong = os.path.join(build, "tests", "workloads", "pingpong")
     small_cmd = ["sh", "-c", "%s 100 20000 && ls -R /usr/include >/dev/null" % pingpong]
@@ -129,13 +138,17 @@ def main():
     files = [
         ("RSP recording: pingpong + `ls -R /usr/include`", "small.rsp", []),
         ("plain perf.data of the same workload (RSP's event set)", "small.perf.data", ["--comm", "pingpong"]),
+        ("RSP recording: pingpong, 10,000 passes + `ls -R /usr/include`", "medium.rsp", []),
         ("RSP recording of `make -j2` over 24 C files", "make.rsp", []),
         ("RSP recording of `perf bench sched messaging -g 8 -l 400`", "messaging.rsp", []),
         ("plain perf.data of the `make -j2`, `--call-graph dwarf`", "make-dwarf.perf.data", ["--comm", "make"]),
     ]
-    if args.remake or not all(os.path.exists(os.path.join(args.dir, f[1])) for f in files[:4]):
+    made = {f[1]: os.path.exists(os.path.join(args.dir, f[1])) for f in files}
+    if args.remake or not all(made[n] for n in ("small.rsp", "small.perf.data", "make.rsp", "messaging.rsp")):
         make_recordings(rsp, args.build, args.dir)
-    if args.remake or not os.path.exists(os.path.join(args.dir, files[4][1])):
+    if args.remake or not made["medium.rsp"]:
+        make_medium_recording(rsp, args.build, args.dir)
+    if args.remake or not made["make-dwarf.perf.data"]:
         make_dwarf_recording(args.dir)
 
     rev = subprocess.run(["git", "-C", ROOT, "rev-parse", "--short", "HEAD"], capture_output=True,
