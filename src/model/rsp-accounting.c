@@ -428,8 +428,10 @@ analysis_index_stretches (RspAnalysis *a)
     }
   for (guint i = 0; i < n_segs; i++)
     {
-      RspStretch *seg = &g_array_index (sorted, RspStretch, first[i]);
       guint len = first[i + 1] - first[i];
+      if (len < 2)
+        continue;
+      RspStretch *seg = &g_array_index (sorted, RspStretch, first[i]);
       for (guint k = 1; k < len; k++)
         if (seg[k].start < seg[k - 1].start)
           {

@@ -139,6 +139,18 @@ rsp_chain_cache_lookup (RspChainCache *self, gint32 pid, guint64 token, const gu
   return *slot;
 }
 
+guint32
+rsp_chain_cache_lookup_sample (RspChainCache *self, RspSymbolizer *symbolizer, const RspEvent *sample,
+                               guint max_len, gboolean *added)
+{
+  const RspSample *s = &sample->sample;
+  guint64 token = rsp_symbolizer_callchain_token (symbolizer, sample);
+  *added = FALSE;
+  if (token == 0 || s->n_callchain > max_len)
+    return 0;
+  return rsp_chain_cache_lookup (self, sample->pid, token, s->callchain, (guint) s->n_callchain, added);
+}
+
 gboolean
 rsp_chain_cache_frames (RspChainCache *self, guint32 chain, const RspModelFrame **frames, guint *n_frames)
 {

@@ -18,6 +18,7 @@
 #include <glib.h>
 
 #include "rsp-model.h"
+#include "rsp-symbols.h"
 
 G_BEGIN_DECLS
 
@@ -41,6 +42,13 @@ void rsp_chain_cache_free (RspChainCache *self);
  * kept alone. */
 guint32 rsp_chain_cache_lookup (RspChainCache *self, gint32 pid, guint64 token, const guint64 *words, guint n,
                                 gboolean *added);
+
+/* The chain of SAMPLE's callchain as rsp_chain_cache_lookup() gives it,
+ * with the token SYMBOLIZER gives it (rsp_symbolizer_callchain_token);
+ * 0 when it must be resolved each time: the symbolizer says so, or it has
+ * more than MAX_LEN entries. */
+guint32 rsp_chain_cache_lookup_sample (RspChainCache *self, RspSymbolizer *symbolizer, const RspEvent *sample,
+                                       guint max_len, gboolean *added);
 
 /* RspStackId by chain number (0: not interned yet), for the assembler to
  * fill in: the array stays the same, its length follows the cache. */

@@ -170,16 +170,10 @@ resolve_frames (Decoder *d, const RspEvent *ev, RspModelEvent *out)
 static void
 resolve_stack (Decoder *d, const RspEvent *ev, RspModelEvent *out)
 {
-  const RspSample *s = &ev->sample;
-  guint64 token = d->chains != NULL ? rsp_symbolizer_callchain_token (d->symbolizer, ev) : 0;
-  if (token == 0 || s->n_callchain > CHAIN_MAX_LEN)
-    {
-      resolve_frames (d, ev, out);
-      return;
-    }
-  gboolean added;
-  out->chain = rsp_chain_cache_lookup (d->chains, ev->pid, token, s->callchain, (guint) s->n_callchain, &added);
-  if (added)
+  gboolean added = FALSE;
+  out->chain = d->chains != NULL ? rsp_chain_cache_lookup_sample (d->chains, d->symbolizer, ev, CHAIN_MAX_LEN, &added)
+                                 : 0;
+  if (out->chain == 0 || added)
     {
       resolve_frames (d, ev, out);
       return;

@@ -44,7 +44,8 @@ stack_key_equal (gconstpointer a, gconstpointer b)
   const RspModelFrame *fa = key_frames (ka);
   const RspModelFrame *fb = key_frames (kb);
   for (guint i = 0; i < ka->n; i++)
-    if (fa[i].ip != fb[i].ip || fa[i].offset != fb[i].offset || fa[i].symbol != fb[i].symbol || fa[i].dso != fb[i].dso)
+    if (fa[i].ip != fb[i].ip || fa[i].offset != fb[i].offset || fa[i].symbol != fb[i].symbol || fa[i].dso != fb[i].dso
+        || fa[i].kernel != fb[i].kernel)
       return FALSE;
   return TRUE;
 }

@@ -1,6 +1,7 @@
 /* test-chain-cache.c — the decoder's cache of resolved callchains
- * (rsp-chain-cache.h): what makes two chains the same, the numbers, the
- * frames kept, and its limits. */
+ * (rsp-chain-cache.h): what makes two chains the same (for samples: their
+ * process and the symbolizer's token, which follows the process's maps),
+ * the numbers, the frames kept, and its limits. */
 #include <string.h>
 
 #include <glib.h>
@@ -165,6 +166,90 @@ test_growth (void)
   rsp_chain_cache_free (c);
 }
 
+static RspEvent
+mmap_event (gint32 pid, const char *filename)
+{
+  RspEvent ev = { .type = PERF_RECORD_MMAP2, .misc = PERF_RECORD_MISC_USER, .pid = pid, .tid = pid };
+  ev.u.mmap = (RspMmap){ .pid = pid, .tid = pid, .start = 0x400000, .len = 0x10000, .prot = 5, .filename = filename };
+  return ev;
+}
+
+/* A sample's chain is looked up under its pid and the symbolizer's token:
+ * when the process's maps change, the same entries are another chain. */
+static void
+test_samples (void)
+{
+  RspChainCache *c = rsp_chain_cache_new (&rsp_chain_limits_default);
+  RspSymbolizer *sym = rsp_symbolizer_new ();
+  const guint64 chain[] = { PERF_CONTEXT_KERNEL, 0xffffffff81000104ull, PERF_CONTEXT_USER, 0x400100 };
+  RspEvent sample = { .type = PERF_RECORD_SAMPLE, .misc = PERF_RECORD_MISC_KERNEL, .pid = 100, .tid = 100 };
+  sample.sample.ip = chain[1];
+  sample.sample.callchain = chain;
+  sample.sample.n_callchain = G_N_ELEMENTS (chain);
+  gboolean added;
+  RspFrame frames[4];
+
+  RspEvent ev = mmap_event (100, "/bin/first");
+  rsp_symbolizer_process_event (sym, &ev);
+  guint32 first = rsp_chain_cache_lookup_sample (c, sym, &sample, 16, &added);
+  g_assert_cmpuint (first, !=, 0);
+  g_assert_true (added);
+  g_assert_cmpuint (rsp_chain_cache_lookup_sample (c, sym, &sample, 16, &added), ==, first);
+  g_assert_false (added);
+
+  /* another process's maps change nothing */
+  ev = mmap_event (200, "/bin/other");
+  rsp_symbolizer_process_event (sym, &ev);
+  g_assert_cmpuint (rsp_chain_cache_lookup_sample (c, sym, &sample, 16, &added), ==, first);
+  g_assert_false (added);
+
+  /* its own do: the address is now in another file */
+  ev = mmap_event (100, "/bin/second");
+  rsp_symbolizer_process_event (sym, &ev);
+  g_assert_cmpuint (rsp_symbolizer_resolve_callchain (sym, &sample, frames, 4), ==, 2);
+  g_assert_cmpstr (frames[1].dso, ==, "/bin/second");
+  guint32 second = rsp_chain_cache_lookup_sample (c, sym, &sample, 16, &added);
+  g_assert_true (added);
+  g_assert_cmpuint (second, !=, first);
+
+  /* the same entries in another process */
+  RspEvent other = sample;
+  other.pid = other.tid = 200;
+  guint32 third = rsp_chain_cache_lookup_sample (c, sym, &other, 16, &added);
+  g_assert_true (added);
+  g_assert_true (third != first && third != second);
+
+  /* two processes without maps have the same token: their pids tell them
+   * apart (an address with no map is looked up in each one's JIT map) */
+  RspEvent unknown1 = sample, unknown2 = sample;
+  unknown1.pid = unknown1.tid = 300;
+  unknown2.pid = unknown2.tid = 301;
+  g_assert_cmpuint (rsp_symbolizer_callchain_token (sym, &unknown1), ==,
+                    rsp_symbolizer_callchain_token (sym, &unknown2));
+  guint32 u1 = rsp_chain_cache_lookup_sample (c, sym, &unknown1, 16, &added);
+  g_assert_true (added);
+  guint32 u2 = rsp_chain_cache_lookup_sample (c, sym, &unknown2, 16, &added);
+  g_assert_true (added);
+  g_assert_cmpuint (u1, !=, u2);
+
+  /* resolved each time: longer than the limit, no callchain, used
+   * symbols being recorded */
+  g_assert_cmpuint (rsp_chain_cache_lookup_sample (c, sym, &sample, 3, &added), ==, 0);
+  g_assert_false (added);
+  RspEvent bare = sample;
+  bare.sample.callchain = NULL;
+  bare.sample.n_callchain = 0;
+  g_assert_cmpuint (rsp_chain_cache_lookup_sample (c, sym, &bare, 16, &added), ==, 0);
+  rsp_symbolizer_set_track_used (sym, TRUE);
+  g_assert_cmpuint (rsp_chain_cache_lookup_sample (c, sym, &sample, 16, &added), ==, 0);
+  rsp_symbolizer_set_track_used (sym, FALSE);
+  g_assert_cmpuint (rsp_chain_cache_lookup_sample (c, sym, &sample, 16, &added), ==, second);
+  g_assert_false (added);
+
+  rsp_symbolizer_free (sym);
+  rsp_chain_cache_free (c);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -173,5 +258,6 @@ main (int argc, char **argv)
   g_test_add_func ("/chain-cache/frames", test_frames);
   g_test_add_func ("/chain-cache/limits", test_limits);
   g_test_add_func ("/chain-cache/growth", test_growth);
+  g_test_add_func ("/chain-cache/samples", test_samples);
   return g_test_run ();
 }

@@ -1209,6 +1209,23 @@ test_callchain_token (void)
   g_assert_cmpuint (rsp_symbolizer_callchain_token (sym, &sample), ==, 0);
   rsp_symbolizer_set_track_used (sym, FALSE);
   g_assert_cmpuint (rsp_symbolizer_callchain_token (sym, &sample), ==, t4);
+
+  /* in DWARF mode (the default) a sample with registers and stack is
+   * unwound from them: resolved each time; one without stays cacheable */
+  guint64 regs[2] = { 0x400100, 0x7ffd0000 };
+  guint8 stack[64] = { 0 };
+  RspEvent unwindable = sample;
+  unwindable.sample.user_regs_abi = PERF_SAMPLE_REGS_ABI_64;
+  unwindable.sample.user_regs_mask = (G_GUINT64_CONSTANT (1) << PERF_REG_X86_SP) | (G_GUINT64_CONSTANT (1) << PERF_REG_X86_IP);
+  unwindable.sample.user_regs = regs;
+  unwindable.sample.user_stack = stack;
+  unwindable.sample.user_stack_size = sizeof stack;
+  unwindable.sample.user_stack_dyn_size = sizeof stack;
+  rsp_symbolizer_set_dwarf_unwind (sym, FALSE);
+  g_assert_cmpuint (rsp_symbolizer_callchain_token (sym, &unwindable), ==, t4);
+  rsp_symbolizer_set_dwarf_unwind (sym, TRUE);
+  g_assert_cmpuint (rsp_symbolizer_callchain_token (sym, &unwindable), ==, 0);
+  g_assert_cmpuint (rsp_symbolizer_callchain_token (sym, &sample), ==, t4);
 }
 
 static void
