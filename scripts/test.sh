@@ -3,8 +3,9 @@
 #   0. installs the build and test dependencies (scripts/install-deps.sh --test)
 #   1. build-ci:   meson setup --werror, ninja, meson test (all suites)
 #   2. build-asan: the same with AddressSanitizer and UndefinedBehaviorSanitizer
-#   3. build-fuzz: clang + libFuzzer, three targets (the whole recording,
-#      perf's tracing data, the ftrace section), fixed seed, FUZZ_RUNS inputs each
+#   3. build-fuzz: clang + libFuzzer, four targets (the whole recording,
+#      perf's tracing data, the ftrace section, the model built from a
+#      recording), fixed seed, FUZZ_RUNS inputs each (the model: half)
 # then prints one closing line "tests: N passed, N failed, N skipped".
 #
 # Usage: scripts/test.sh [--quick|--fuzz] [--no-deps] [-- MESON_TEST_ARGS...]
@@ -16,7 +17,8 @@
 #   --fuzz      stage 3 only (the fuzz targets)
 #   --no-deps   do not check or install packages
 #   MESON_TEST_ARGS go to every `meson test` (e.g. -- --suite golden)
-# Environment: FUZZ_RUNS (inputs per fuzz target, default 40000).  The
+# Environment: FUZZ_RUNS (inputs per fuzz target, default 40000) and
+# FUZZ_MODEL_RUNS (fuzz-model's, default half of FUZZ_RUNS).  The
 # recording tests need root and perf; without them they print
 # "SKIP: <reason>", except with CI=true, where a missing root or perf is a
 # failure.
@@ -61,6 +63,8 @@ while [ $# -gt 0 ]; do
   shift
 done
 fuzz_runs=${FUZZ_RUNS:-40000}
+# fuzz-model builds a model per input, twice: slower, fewer inputs
+fuzz_model_runs=${FUZZ_MODEL_RUNS:-$((fuzz_runs / 2))}
 
 timings=()
 testlogs=()
@@ -111,7 +115,7 @@ run_tests() {
 # docs/FUZZING.md).  Any crash, leak, timeout or out-of-memory fails, and so
 # does any file libFuzzer leaves in the artifacts directory.
 fuzz_target() {
-  local target=$1 dir=build-fuzz
+  local target=$1 runs=$2 dir=build-fuzz
   local corpus=$dir/corpus/$target artifacts=$dir/artifacts/$target
   rm -rf "$corpus" "$artifacts"
   mkdir -p "$corpus" "$artifacts"
@@ -121,7 +125,7 @@ fuzz_target() {
   if [ -d "tests/fuzz-regressions/$target" ]; then cp "tests/fuzz-regressions/$target"/* "$corpus"/; fi
   local rc=0 log=$dir/fuzz-$target.log
   ASAN_OPTIONS="malloc_context_size=8:${ASAN_OPTIONS:-}" \
-  "$dir/fuzz/fuzz-$target" -seed=1 -runs="$fuzz_runs" -timeout=10 -rss_limit_mb=2048 \
+  "$dir/fuzz/fuzz-$target" -seed=1 -runs="$runs" -timeout=10 -rss_limit_mb=2048 \
     -print_final_stats=1 -artifact_prefix="$artifacts/" "$corpus" >"$log" 2>&1 || rc=$?
   local units speed cov
   units=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log")
@@ -139,14 +143,17 @@ fuzz_target() {
 fuzz() {
   local dir=build-fuzz
   CC=clang configure "$dir" -Dfuzz=true -Dtests=false || return 1
-  ninja -C "$dir" fuzz/fuzz-perf-reader fuzz/fuzz-trace-data fuzz/fuzz-ftrace-section || return 1
+  ninja -C "$dir" fuzz/fuzz-perf-reader fuzz/fuzz-trace-data fuzz/fuzz-ftrace-section fuzz/fuzz-model || return 1
   rm -rf "$dir/seeds"
   python3 fuzz/extract-seeds.py "$dir/seeds" tests/data/*.rsp tests/data/*.perf.data || return 1
-  echo "fuzz: seed 1, ${fuzz_runs} inputs per target"
+  # fuzz-model builds the model from whole recordings: the reader's seeds
+  cp -r "$dir/seeds/perf-reader" "$dir/seeds/model"
+  echo "fuzz: seed 1, ${fuzz_runs} inputs per target (fuzz-model: ${fuzz_model_runs})"
   local failed=0
   for target in perf-reader trace-data ftrace-section; do
-    fuzz_target "$target" || failed=1
+    fuzz_target "$target" "$fuzz_runs" || failed=1
   done
+  fuzz_target model "$fuzz_model_runs" || failed=1
   [ "$failed" -eq 0 ] && echo "fuzz: no crash, leak or timeout"
   return "$failed"
 }
@@ -172,7 +179,7 @@ if [ "$quick" -eq 0 ] && [ "$fuzz_only" -eq 0 ]; then
 fi
 
 if [ "$quick" -eq 0 ]; then
-  stage "3. build-fuzz: clang, libFuzzer on the recording, tracing-data and ftrace-section parsers"
+  stage "3. build-fuzz: clang, libFuzzer on the recording, tracing-data and ftrace-section parsers and the model"
   if timed "fuzz build+run" fuzz; then
     fuzz_outcome=passed
   else

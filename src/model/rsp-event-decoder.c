@@ -348,7 +348,8 @@ classify_evsels (Decoder *d, RspPerfReader *reader)
               info->probe_return = g_str_has_suffix (colon + 1, "__return");
               info->probe_function = g_strndup (colon + 1, strlen (colon + 1) - (info->probe_return ? 8 : 0));
             }
-          if (info->known)
+          /* a probe's format may be missing: it needs none of the fields */
+          if (info->known && evsel->tp != NULL)
             for (guint f = 0; f < F_N; f++)
               {
                 info->fields[f] = tep_find_field (evsel->tp, field_names[f]);

@@ -15,8 +15,10 @@ import subprocess
 import sys
 import tempfile
 
-TARGETS = ["perf-reader", "trace-data", "ftrace-section"]
-MUTATIONS = {"perf-reader": "60", "trace-data": "200", "ftrace-section": "200"}
+TARGETS = ["perf-reader", "trace-data", "ftrace-section", "model"]
+MUTATIONS = {"perf-reader": "60", "trace-data": "200", "ftrace-section": "200", "model": "20"}
+# fuzz-model reads whole recordings, as fuzz-perf-reader does: the same seeds
+SEEDS_OF = {"model": "perf-reader"}
 
 
 def main():
@@ -31,7 +33,7 @@ def main():
         subprocess.run([sys.executable, os.path.join(src, "fuzz", "extract-seeds.py"), seeds] + recordings,
                        check=True)
         for target in TARGETS:
-            inputs = sorted(glob.glob(os.path.join(seeds, target, "*")))
+            inputs = sorted(glob.glob(os.path.join(seeds, SEEDS_OF.get(target, target), "*")))
             regressions = sorted(glob.glob(os.path.join(src, "tests", "fuzz-regressions", target, "*")))
             binary = os.path.join(build_dir, "fuzz-replay-" + target)
             print("fuzz-replay-%s: %d seeds, %d regression inputs" % (target, len(inputs), len(regressions)),
