@@ -4,7 +4,8 @@
  * builds the model with the decoder's cache of callchains and without it,
  * and aborts unless both have the same stacks, frames, samples and sleeps:
  * the cache must never change what a recording says, whatever its
- * callchains and maps.  The last byte's low bits pick the cache's size
+ * callchains and maps.  Then analyses the busiest process, as rsp report
+ * does for a recording without a target.  The last byte's low bits pick the cache's size
  * (its default, or so small that it empties itself all the time).  Bad
  * input is a GError, never a crash, a sanitizer report or a GLib critical.
  *
@@ -15,6 +16,7 @@
 #include <stdlib.h>
 
 #include "fuzz-common.h"
+#include "rsp-analysis.h"
 #include "rsp-model-private.h"
 #include "rsp-reader-symbols.h"
 
@@ -73,7 +75,17 @@ LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
   if ((cached == NULL) != (plain == NULL))
     abort ();
   if (cached != NULL)
-    compare (cached, plain);
+    {
+      compare (cached, plain);
+      /* and the analysis rsp report makes of its busiest process */
+      g_autoptr (GArray) busiest = rsp_model_busiest_processes (cached, 1);
+      if (busiest->len > 0)
+        {
+          RspAnalysis *a = rsp_analysis_new (cached, g_array_index (busiest, RspProcessSummary, 0).pid, 0,
+                                             G_MAXUINT64, NULL);
+          g_clear_pointer (&a, rsp_analysis_free);
+        }
+    }
   g_clear_pointer (&cached, rsp_model_unref);
   g_clear_pointer (&plain, rsp_model_unref);
   return 0;
