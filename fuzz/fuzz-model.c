@@ -18,7 +18,6 @@
 #include "fuzz-common.h"
 #include "rsp-analysis.h"
 #include "rsp-model-private.h"
-#include "rsp-reader-symbols.h"
 
 static RspModel *
 build (const uint8_t *data, size_t size, RspChainCacheMode mode)
@@ -26,10 +25,8 @@ build (const uint8_t *data, size_t size, RspChainCacheMode mode)
   g_autoptr (RspPerfReader) reader = rsp_perf_reader_open_bytes_full (data, size, RSP_PERF_READER_NO_PRINT, NULL);
   if (reader == NULL)
     return NULL;
-  RspSymbolizer *symbolizer = rsp_symbolizer_new ();
   /* offline: the recording's stored symbols only, nothing of this machine */
-  g_ptr_array_unref (rsp_symbolizer_setup_for_reader (symbolizer, reader, TRUE));
-  return rsp_model_build_with (reader, symbolizer, mode, NULL, NULL, NULL, NULL);
+  return rsp_model_build_from_reader (reader, TRUE, mode, NULL, NULL, NULL, NULL, NULL);
 }
 
 static gboolean

@@ -2,6 +2,7 @@
 #include <string.h>
 
 #include "rsp-chain-cache.h"
+#include "rsp-disk-cache.h"
 
 #define NO_FRAMES G_MAXUINT32
 
@@ -63,12 +64,8 @@ rsp_chain_cache_stacks (RspChainCache *self)
 static guint32
 chain_hash (gint32 pid, guint64 token, const guint64 *words, guint n)
 {
-  guint64 h = (token ^ ((guint64) (guint32) pid << 32)) * G_GUINT64_CONSTANT (0x9e3779b97f4a7c15);
-  for (guint i = 0; i < n; i++)
-    {
-      h = (h ^ words[i]) * G_GUINT64_CONSTANT (0x9e3779b97f4a7c15);
-      h ^= h >> 29;
-    }
+  guint64 seed = RSP_DISK_CACHE_HASH_INIT ^ token ^ ((guint64) (guint32) pid << 32);
+  guint64 h = rsp_disk_cache_hash (seed, words, n * sizeof *words);
   return (guint32) (h ^ (h >> 32));
 }
 

@@ -470,9 +470,18 @@ rsp_model_load_offline (const char *path, gboolean offline, GCancellable *cancel
   g_autoptr (RspPerfReader) reader = rsp_perf_reader_open_full (path, RSP_PERF_READER_NO_PRINT, error);
   if (reader == NULL)
     return NULL;
+  return rsp_model_build_from_reader (reader, offline, RSP_CHAIN_CACHE_ON, cancellable, progress, progress_data,
+                                      warnings, error);
+}
+
+RspModel *
+rsp_model_build_from_reader (RspPerfReader *reader, gboolean offline, RspChainCacheMode mode,
+                             GCancellable *cancellable, RspProgressFunc progress, gpointer progress_data,
+                             GPtrArray *warnings, GError **error)
+{
   RspSymbolizer *symbolizer = rsp_symbolizer_new ();
   g_autoptr (GPtrArray) symbol_warnings = rsp_symbolizer_setup_for_reader (symbolizer, reader, offline);
-  RspModel *m = rsp_model_build (reader, symbolizer, cancellable, progress, progress_data, error);
+  RspModel *m = rsp_model_build_with (reader, symbolizer, mode, cancellable, progress, progress_data, error);
   if (warnings != NULL)
     {
       for (guint i = 0; i < symbol_warnings->len; i++)

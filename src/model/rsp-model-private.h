@@ -66,6 +66,13 @@ typedef enum {
 RspModel *rsp_model_build_with (RspPerfReader *reader, RspSymbolizer *symbolizer, RspChainCacheMode mode,
                                 GCancellable *cancellable, RspProgressFunc progress, gpointer progress_data,
                                 GError **error);
+/* rsp_model_load_offline() on a reader already open (the model's opens
+ * with RSP_PERF_READER_NO_PRINT): a symbolizer set up for it, the model
+ * built the MODE way, and the symbolizer's, reader's and model's warnings
+ * appended to WARNINGS (may be NULL). */
+RspModel *rsp_model_build_from_reader (RspPerfReader *reader, gboolean offline, RspChainCacheMode mode,
+                                       GCancellable *cancellable, RspProgressFunc progress, gpointer progress_data,
+                                       GPtrArray *warnings, GError **error);
 /* Computes the describing frame of every stack, once, after assembly. */
 void rsp_model_compute_frames (RspModel *m);
 /* A copy of TEXT that lives as long as M, one per distinct text; NULL for

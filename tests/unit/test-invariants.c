@@ -17,7 +17,6 @@
 #include "rsp-analysis.h"
 #include "rsp-model.h"
 #include "rsp-model-private.h"
-#include "rsp-reader-symbols.h"
 
 static const char *const recordings[] = {
   "pingpong.rsp", "forkexec.rsp", "tcp_loop.rsp", "dio_read.rsp", "dio_ftrace.rsp", "cold_read_files.rsp", "pingpong-plain.perf.data",
@@ -211,9 +210,7 @@ build_with (const char *path, RspChainCacheMode mode)
   g_autoptr (GError) error = NULL;
   g_autoptr (RspPerfReader) reader = rsp_perf_reader_open_full (path, RSP_PERF_READER_NO_PRINT, &error);
   g_assert_no_error (error);
-  RspSymbolizer *symbolizer = rsp_symbolizer_new ();
-  g_autoptr (GPtrArray) warnings = rsp_symbolizer_setup_for_reader (symbolizer, reader, FALSE);
-  RspModel *m = rsp_model_build_with (reader, symbolizer, mode, NULL, NULL, NULL, &error);
+  RspModel *m = rsp_model_build_from_reader (reader, FALSE, mode, NULL, NULL, NULL, NULL, &error);
   g_assert_no_error (error);
   return m;
 }
