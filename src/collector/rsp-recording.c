@@ -65,6 +65,7 @@ RspRecordingMeta *
 rsp_recording_meta_new (void)
 {
   RspRecordingMeta *meta = g_new0 (RspRecordingMeta, 1);
+  meta->ref_count = 1;
   meta->target_pid = -1;
   meta->exit_status = -1;
   meta->missing_events = g_array_new (FALSE, TRUE, sizeof (RspMissingEvent));
@@ -76,10 +77,18 @@ rsp_recording_meta_new (void)
   return meta;
 }
 
+RspRecordingMeta *
+rsp_recording_meta_ref (RspRecordingMeta *meta)
+{
+  if (meta != NULL)
+    g_atomic_int_inc (&meta->ref_count);
+  return meta;
+}
+
 void
 rsp_recording_meta_free (RspRecordingMeta *meta)
 {
-  if (meta == NULL)
+  if (meta == NULL || !g_atomic_int_dec_and_test (&meta->ref_count))
     return;
   g_free (meta->rsp_version);
   g_strfreev (meta->command);

@@ -100,6 +100,7 @@ typedef struct {
   GArray *runs;         /* RspRecordedRun, in order; empty for older recordings */
   char **probes;        /* --probe BINARY:FUNCTION as placed, NULL if none */
   char *probe_group;    /* their uprobe events' system: "rsp_1234" */
+  gint ref_count;       /* rsp_recording_meta_ref(); read-only once shared */
 } RspRecordingMeta;
 
 typedef struct {
@@ -120,6 +121,9 @@ typedef struct {
 } RspRecording;
 
 RspRecordingMeta *rsp_recording_meta_new (void);
+/* A meta is shared (the reader's and the model's) by reference; nothing
+ * changes it once it is shared.  _free drops one reference. */
+RspRecordingMeta *rsp_recording_meta_ref (RspRecordingMeta *meta);
 void rsp_recording_meta_free (RspRecordingMeta *meta);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (RspRecordingMeta, rsp_recording_meta_free)
 char *rsp_recording_meta_to_json (const RspRecordingMeta *meta, gsize *length);

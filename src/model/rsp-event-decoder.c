@@ -402,7 +402,7 @@ rsp_model_build_with (RspPerfReader *reader, RspSymbolizer *symbolizer, RspChain
   classify_evsels (&d, reader);
 
   const RspRecording *rec = rsp_perf_reader_get_recording (reader);
-  const RspRecordingMeta *meta = rec != NULL ? rec->meta : NULL;
+  RspRecordingMeta *meta = rec != NULL ? rec->meta : NULL;
   RspAssembler *assembler = rsp_assembler_new (meta != NULL ? meta->keep_awake_pids : NULL);
   /* the names of the files its events name: lives through the assembly */
   guint bad_file_names = 0;
@@ -445,11 +445,7 @@ rsp_model_build_with (RspPerfReader *reader, RspSymbolizer *symbolizer, RspChain
   RspModel *m = rsp_assembler_finish (assembler);
   m->symbolizer = symbolizer;
   m->bad_file_names = bad_file_names;
-  if (meta != NULL)
-    {
-      g_autofree char *json = rsp_recording_meta_to_json (meta, NULL);
-      m->meta = rsp_recording_meta_from_json (json, strlen (json), NULL);
-    }
+  m->meta = rsp_recording_meta_ref (meta);
   if (progress != NULL)
     progress (1.0, progress_data);
   return m;
