@@ -123,21 +123,33 @@ rsp_ordered_queue_push (RspOrderedQueue *queue, const RspQueuedRecord *record, g
           queue->lanes = g_renew (RspQueueLane, queue->lanes, n);
           memset (queue->lanes + queue->n_lanes, 0, (n - queue->n_lanes) * sizeof *queue->lanes);
           queue->n_lanes = n;
+          queue->best_known = FALSE; /* n_lanes named the heap */
         }
       RspQueueLane *lane = &queue->lanes[cpu];
-      if (lane_empty (lane) || !record_before (record, &lane->items[lane->tail - 1]))
+      if (lane_empty (lane))
         {
+          /* a new head: it may be the oldest */
+          queue->best_known = FALSE;
           lane_push (lane, record);
           return;
         }
+      if (!record_before (record, &lane->items[lane->tail - 1]))
+        {
+          lane_push (lane, record); /* behind the lane's head: the oldest stays */
+          return;
+        }
     }
+  queue->best_known = FALSE;
   heap_push (queue, record);
 }
 
-/* Where the oldest record is: a lane index, or n_lanes for the heap. */
+/* Where the oldest record is: a lane index, or n_lanes for the heap.  The
+ * queue is not empty. */
 static guint
-oldest_source (const RspOrderedQueue *queue, const RspQueuedRecord **oldest)
+oldest_source (RspOrderedQueue *queue)
 {
+  if (queue->best_known)
+    return queue->best;
   const RspQueuedRecord *best = queue->heap_len > 0 ? &queue->heap[0] : NULL;
   guint source = queue->n_lanes;
   for (guint i = 0; i < queue->n_lanes; i++)
@@ -152,27 +164,32 @@ oldest_source (const RspOrderedQueue *queue, const RspQueuedRecord **oldest)
           source = i;
         }
     }
-  *oldest = best;
+  queue->best = source;
+  queue->best_known = TRUE;
   return source;
 }
 
+static inline const RspQueuedRecord *
+source_head (const RspOrderedQueue *queue, guint source)
+{
+  return source == queue->n_lanes ? &queue->heap[0] : &queue->lanes[source].items[queue->lanes[source].head];
+}
+
 const RspQueuedRecord *
-rsp_ordered_queue_peek (const RspOrderedQueue *queue)
+rsp_ordered_queue_peek (RspOrderedQueue *queue)
 {
   if (queue->len == 0)
     return NULL;
-  const RspQueuedRecord *oldest;
-  oldest_source (queue, &oldest);
-  return oldest;
+  return source_head (queue, oldest_source (queue));
 }
 
 void
 rsp_ordered_queue_pop (RspOrderedQueue *queue, RspQueuedRecord *out)
 {
   g_assert (queue->len > 0);
-  const RspQueuedRecord *oldest;
-  guint source = oldest_source (queue, &oldest);
-  *out = *oldest;
+  guint source = oldest_source (queue);
+  *out = *source_head (queue, source);
+  queue->best_known = FALSE;
   queue->len--;
   if (source == queue->n_lanes)
     heap_pop (queue);

@@ -28,6 +28,11 @@ typedef struct {
   RspQueuedRecord *heap; /* records that fit no lane */
   gsize heap_len, heap_capacity;
   gsize len;             /* all pending records */
+  /* where the oldest record is (a lane, or n_lanes for the heap), while
+   * best_known: the reader peeks, pops and peeks again for each record, and
+   * a record pushed behind a lane's tail changes nothing */
+  guint best;
+  gboolean best_known;
 } RspOrderedQueue;
 
 void rsp_ordered_queue_init (RspOrderedQueue *queue);
@@ -35,7 +40,7 @@ void rsp_ordered_queue_clear (RspOrderedQueue *queue);
 /* CPU: the CPU whose buffer the record came from, -1 if unknown. */
 void rsp_ordered_queue_push (RspOrderedQueue *queue, const RspQueuedRecord *record, gint32 cpu);
 /* The oldest record, or NULL when empty. */
-const RspQueuedRecord *rsp_ordered_queue_peek (const RspOrderedQueue *queue);
+const RspQueuedRecord *rsp_ordered_queue_peek (RspOrderedQueue *queue);
 void rsp_ordered_queue_pop (RspOrderedQueue *queue, RspQueuedRecord *out);
 /* Smallest file offset among pending records (G_MAXUINT64 when empty). */
 guint64 rsp_ordered_queue_min_offset (const RspOrderedQueue *queue);
