@@ -20,6 +20,7 @@
 #include <traceevent/event-parse.h>
 
 #include "rsp-bytes.h"
+#include "rsp-disk-cache.h"
 #include "rsp-ftrace-section.h"
 #include "rsp-perf-reader.h"
 #include "rsp-tep-guard.h"
@@ -47,6 +48,7 @@ typedef struct {
   guint64 size;
   gboolean partial_tail; /* bytes of an incomplete sub-buffer followed: damage */
   guint64 next_subbuf;  /* offset of the next sub-buffer to load */
+  guint64 populated;    /* DATA up to here is mapped in (populate_ahead()) */
   gboolean loaded;      /* a sub-buffer is being read */
   const guint8 *sub;    /* the loaded sub-buffer */
   guint64 sub_end;      /* its header plus committed bytes */
@@ -149,6 +151,7 @@ struct _RspFtraceStream {
   GPtrArray *evsels;     /* the reader's; ours are appended */
   guint first_evsel;     /* index of our first evsel in evsels */
   guint32 lost_cpus;     /* CPU blocks of the section that could not be read */
+  gboolean populate_failed; /* MADV_POPULATE_READ refused: not asked again */
   IdEntry *by_id;          /* tracepoint id -> our RspEvsel and its common_pid field */
   guint n_by_id;
   /* per evsel index (the reader's numbering): the paired evsel of the other
@@ -483,11 +486,30 @@ rsp_ftrace_stream_free (RspFtraceStream *s)
  * line, in bytes (docs/PERFORMANCE.md, "First touches"). */
 #define FTRACE_PREFETCH 512
 
+/* How much of a CPU's sub-buffers in the mapped file its cursor maps in
+ * at once, ahead of where it reads: one call instead of a page fault per
+ * 16 pages (as the reader does for perf's records). */
+#define FTRACE_POPULATE_CHUNK (1u << 20)
+
+static void
+populate_ahead (RspFtraceStream *s, CpuCursor *cc)
+{
+  if (cc->owned != NULL || s->populate_failed || cc->populated >= cc->size
+      || cc->next_subbuf + FTRACE_POPULATE_CHUNK / 2 < cc->populated)
+    return;
+  guint64 from = MAX (cc->populated, cc->next_subbuf);
+  guint64 upto = MIN (from + FTRACE_POPULATE_CHUNK, cc->size);
+  if (!rsp_disk_cache_populate (cc->data + from, upto - from))
+    s->populate_failed = TRUE; /* a kernel before 5.14: the page faults map it in */
+  cc->populated = upto;
+}
+
 /* Loads CPU's next sound sub-buffer; FALSE at the end. */
 static gboolean
 load_next_subbuf (RspFtraceStream *s, CpuCursor *cc)
 {
   guint32 header = 8 + s->long_size;
+  populate_ahead (s, cc);
   while (cc->next_subbuf + s->subbuf_size <= cc->size)
     {
       const guint8 *sub = cc->data + cc->next_subbuf;
