@@ -11,6 +11,8 @@ For each recording (a perf.data file, maybe with RSP's trailer):
                                   tracing data holding that event's format
                                   only, the other features and RSP's
                                   sections as they are
+  OUT_DIR/model/NAME.EVENT        the same cuts, for fuzz-model (which
+                                  builds the model from whole recordings)
   OUT_DIR/trace-data/NAME.SYSTEM  its HEADER_TRACING_DATA feature section,
                                   one tracepoint system per seed
   OUT_DIR/ftrace-section/NAME     its "ftrace" section (RSP recordings made
@@ -280,7 +282,7 @@ def main():
     if len(sys.argv) < 3:
         sys.exit("usage: extract-seeds.py OUT_DIR RECORDING...")
     out_dir = sys.argv[1]
-    counts = {"perf-reader": 0, "trace-data": 0, "ftrace-section": 0}
+    counts = {"perf-reader": 0, "model": 0, "trace-data": 0, "ftrace-section": 0}
     seen = set()
     for path in sys.argv[2:]:
         with open(path, "rb") as f:
@@ -289,7 +291,8 @@ def main():
             rec = Recording(blob)
             tracing_blob = rec.feature(HEADER_TRACING_DATA)
             tracing = TracingData(tracing_blob) if tracing_blob is not None else None
-            parts = [("perf-reader", s, d) for s, d in perf_reader_seeds(rec, tracing)]
+            cuts = perf_reader_seeds(rec, tracing)
+            parts = [(target, s, d) for target in ("perf-reader", "model") for s, d in cuts]
             if tracing is not None:
                 parts += [("trace-data", s, d) for s, d in trace_data_seeds(tracing)]
             if rec.section(b"ftrace") is not None:

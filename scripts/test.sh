@@ -146,8 +146,6 @@ fuzz() {
   ninja -C "$dir" fuzz/fuzz-perf-reader fuzz/fuzz-trace-data fuzz/fuzz-ftrace-section fuzz/fuzz-model || return 1
   rm -rf "$dir/seeds"
   python3 fuzz/extract-seeds.py "$dir/seeds" tests/data/*.rsp tests/data/*.perf.data || return 1
-  # fuzz-model builds the model from whole recordings: the reader's seeds
-  cp -r "$dir/seeds/perf-reader" "$dir/seeds/model"
   echo "fuzz: seed 1, ${fuzz_runs} inputs per target (fuzz-model: ${fuzz_model_runs})"
   local failed=0
   for target in perf-reader trace-data ftrace-section; do

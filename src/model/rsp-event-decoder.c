@@ -376,13 +376,6 @@ decoder_clear (Decoder *d, RspPerfReader *reader)
 }
 
 RspModel *
-rsp_model_build (RspPerfReader *reader, RspSymbolizer *symbolizer, GCancellable *cancellable,
-                 RspProgressFunc progress, gpointer progress_data, GError **error)
-{
-  return rsp_model_build_with (reader, symbolizer, RSP_CHAIN_CACHE_ON, cancellable, progress, progress_data, error);
-}
-
-RspModel *
 rsp_model_build_with (RspPerfReader *reader, RspSymbolizer *symbolizer, RspChainCacheMode mode,
                       GCancellable *cancellable, RspProgressFunc progress, gpointer progress_data, GError **error)
 {

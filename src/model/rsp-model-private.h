@@ -59,10 +59,13 @@ RspModel *rsp_model_new (void);
 /* How rsp_model_build_with() keeps resolved callchains (rsp-event-decoder.c):
  * the tests build each recording all three ways and compare the models. */
 typedef enum {
-  RSP_CHAIN_CACHE_ON,   /* what rsp_model_build() does */
+  RSP_CHAIN_CACHE_ON,   /* what rsp_model_load_offline() does */
   RSP_CHAIN_CACHE_OFF,  /* every callchain resolved and interned per event */
   RSP_CHAIN_CACHE_TINY, /* four chains, a few frames: it starts again empty all the time */
 } RspChainCacheMode;
+/* Reads every event of READER (symbolizing with SYMBOLIZER, which the model
+ * takes over: its interned names are the model's frames) and assembles the
+ * model.  Honours CANCELLABLE; PROGRESS may be NULL. */
 RspModel *rsp_model_build_with (RspPerfReader *reader, RspSymbolizer *symbolizer, RspChainCacheMode mode,
                                 GCancellable *cancellable, RspProgressFunc progress, gpointer progress_data,
                                 GError **error);

@@ -203,11 +203,6 @@ typedef struct _RspModel RspModel;
 
 typedef void (*RspProgressFunc) (gdouble fraction, gpointer user_data);
 
-/* Reads every event of READER (symbolizing with SYMBOLIZER, which the model
- * takes over: its interned names are the model's frames) and assembles the
- * model.  Honours CANCELLABLE; PROGRESS may be NULL. */
-RspModel *rsp_model_build (RspPerfReader *reader, RspSymbolizer *symbolizer, GCancellable *cancellable,
-                           RspProgressFunc progress, gpointer progress_data, GError **error);
 /* The model is shared by reference: every holder (a window, a view, an
  * analysis) keeps it alive; the last unref frees it. */
 RspModel *rsp_model_ref (const RspModel *model);

@@ -17,8 +17,6 @@ import tempfile
 
 TARGETS = ["perf-reader", "trace-data", "ftrace-section", "model"]
 MUTATIONS = {"perf-reader": "60", "trace-data": "200", "ftrace-section": "200", "model": "20"}
-# fuzz-model reads whole recordings, as fuzz-perf-reader does: the same seeds
-SEEDS_OF = {"model": "perf-reader"}
 
 
 def main():
@@ -33,7 +31,7 @@ def main():
         subprocess.run([sys.executable, os.path.join(src, "fuzz", "extract-seeds.py"), seeds] + recordings,
                        check=True)
         for target in TARGETS:
-            inputs = sorted(glob.glob(os.path.join(seeds, SEEDS_OF.get(target, target), "*")))
+            inputs = sorted(glob.glob(os.path.join(seeds, target, "*")))
             regressions = sorted(glob.glob(os.path.join(src, "tests", "fuzz-regressions", target, "*")))
             binary = os.path.join(build_dir, "fuzz-replay-" + target)
             print("fuzz-replay-%s: %d seeds, %d regression inputs" % (target, len(inputs), len(regressions)),
