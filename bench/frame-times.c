@@ -277,7 +277,7 @@ main (int argc, char **argv)
     }
 
   gint64 t = g_get_monotonic_time ();
-  g_autoptr (RspModel) model = rsp_model_load (path, NULL, NULL, NULL, NULL, &error);
+  g_autoptr (RspModel) model = rsp_model_load (path, NULL, NULL, NULL, &error);
   if (model == NULL)
     {
       g_printerr ("frame-times: %s: %s\n", path, error->message);

@@ -18,6 +18,8 @@ For each recording (a perf.data file, maybe with RSP's trailer):
   OUT_DIR/ftrace-section/NAME     its "ftrace" section (RSP recordings made
                                   with the tracefs instance), and the same
                                   with a few sub-buffers per CPU
+  OUT_DIR/json/NAME               its "meta" section (RSP recordings): the
+                                  metadata's JSON text
 Seeds stay a few kilobytes to a few tens, so that every target runs in-process
 at thousands of inputs per second, and together they hold every event kind
 the recordings have.  Identical extracts are written once.  Exits non-zero
@@ -282,7 +284,7 @@ def main():
     if len(sys.argv) < 3:
         sys.exit("usage: extract-seeds.py OUT_DIR RECORDING...")
     out_dir = sys.argv[1]
-    counts = {"perf-reader": 0, "model": 0, "trace-data": 0, "ftrace-section": 0}
+    counts = {"perf-reader": 0, "model": 0, "trace-data": 0, "ftrace-section": 0, "json": 0}
     seen = set()
     for path in sys.argv[2:]:
         with open(path, "rb") as f:
@@ -297,6 +299,8 @@ def main():
                 parts += [("trace-data", s, d) for s, d in trace_data_seeds(tracing)]
             if rec.section(b"ftrace") is not None:
                 parts += [("ftrace-section", s, d) for s, d in ftrace_section_seeds(rec.section(b"ftrace"))]
+            if rec.section(b"meta") is not None:
+                parts.append(("json", "meta", rec.section(b"meta")))
         except (ValueError, struct.error) as e:
             sys.exit("extract-seeds: %s: %s" % (path, e))
         for target, suffix, data in parts:

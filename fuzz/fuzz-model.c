@@ -26,7 +26,7 @@ build (const uint8_t *data, size_t size, RspChainCacheMode mode)
   if (reader == NULL)
     return NULL;
   /* offline: the recording's stored symbols only, nothing of this machine */
-  return rsp_model_build_from_reader (reader, TRUE, mode, NULL, NULL, NULL, NULL, NULL);
+  return rsp_model_build_from_reader (reader, TRUE, mode, NULL, NULL, NULL, NULL);
 }
 
 static gboolean

@@ -13,7 +13,7 @@
 set -eu
 packages="build-essential meson ninja-build pkg-config gettext
 libglib2.0-dev libgtk-4-dev libjson-glib-dev libtraceevent-dev libtracefs-dev
-libelf-dev libdw-dev liblzma-dev linux-perf procps util-linux python3"
+libelf-dev libdw-dev liblzma-dev zlib1g-dev linux-perf procps util-linux python3"
 # Tests: clang + libFuzzer (fuzz/) and llvm (llvm-symbolizer: without it the
 # sanitizers print bare addresses, and suppressions by function name, such
 # as the ui suite's, match nothing on a fresh machine), useradd (passwd)

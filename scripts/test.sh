@@ -3,9 +3,10 @@
 #   0. installs the build and test dependencies (scripts/install-deps.sh --test)
 #   1. build-ci:   meson setup --werror, ninja, meson test (all suites)
 #   2. build-asan: the same with AddressSanitizer and UndefinedBehaviorSanitizer
-#   3. build-fuzz: clang + libFuzzer, four targets (the whole recording,
-#      perf's tracing data, the ftrace section, the model built from a
-#      recording), fixed seed, FUZZ_RUNS inputs each (the model: half)
+#   3. build-fuzz: clang + libFuzzer, five targets (the whole recording,
+#      perf's tracing data, the ftrace section, JSON and the metadata, the
+#      model built from a recording), fixed seed, FUZZ_RUNS inputs each
+#      (the model: half)
 # then prints one closing line "tests: N passed, N failed, N skipped".
 #
 # Usage: scripts/test.sh [--quick|--fuzz] [--no-deps] [-- MESON_TEST_ARGS...]
@@ -143,12 +144,12 @@ fuzz_target() {
 fuzz() {
   local dir=build-fuzz
   CC=clang configure "$dir" -Dfuzz=true -Dtests=false || return 1
-  ninja -C "$dir" fuzz/fuzz-perf-reader fuzz/fuzz-trace-data fuzz/fuzz-ftrace-section fuzz/fuzz-model || return 1
+  ninja -C "$dir" fuzz/fuzz-perf-reader fuzz/fuzz-trace-data fuzz/fuzz-ftrace-section fuzz/fuzz-json fuzz/fuzz-model || return 1
   rm -rf "$dir/seeds"
   python3 fuzz/extract-seeds.py "$dir/seeds" tests/data/*.rsp tests/data/*.perf.data || return 1
   echo "fuzz: seed 1, ${fuzz_runs} inputs per target (fuzz-model: ${fuzz_model_runs})"
   local failed=0
-  for target in perf-reader trace-data ftrace-section; do
+  for target in perf-reader trace-data ftrace-section json; do
     fuzz_target "$target" "$fuzz_runs" || failed=1
   done
   fuzz_target model "$fuzz_model_runs" || failed=1

@@ -9,7 +9,7 @@
 
 /* Runs the subcommand ARGV[0] with its arguments; the process exit status.
  * The locale is set by the caller. */
-G_MODULE_EXPORT int rsp_cli_run (int argc, char **argv);
+__attribute__ ((visibility ("default"))) int rsp_cli_run (int argc, char **argv);
 
 int
 rsp_cli_run (int argc, char **argv)

@@ -19,7 +19,7 @@ rsp_cli_load_offline (const char *path, gboolean offline)
 {
   g_autoptr (GError) error = NULL;
   g_autoptr (GPtrArray) warnings = g_ptr_array_new_with_free_func (g_free);
-  RspModel *model = rsp_model_load_offline (path, offline, NULL, NULL, NULL, warnings, &error);
+  RspModel *model = rsp_model_load_offline (path, offline, NULL, NULL, warnings, &error);
   for (guint i = 0; i < warnings->len; i++)
     g_printerr (_("rsp: warning: %s: %s\n"), path, (const char *) g_ptr_array_index (warnings, i));
   if (model == NULL)

@@ -25,6 +25,7 @@ typedef enum {
   RSP_READER_ERROR_FOREIGN,   /* a perf.data we cannot read (endianness, pipe mode...) */
   RSP_READER_ERROR_CORRUPT,   /* header or attrs are unusable */
   RSP_READER_ERROR_TRUNCATED, /* the data section ends early */
+  RSP_READER_ERROR_CANCELLED, /* the caller's progress function asked to stop */
 } RspReaderError;
 
 typedef struct tep_handle RspTepHandle;

@@ -7,7 +7,7 @@
 #include <glib/gi18n-lib.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <json-glib/json-glib.h>
+#include "rsp-json.h"
 #include <string.h>
 #include <unistd.h>
 
@@ -108,74 +108,74 @@ rsp_recording_meta_free (RspRecordingMeta *meta)
 }
 
 static void
-add_strv (JsonBuilder *b, const char *name, char **strv)
+add_strv (RspJsonWriter *b, const char *name, char **strv)
 {
-  json_builder_set_member_name (b, name);
+  rsp_json_writer_set_member_name (b, name);
   if (strv == NULL)
     {
-      json_builder_add_null_value (b);
+      rsp_json_writer_add_null_value (b);
       return;
     }
-  json_builder_begin_array (b);
+  rsp_json_writer_begin_array (b);
   for (char **s = strv; *s != NULL; s++)
-    json_builder_add_string_value (b, *s);
-  json_builder_end_array (b);
+    rsp_json_writer_add_string_value (b, *s);
+  rsp_json_writer_end_array (b);
 }
 
 static void
-add_string (JsonBuilder *b, const char *name, const char *value)
+add_string (RspJsonWriter *b, const char *name, const char *value)
 {
-  json_builder_set_member_name (b, name);
+  rsp_json_writer_set_member_name (b, name);
   if (value != NULL)
-    json_builder_add_string_value (b, value);
+    rsp_json_writer_add_string_value (b, value);
   else
-    json_builder_add_null_value (b);
+    rsp_json_writer_add_null_value (b);
 }
 
 static void
-add_u64 (JsonBuilder *b, const char *name, guint64 value)
+add_u64 (RspJsonWriter *b, const char *name, guint64 value)
 {
-  json_builder_set_member_name (b, name);
+  rsp_json_writer_set_member_name (b, name);
   /* counts fit a gint64; a wrapped one would read back as 0 */
-  json_builder_add_int_value (b, value <= G_MAXINT64 ? (gint64) value : 0);
+  rsp_json_writer_add_int_value (b, value <= G_MAXINT64 ? (gint64) value : 0);
 }
 
 static void
-add_missing_events (JsonBuilder *b, const char *name, const GArray *missing)
+add_missing_events (RspJsonWriter *b, const char *name, const GArray *missing)
 {
-  json_builder_set_member_name (b, name);
-  json_builder_begin_array (b);
+  rsp_json_writer_set_member_name (b, name);
+  rsp_json_writer_begin_array (b);
   for (guint i = 0; i < missing->len; i++)
     {
       const RspMissingEvent *e = &g_array_index (missing, RspMissingEvent, i);
-      json_builder_begin_object (b);
+      rsp_json_writer_begin_object (b);
       add_string (b, "name", e->name);
       add_string (b, "reason", e->reason);
-      json_builder_end_object (b);
+      rsp_json_writer_end_object (b);
     }
-  json_builder_end_array (b);
+  rsp_json_writer_end_array (b);
 }
 
 static void
-add_ftrace (JsonBuilder *b, const RspFtraceMeta *ftrace)
+add_ftrace (RspJsonWriter *b, const RspFtraceMeta *ftrace)
 {
-  json_builder_set_member_name (b, "ftrace");
+  rsp_json_writer_set_member_name (b, "ftrace");
   if (ftrace == NULL)
     {
-      json_builder_add_null_value (b);
+      rsp_json_writer_add_null_value (b);
       return;
     }
-  json_builder_begin_object (b);
+  rsp_json_writer_begin_object (b);
   add_string (b, "instance", ftrace->instance);
   add_string (b, "clock", ftrace->clock);
   add_strv (b, "events", ftrace->events);
   add_missing_events (b, "missing_events", ftrace->missing_events);
-  json_builder_set_member_name (b, "cpus");
-  json_builder_begin_array (b);
+  rsp_json_writer_set_member_name (b, "cpus");
+  rsp_json_writer_begin_array (b);
   for (guint i = 0; i < ftrace->cpus->len; i++)
     {
       const RspFtraceCpuStats *c = &g_array_index (ftrace->cpus, RspFtraceCpuStats, i);
-      json_builder_begin_object (b);
+      rsp_json_writer_begin_object (b);
       add_u64 (b, "cpu", c->cpu);
       add_u64 (b, "entries", c->entries);
       add_u64 (b, "overrun", c->overrun);
@@ -183,29 +183,29 @@ add_ftrace (JsonBuilder *b, const RspFtraceMeta *ftrace)
       add_u64 (b, "dropped_events", c->dropped_events);
       add_u64 (b, "read_events", c->read_events);
       add_u64 (b, "bytes", c->bytes);
-      json_builder_end_object (b);
+      rsp_json_writer_end_object (b);
     }
-  json_builder_end_array (b);
+  rsp_json_writer_end_array (b);
   add_string (b, "error", ftrace->error);
-  json_builder_end_object (b);
+  rsp_json_writer_end_object (b);
 }
 
 char *
 rsp_recording_meta_to_json (const RspRecordingMeta *meta, gsize *length)
 {
-  g_autoptr (JsonBuilder) b = json_builder_new ();
-  json_builder_begin_object (b);
+  g_autoptr (RspJsonWriter) b = rsp_json_writer_new ();
+  rsp_json_writer_begin_object (b);
   add_string (b, "rsp_version", meta->rsp_version);
   add_strv (b, "command", meta->command);
-  json_builder_set_member_name (b, "target_pid");
-  json_builder_add_int_value (b, meta->target_pid);
+  rsp_json_writer_set_member_name (b, "target_pid");
+  rsp_json_writer_add_int_value (b, meta->target_pid);
   /* nanosecond times exceed a double's exact range: keep them as strings */
   g_autofree char *start = g_strdup_printf ("%" G_GUINT64_FORMAT, meta->start_ns);
   g_autofree char *end = g_strdup_printf ("%" G_GUINT64_FORMAT, meta->end_ns);
   add_string (b, "start_ns", start);
   add_string (b, "end_ns", end);
-  json_builder_set_member_name (b, "exit_status");
-  json_builder_add_int_value (b, meta->exit_status);
+  rsp_json_writer_set_member_name (b, "exit_status");
+  rsp_json_writer_add_int_value (b, meta->exit_status);
   add_string (b, "hostname", meta->hostname);
   add_string (b, "kernel_release", meta->kernel_release);
   add_string (b, "clock", meta->clock);
@@ -214,136 +214,122 @@ rsp_recording_meta_to_json (const RspRecordingMeta *meta, gsize *length)
 
   add_missing_events (b, "missing_events", meta->missing_events);
 
-  json_builder_set_member_name (b, "health");
-  json_builder_begin_array (b);
+  rsp_json_writer_set_member_name (b, "health");
+  rsp_json_writer_begin_array (b);
   for (guint i = 0; i < meta->health->len; i++)
     {
       const RspHealthEntry *e = &g_array_index (meta->health, RspHealthEntry, i);
-      json_builder_begin_object (b);
+      rsp_json_writer_begin_object (b);
       add_string (b, "event", e->event);
-      json_builder_set_member_name (b, "counted");
-      json_builder_add_int_value (b, (gint64) e->counted);
-      json_builder_set_member_name (b, "recorded");
-      json_builder_add_int_value (b, (gint64) e->recorded);
-      json_builder_end_object (b);
+      rsp_json_writer_set_member_name (b, "counted");
+      rsp_json_writer_add_int_value (b, (gint64) e->counted);
+      rsp_json_writer_set_member_name (b, "recorded");
+      rsp_json_writer_add_int_value (b, (gint64) e->recorded);
+      rsp_json_writer_end_object (b);
     }
-  json_builder_end_array (b);
+  rsp_json_writer_end_array (b);
 
-  json_builder_set_member_name (b, "keep_awake");
-  json_builder_add_boolean_value (b, meta->keep_awake);
-  json_builder_set_member_name (b, "keep_awake_pids");
-  json_builder_begin_array (b);
+  rsp_json_writer_set_member_name (b, "keep_awake");
+  rsp_json_writer_add_boolean_value (b, meta->keep_awake);
+  rsp_json_writer_set_member_name (b, "keep_awake_pids");
+  rsp_json_writer_begin_array (b);
   for (guint i = 0; i < meta->keep_awake_pids->len; i++)
-    json_builder_add_int_value (b, g_array_index (meta->keep_awake_pids, gint32, i));
-  json_builder_end_array (b);
-  json_builder_set_member_name (b, "idle_loss_suspected");
-  json_builder_add_boolean_value (b, meta->idle_loss_suspected);
-  json_builder_set_member_name (b, "interrupted");
-  json_builder_add_boolean_value (b, meta->interrupted);
+    rsp_json_writer_add_int_value (b, g_array_index (meta->keep_awake_pids, gint32, i));
+  rsp_json_writer_end_array (b);
+  rsp_json_writer_set_member_name (b, "idle_loss_suspected");
+  rsp_json_writer_add_boolean_value (b, meta->idle_loss_suspected);
+  rsp_json_writer_set_member_name (b, "interrupted");
+  rsp_json_writer_add_boolean_value (b, meta->interrupted);
   add_ftrace (b, meta->ftrace);
-  json_builder_set_member_name (b, "repeat");
-  json_builder_add_int_value (b, meta->repeat);
-  json_builder_set_member_name (b, "runs");
-  json_builder_begin_array (b);
+  rsp_json_writer_set_member_name (b, "repeat");
+  rsp_json_writer_add_int_value (b, meta->repeat);
+  rsp_json_writer_set_member_name (b, "runs");
+  rsp_json_writer_begin_array (b);
   for (guint i = 0; i < meta->runs->len; i++)
     {
       const RspRecordedRun *r = &g_array_index (meta->runs, RspRecordedRun, i);
       g_autofree char *run_start = g_strdup_printf ("%" G_GUINT64_FORMAT, r->start_ns);
       g_autofree char *run_end = g_strdup_printf ("%" G_GUINT64_FORMAT, r->end_ns);
-      json_builder_begin_object (b);
-      json_builder_set_member_name (b, "pid");
-      json_builder_add_int_value (b, r->pid);
+      rsp_json_writer_begin_object (b);
+      rsp_json_writer_set_member_name (b, "pid");
+      rsp_json_writer_add_int_value (b, r->pid);
       add_string (b, "start_ns", run_start);
       add_string (b, "end_ns", run_end);
-      json_builder_set_member_name (b, "exit_status");
-      json_builder_add_int_value (b, r->exit_status);
-      json_builder_end_object (b);
+      rsp_json_writer_set_member_name (b, "exit_status");
+      rsp_json_writer_add_int_value (b, r->exit_status);
+      rsp_json_writer_end_object (b);
     }
-  json_builder_end_array (b);
+  rsp_json_writer_end_array (b);
   add_strv (b, "probes", meta->probes);
   add_string (b, "probe_group", meta->probe_group);
-  json_builder_end_object (b);
+  rsp_json_writer_end_object (b);
 
-  g_autoptr (JsonGenerator) gen = json_generator_new ();
-  g_autoptr (JsonNode) root = json_builder_get_root (b);
-  json_generator_set_root (gen, root);
-  json_generator_set_pretty (gen, TRUE);
-  return json_generator_to_data (gen, length);
+  return rsp_json_writer_finish (b, length);
 }
 
 static char **
-get_strv (JsonObject *o, const char *name)
+get_strv (const RspJsonNode *o, const char *name)
 {
-  JsonNode *node = json_object_get_member (o, name);
-  if (node == NULL || !JSON_NODE_HOLDS_ARRAY (node))
+  const RspJsonNode *a = rsp_json_object_get_member (o, name);
+  if (rsp_json_node_get_type (a) != RSP_JSON_ARRAY)
     return NULL;
-  JsonArray *a = json_node_get_array (node);
-  guint n = json_array_get_length (a);
+  guint n = rsp_json_node_get_length (a);
   char **strv = g_new0 (char *, n + 1);
   for (guint i = 0; i < n; i++)
     {
-      JsonNode *e = json_array_get_element (a, i);
-      strv[i] = g_strdup (JSON_NODE_HOLDS_VALUE (e) && json_node_get_value_type (e) == G_TYPE_STRING
-                            ? json_node_get_string (e)
-                            : "");
+      const char *e = rsp_json_node_get_string (rsp_json_array_get_element (a, i));
+      strv[i] = g_strdup (e != NULL ? e : "");
     }
   return strv;
 }
 
 static char *
-get_string (JsonObject *o, const char *name)
+get_string (const RspJsonNode *o, const char *name)
 {
-  JsonNode *node = json_object_get_member (o, name);
-  if (node == NULL || !JSON_NODE_HOLDS_VALUE (node) || json_node_get_value_type (node) != G_TYPE_STRING)
-    return NULL;
-  return g_strdup (json_node_get_string (node));
+  return g_strdup (rsp_json_node_get_string (rsp_json_object_get_member (o, name)));
 }
 
 static gint64
-get_int (JsonObject *o, const char *name, gint64 fallback)
+get_int (const RspJsonNode *o, const char *name, gint64 fallback)
 {
-  JsonNode *node = json_object_get_member (o, name);
-  if (node == NULL || !JSON_NODE_HOLDS_VALUE (node))
-    return fallback;
-  if (json_node_get_value_type (node) == G_TYPE_INT64)
-    return json_node_get_int (node);
-  if (json_node_get_value_type (node) == G_TYPE_STRING)
-    return (gint64) g_ascii_strtoull (json_node_get_string (node), NULL, 10);
+  const RspJsonNode *node = rsp_json_object_get_member (o, name);
+  if (rsp_json_node_get_type (node) == RSP_JSON_INT)
+    return rsp_json_node_get_int (node);
+  if (rsp_json_node_get_type (node) == RSP_JSON_STRING)
+    return (gint64) g_ascii_strtoull (rsp_json_node_get_string (node), NULL, 10);
   return fallback;
 }
 
 static gboolean
-get_bool (JsonObject *o, const char *name)
+get_bool (const RspJsonNode *o, const char *name)
 {
-  JsonNode *node = json_object_get_member (o, name);
-  return node != NULL && JSON_NODE_HOLDS_VALUE (node) && json_node_get_value_type (node) == G_TYPE_BOOLEAN
-         && json_node_get_boolean (node);
+  return rsp_json_node_get_boolean (rsp_json_object_get_member (o, name));
 }
 
-static JsonArray *
-get_array (JsonObject *o, const char *name)
+/* The member NAME when it is an array, else NULL (which has no elements). */
+static const RspJsonNode *
+get_array (const RspJsonNode *o, const char *name)
 {
-  JsonNode *node = json_object_get_member (o, name);
-  return node != NULL && JSON_NODE_HOLDS_ARRAY (node) ? json_node_get_array (node) : NULL;
+  const RspJsonNode *node = rsp_json_object_get_member (o, name);
+  return rsp_json_node_get_type (node) == RSP_JSON_ARRAY ? node : NULL;
 }
 
 static void
-get_missing_events (JsonObject *o, const char *name, GArray *into)
+get_missing_events (const RspJsonNode *o, const char *name, GArray *into)
 {
-  JsonArray *a = get_array (o, name);
-  for (guint i = 0; a != NULL && i < json_array_get_length (a); i++)
+  const RspJsonNode *a = get_array (o, name);
+  for (guint i = 0; i < rsp_json_node_get_length (a); i++)
     {
-      JsonNode *n = json_array_get_element (a, i);
-      if (!JSON_NODE_HOLDS_OBJECT (n))
+      const RspJsonNode *n = rsp_json_array_get_element (a, i);
+      if (rsp_json_node_get_type (n) != RSP_JSON_OBJECT)
         continue;
-      RspMissingEvent e = { get_string (json_node_get_object (n), "name"),
-                            get_string (json_node_get_object (n), "reason") };
+      RspMissingEvent e = { get_string (n, "name"), get_string (n, "reason") };
       g_array_append_val (into, e);
     }
 }
 
 static guint64
-get_u64 (JsonObject *o, const char *name)
+get_u64 (const RspJsonNode *o, const char *name)
 {
   gint64 value = get_int (o, name, 0);
   return value > 0 ? (guint64) value : 0;
@@ -351,12 +337,11 @@ get_u64 (JsonObject *o, const char *name)
 
 /* The "ftrace" member; NULL when absent or not an object. */
 static RspFtraceMeta *
-get_ftrace (JsonObject *o)
+get_ftrace (const RspJsonNode *o)
 {
-  JsonNode *node = json_object_get_member (o, "ftrace");
-  if (node == NULL || !JSON_NODE_HOLDS_OBJECT (node))
+  const RspJsonNode *fo = rsp_json_object_get_member (o, "ftrace");
+  if (rsp_json_node_get_type (fo) != RSP_JSON_OBJECT)
     return NULL;
-  JsonObject *fo = json_node_get_object (node);
   RspFtraceMeta *ftrace = rsp_ftrace_meta_new ();
   ftrace->instance = get_string (fo, "instance");
   ftrace->clock = get_string (fo, "clock");
@@ -367,13 +352,12 @@ get_ftrace (JsonObject *o)
       ftrace->events = events;
     }
   get_missing_events (fo, "missing_events", ftrace->missing_events);
-  JsonArray *a = get_array (fo, "cpus");
-  for (guint i = 0; a != NULL && i < json_array_get_length (a); i++)
+  const RspJsonNode *a = get_array (fo, "cpus");
+  for (guint i = 0; i < rsp_json_node_get_length (a); i++)
     {
-      JsonNode *n = json_array_get_element (a, i);
-      if (!JSON_NODE_HOLDS_OBJECT (n))
+      const RspJsonNode *co = rsp_json_array_get_element (a, i);
+      if (rsp_json_node_get_type (co) != RSP_JSON_OBJECT)
         continue;
-      JsonObject *co = json_node_get_object (n);
       RspFtraceCpuStats c = {
         .cpu = (guint32) MIN (get_u64 (co, "cpu"), G_MAXUINT32),
         .entries = get_u64 (co, "entries"),
@@ -392,16 +376,14 @@ get_ftrace (JsonObject *o)
 RspRecordingMeta *
 rsp_recording_meta_from_json (const char *json, gsize length, GError **error)
 {
-  g_autoptr (JsonParser) parser = json_parser_new ();
-  if (!json_parser_load_from_data (parser, json, (gssize) length, error))
+  g_autoptr (RspJsonNode) o = rsp_json_parse (json, length, error);
+  if (o == NULL)
     return NULL;
-  JsonNode *root = json_parser_get_root (parser);
-  if (root == NULL || !JSON_NODE_HOLDS_OBJECT (root))
+  if (rsp_json_node_get_type (o) != RSP_JSON_OBJECT)
     {
       g_set_error (error, RSP_READER_ERROR, RSP_READER_ERROR_CORRUPT, _("the metadata is not a JSON object"));
       return NULL;
     }
-  JsonObject *o = json_node_get_object (root);
   RspRecordingMeta *meta = rsp_recording_meta_new ();
   meta->rsp_version = get_string (o, "rsp_version");
   meta->command = get_strv (o, "command");
@@ -420,13 +402,12 @@ rsp_recording_meta_from_json (const char *json, gsize length, GError **error)
 
   get_missing_events (o, "missing_events", meta->missing_events);
   meta->ftrace = get_ftrace (o);
-  JsonArray *a = get_array (o, "health");
-  for (guint i = 0; a != NULL && i < json_array_get_length (a); i++)
+  const RspJsonNode *a = get_array (o, "health");
+  for (guint i = 0; i < rsp_json_node_get_length (a); i++)
     {
-      JsonNode *n = json_array_get_element (a, i);
-      if (!JSON_NODE_HOLDS_OBJECT (n))
+      const RspJsonNode *eo = rsp_json_array_get_element (a, i);
+      if (rsp_json_node_get_type (eo) != RSP_JSON_OBJECT)
         continue;
-      JsonObject *eo = json_node_get_object (n);
       RspHealthEntry e = { get_string (eo, "event"), (guint64) get_int (eo, "counted", 0),
                            (guint64) get_int (eo, "recorded", 0) };
       if (e.event == NULL)
@@ -434,12 +415,12 @@ rsp_recording_meta_from_json (const char *json, gsize length, GError **error)
       g_array_append_val (meta->health, e);
     }
   a = get_array (o, "keep_awake_pids");
-  for (guint i = 0; a != NULL && i < json_array_get_length (a); i++)
+  for (guint i = 0; i < rsp_json_node_get_length (a); i++)
     {
-      JsonNode *n = json_array_get_element (a, i);
-      if (JSON_NODE_HOLDS_VALUE (n) && json_node_get_value_type (n) == G_TYPE_INT64)
+      const RspJsonNode *n = rsp_json_array_get_element (a, i);
+      if (rsp_json_node_get_type (n) == RSP_JSON_INT)
         {
-          gint32 pid = (gint32) json_node_get_int (n);
+          gint32 pid = (gint32) rsp_json_node_get_int (n);
           g_array_append_val (meta->keep_awake_pids, pid);
         }
     }
@@ -447,12 +428,11 @@ rsp_recording_meta_from_json (const char *json, gsize length, GError **error)
   meta->probes = get_strv (o, "probes");
   meta->probe_group = get_string (o, "probe_group");
   a = get_array (o, "runs");
-  for (guint i = 0; a != NULL && i < json_array_get_length (a); i++)
+  for (guint i = 0; i < rsp_json_node_get_length (a); i++)
     {
-      JsonNode *n = json_array_get_element (a, i);
-      if (!JSON_NODE_HOLDS_OBJECT (n))
+      const RspJsonNode *ro = rsp_json_array_get_element (a, i);
+      if (rsp_json_node_get_type (ro) != RSP_JSON_OBJECT)
         continue;
-      JsonObject *ro = json_node_get_object (n);
       RspRecordedRun r = {
         .pid = (gint32) get_int (ro, "pid", -1),
         .start_ns = (guint64) get_int (ro, "start_ns", 0),
@@ -558,7 +538,7 @@ write_all (int fd, const void *buf, gsize len, GError **error)
           if (errno == EINTR)
             continue;
           int err = errno;
-          g_set_error (error, G_IO_ERROR, g_io_error_from_errno (err), _("cannot write the recording: %s"),
+          g_set_error (error, G_FILE_ERROR, g_file_error_from_errno (err), _("cannot write the recording: %s"),
                        g_strerror (err));
           return FALSE;
         }
@@ -577,14 +557,14 @@ rsp_recording_append_sections (const char *path, const char *const *names, GPtrA
   if (fd < 0)
     {
       int err = errno;
-      g_set_error (error, G_IO_ERROR, g_io_error_from_errno (err), _("cannot open %s: %s"), path, g_strerror (err));
+      g_set_error (error, G_FILE_ERROR, g_file_error_from_errno (err), _("cannot open %s: %s"), path, g_strerror (err));
       return FALSE;
     }
   off_t pos = lseek (fd, 0, SEEK_END);
   if (pos < 0)
     {
       close (fd);
-      g_set_error (error, G_IO_ERROR, G_IO_ERROR_FAILED, _("cannot seek in %s"), path);
+      g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_FAILED, _("cannot seek in %s"), path);
       return FALSE;
     }
   guint64 offset = (guint64) pos;
@@ -626,7 +606,7 @@ rsp_recording_append_sections (const char *path, const char *const *names, GPtrA
     }
   if (close (fd) < 0 && ok)
     {
-      g_set_error (error, G_IO_ERROR, G_IO_ERROR_FAILED, _("cannot write %s: %s"), path, g_strerror (errno));
+      g_set_error (error, G_FILE_ERROR, g_file_error_from_errno (errno), _("cannot write %s: %s"), path, g_strerror (errno));
       ok = FALSE;
     }
   return ok;

@@ -55,6 +55,8 @@ compare_path_tasks (gconstpointer pa, gconstpointer pb)
 
 /* ------------------------------------------------------------------ build */
 
+G_DEFINE_QUARK (rsp-analysis-error-quark, rsp_analysis_error)
+
 RspAnalysis *
 rsp_analysis_new (const RspModel *model, gint32 pid, guint64 from, guint64 to, GError **error)
 {
@@ -112,7 +114,7 @@ rsp_analysis_new_for_thread (const RspModel *model, gint32 pid, gint32 tid, guin
     }
   if (targets->len == 0)
     {
-      g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND, _("process %d never ran in the recording"), pid);
+      g_set_error (error, RSP_ANALYSIS_ERROR, RSP_ANALYSIS_ERROR_NO_PROCESS, _("process %d never ran in the recording"), pid);
       rsp_analysis_free (a);
       return NULL;
     }
@@ -120,7 +122,7 @@ rsp_analysis_new_for_thread (const RspModel *model, gint32 pid, gint32 tid, guin
   a->end = MIN (t1, to);
   if (a->end <= a->start)
     {
-      g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT,
+      g_set_error (error, RSP_ANALYSIS_ERROR, RSP_ANALYSIS_ERROR_EMPTY_RANGE,
                    _("process %d did nothing in the chosen time range"), pid);
       rsp_analysis_free (a);
       return NULL;

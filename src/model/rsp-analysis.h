@@ -92,6 +92,13 @@ typedef struct {
 
 typedef struct _RspAnalysis RspAnalysis;
 
+#define RSP_ANALYSIS_ERROR (rsp_analysis_error_quark ())
+GQuark rsp_analysis_error_quark (void);
+typedef enum {
+  RSP_ANALYSIS_ERROR_NO_PROCESS,  /* the process never ran in the recording */
+  RSP_ANALYSIS_ERROR_EMPTY_RANGE, /* it did nothing in the chosen time range */
+} RspAnalysisError;
+
 /* Analyses the process PID (all its threads and exec generations) over
  * [FROM, TO] (recording-clock ns; 0 and G_MAXUINT64 for everything). */
 RspAnalysis *rsp_analysis_new (const RspModel *model, gint32 pid, guint64 from, guint64 to, GError **error);

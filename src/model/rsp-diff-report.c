@@ -78,50 +78,50 @@ rsp_diff_report_text (const RspDiff *d, const char *path_a, const char *path_b)
 }
 
 static void
-add_side_json (JsonBuilder *b, const char *name, const RspAnalysis *a, const char *path)
+add_side_json (RspJsonWriter *b, const char *name, const RspAnalysis *a, const char *path)
 {
   const RspModel *m = rsp_analysis_model (a);
-  json_builder_set_member_name (b, name);
-  json_builder_begin_object (b);
+  rsp_json_writer_set_member_name (b, name);
+  rsp_json_writer_begin_object (b);
   rsp_json_add_recording (b, m, path);
-  json_builder_set_member_name (b, "target");
+  rsp_json_writer_set_member_name (b, "target");
   rsp_json_add_task (b, rsp_model_task (m, rsp_analysis_target_task (a)), NULL, FALSE);
-  json_builder_end_object (b);
+  rsp_json_writer_end_object (b);
   rsp_json_member_double (b, "wall_ms", ms (rsp_analysis_wall_ns (a)));
   rsp_json_member_double (b, "total_ms", ms (rsp_analysis_total_ns (a)));
-  json_builder_end_object (b);
+  rsp_json_writer_end_object (b);
 }
 
 char *
 rsp_diff_report_json (const RspDiff *d, const char *path_a, const char *path_b)
 {
   const RspAnalysis *a = rsp_diff_a (d), *b = rsp_diff_b (d);
-  g_autoptr (JsonBuilder) jb = json_builder_new ();
-  json_builder_begin_object (jb);
+  g_autoptr (RspJsonWriter) jb = rsp_json_writer_new ();
+  rsp_json_writer_begin_object (jb);
   add_side_json (jb, "a", a, path_a);
   add_side_json (jb, "b", b, path_b);
   rsp_json_member_double (jb, "wall_delta_ms", ms (rsp_analysis_wall_ns (b)) - ms (rsp_analysis_wall_ns (a)));
 
-  json_builder_set_member_name (jb, "categories");
-  json_builder_begin_array (jb);
+  rsp_json_writer_set_member_name (jb, "categories");
+  rsp_json_writer_begin_array (jb);
   for (guint c = 0; c < RSP_CAT_N; c++)
     {
       gdouble x = ms (rsp_analysis_category_ns (a, c)), y = ms (rsp_analysis_category_ns (b, c));
-      json_builder_begin_object (jb);
+      rsp_json_writer_begin_object (jb);
       rsp_json_member_string (jb, "category", rsp_category_id (c));
       rsp_json_member_double (jb, "a_ms", x);
       rsp_json_member_double (jb, "b_ms", y);
       rsp_json_member_double (jb, "delta_ms", y - x);
-      json_builder_end_object (jb);
+      rsp_json_writer_end_object (jb);
     }
-  json_builder_end_array (jb);
+  rsp_json_writer_end_array (jb);
 
-  json_builder_set_member_name (jb, "changes");
-  json_builder_begin_array (jb);
+  rsp_json_writer_set_member_name (jb, "changes");
+  rsp_json_writer_begin_array (jb);
   for (guint i = 0; i < rsp_diff_n_changes (d); i++)
     {
       const RspDiffChange *c = rsp_diff_change (d, i);
-      json_builder_begin_object (jb);
+      rsp_json_writer_begin_object (jb);
       rsp_json_member_int (jb, "rank", i + 1);
       rsp_json_member_string (jb, "category", rsp_category_id (c->category));
       rsp_json_member_double (jb, "delta_ms", c->delta_ns / 1e6);
@@ -131,10 +131,10 @@ rsp_diff_report_json (const RspDiff *d, const char *path_a, const char *path_b)
       rsp_json_member_string (jb, "frame", c->frame);
       g_autofree char *sentence = rsp_diff_change_describe (d, c, RSP_DESCRIBE_PLAIN);
       rsp_json_member_string (jb, "summary", sentence);
-      json_builder_end_object (jb);
+      rsp_json_writer_end_object (jb);
     }
-  json_builder_end_array (jb);
-  json_builder_end_object (jb);
+  rsp_json_writer_end_array (jb);
+  rsp_json_writer_end_object (jb);
 
   return rsp_json_to_text (jb);
 }

@@ -377,7 +377,7 @@ decoder_clear (Decoder *d, RspPerfReader *reader)
 
 RspModel *
 rsp_model_build_with (RspPerfReader *reader, RspSymbolizer *symbolizer, RspChainCacheMode mode,
-                      GCancellable *cancellable, RspProgressFunc progress, gpointer progress_data, GError **error)
+                      RspProgressFunc progress, gpointer progress_data, GError **error)
 {
   if (rsp_perf_reader_find_evsel (reader, "sched:sched_switch") == NULL)
     {
@@ -421,15 +421,14 @@ rsp_model_build_with (RspPerfReader *reader, RspSymbolizer *symbolizer, RspChain
         done = ev->file_offset - header->data_offset;
       if ((++n & 0xffff) == 0)
         {
-          if (g_cancellable_set_error_if_cancelled (cancellable, error))
+          if (progress != NULL && !progress (MIN ((gdouble) done / data_size, 1.0), progress_data))
             {
+              g_set_error_literal (error, RSP_READER_ERROR, RSP_READER_ERROR_CANCELLED, _("Cancelled"));
               rsp_assembler_free (assembler);
               rsp_symbolizer_free (symbolizer);
               decoder_clear (&d, reader);
               return NULL;
             }
-          if (progress != NULL)
-            progress (MIN ((gdouble) done / data_size, 1.0), progress_data);
         }
     }
   rsp_assembler_set_chain_stacks (assembler, NULL);
@@ -445,32 +444,32 @@ rsp_model_build_with (RspPerfReader *reader, RspSymbolizer *symbolizer, RspChain
 }
 
 RspModel *
-rsp_model_load (const char *path, GCancellable *cancellable, RspProgressFunc progress, gpointer progress_data,
+rsp_model_load (const char *path, RspProgressFunc progress, gpointer progress_data,
                 GPtrArray *warnings, GError **error)
 {
-  return rsp_model_load_offline (path, FALSE, cancellable, progress, progress_data, warnings, error);
+  return rsp_model_load_offline (path, FALSE, progress, progress_data, warnings, error);
 }
 
 RspModel *
-rsp_model_load_offline (const char *path, gboolean offline, GCancellable *cancellable, RspProgressFunc progress,
+rsp_model_load_offline (const char *path, gboolean offline, RspProgressFunc progress,
                         gpointer progress_data, GPtrArray *warnings, GError **error)
 {
   /* the model reads tracepoints' fields and never prints them */
   g_autoptr (RspPerfReader) reader = rsp_perf_reader_open_full (path, RSP_PERF_READER_NO_PRINT, error);
   if (reader == NULL)
     return NULL;
-  return rsp_model_build_from_reader (reader, offline, RSP_CHAIN_CACHE_ON, cancellable, progress, progress_data,
+  return rsp_model_build_from_reader (reader, offline, RSP_CHAIN_CACHE_ON, progress, progress_data,
                                       warnings, error);
 }
 
 RspModel *
 rsp_model_build_from_reader (RspPerfReader *reader, gboolean offline, RspChainCacheMode mode,
-                             GCancellable *cancellable, RspProgressFunc progress, gpointer progress_data,
+                             RspProgressFunc progress, gpointer progress_data,
                              GPtrArray *warnings, GError **error)
 {
   RspSymbolizer *symbolizer = rsp_symbolizer_new ();
   g_autoptr (GPtrArray) symbol_warnings = rsp_symbolizer_setup_for_reader (symbolizer, reader, offline);
-  RspModel *m = rsp_model_build_with (reader, symbolizer, mode, cancellable, progress, progress_data, error);
+  RspModel *m = rsp_model_build_with (reader, symbolizer, mode, progress, progress_data, error);
   if (warnings != NULL)
     {
       for (guint i = 0; i < symbol_warnings->len; i++)

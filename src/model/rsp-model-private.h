@@ -65,16 +65,16 @@ typedef enum {
 } RspChainCacheMode;
 /* Reads every event of READER (symbolizing with SYMBOLIZER, which the model
  * takes over: its interned names are the model's frames) and assembles the
- * model.  Honours CANCELLABLE; PROGRESS may be NULL. */
+ * model.  PROGRESS may be NULL; when it returns FALSE the build stops. */
 RspModel *rsp_model_build_with (RspPerfReader *reader, RspSymbolizer *symbolizer, RspChainCacheMode mode,
-                                GCancellable *cancellable, RspProgressFunc progress, gpointer progress_data,
+                                RspProgressFunc progress, gpointer progress_data,
                                 GError **error);
 /* rsp_model_load_offline() on a reader already open (the model's opens
  * with RSP_PERF_READER_NO_PRINT): a symbolizer set up for it, the model
  * built the MODE way, and the symbolizer's, reader's and model's warnings
  * appended to WARNINGS (may be NULL). */
 RspModel *rsp_model_build_from_reader (RspPerfReader *reader, gboolean offline, RspChainCacheMode mode,
-                                       GCancellable *cancellable, RspProgressFunc progress, gpointer progress_data,
+                                       RspProgressFunc progress, gpointer progress_data,
                                        GPtrArray *warnings, GError **error);
 /* Computes the describing frame of every stack, once, after assembly. */
 void rsp_model_compute_frames (RspModel *m);

@@ -12,7 +12,6 @@
  */
 #pragma once
 
-#include <gio/gio.h>
 #include <glib.h>
 
 #include "rsp-perf-reader.h"
@@ -201,7 +200,10 @@ const char *rsp_anomaly_id (RspAnomaly anomaly);
 
 typedef struct _RspModel RspModel;
 
-typedef void (*RspProgressFunc) (gdouble fraction, gpointer user_data);
+/* Called now and then while a recording is read, with how far it got;
+ * returns FALSE to stop: the load then fails with
+ * RSP_READER_ERROR_CANCELLED. */
+typedef gboolean (*RspProgressFunc) (gdouble fraction, gpointer user_data);
 
 /* The model is shared by reference: every holder (a window, a view, an
  * analysis) keeps it alive; the last unref frees it. */
@@ -211,11 +213,11 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC (RspModel, rsp_model_unref)
 
 /* Opens PATH, sets up symbols as rsp dump does, builds.  The reader's
  * warnings are appended to WARNINGS when it is not NULL. */
-RspModel *rsp_model_load (const char *path, GCancellable *cancellable, RspProgressFunc progress,
+RspModel *rsp_model_load (const char *path, RspProgressFunc progress,
                           gpointer progress_data, GPtrArray *warnings, GError **error);
 /* The same; with OFFLINE, only the symbols the recording stores, never this
  * machine's binaries or /proc/kallsyms (rsp dump/report/diff --offline). */
-RspModel *rsp_model_load_offline (const char *path, gboolean offline, GCancellable *cancellable,
+RspModel *rsp_model_load_offline (const char *path, gboolean offline,
                                   RspProgressFunc progress, gpointer progress_data, GPtrArray *warnings,
                                   GError **error);
 

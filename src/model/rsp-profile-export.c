@@ -2,7 +2,8 @@
  * from an analysis (rsp-profile-export.h says what each holds). */
 #include "rsp-profile-export.h"
 
-#include <gio/gio.h>
+#include <zlib.h>
+
 #include <string.h>
 
 #include "rsp-stack-names.h"
@@ -756,25 +757,33 @@ string_index (StringTable *t, const char *s)
   return t->strings->len - 1;
 }
 
+/* DATA in the gzip format at level 6, as pprof's files are. */
 static GBytes *
 gzip (const guint8 *data, gsize size)
 {
-  g_autoptr (GZlibCompressor) z = g_zlib_compressor_new (G_ZLIB_COMPRESSOR_FORMAT_GZIP, 6);
+  z_stream zs = { 0 };
+  if (deflateInit2 (&zs, 6, Z_DEFLATED, MAX_WBITS + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK)
+    g_error ("zlib: %s", zs.msg != NULL ? zs.msg : "deflateInit2 failed");
   GByteArray *out = g_byte_array_sized_new (size / 4 + 64);
-  gsize in_pos = 0;
-  for (;;)
+  zs.next_in = (Bytef *) data;
+  int r;
+  do
     {
       guint8 buf[65536];
-      gsize read = 0, written = 0;
-      g_autoptr (GError) error = NULL;
-      GConverterResult r = g_converter_convert (G_CONVERTER (z), data + in_pos, size - in_pos, buf, sizeof buf,
-                                                G_CONVERTER_INPUT_AT_END, &read, &written, &error);
-      in_pos += read;
-      g_byte_array_append (out, buf, (guint) written);
-      /* zlib in memory fails only without memory, which GLib aborts on */
-      if (r == G_CONVERTER_FINISHED || r == G_CONVERTER_ERROR)
-        break;
+      /* at most 1 GB in at a time: avail_in is 32 bits */
+      gsize in_now = MIN (size - (gsize) ((const guint8 *) zs.next_in - data), (gsize) 1 << 30);
+      zs.avail_in = (uInt) in_now;
+      zs.next_out = buf;
+      zs.avail_out = sizeof buf;
+      gboolean last = (gsize) ((const guint8 *) zs.next_in - data) + in_now == size;
+      r = deflate (&zs, last ? Z_FINISH : Z_NO_FLUSH);
+      /* zlib in memory fails only without memory */
+      if (r == Z_STREAM_ERROR)
+        g_error ("zlib: deflate failed");
+      g_byte_array_append (out, buf, (guint) (sizeof buf - zs.avail_out));
     }
+  while (r != Z_STREAM_END);
+  deflateEnd (&zs);
   return g_byte_array_free_to_bytes (out);
 }
 

@@ -5,7 +5,7 @@
 
 #include "rsp-model.h"
 
-#include <json-glib/json-glib.h>
+#include "rsp-json.h"
 
 static inline gdouble
 ms (guint64 ns)
@@ -28,14 +28,14 @@ task_comm (const RspTask *t)
 }
 
 /* A number with three decimals (stable output for scripts and tests). */
-void rsp_json_member_double (JsonBuilder *b, const char *name, gdouble v);
-void rsp_json_member_int (JsonBuilder *b, const char *name, gint64 v);
+void rsp_json_member_double (RspJsonWriter *b, const char *name, gdouble v);
+void rsp_json_member_int (RspJsonWriter *b, const char *name, gint64 v);
 /* A string, or null. */
-void rsp_json_member_string (JsonBuilder *b, const char *name, const char *v);
+void rsp_json_member_string (RspJsonWriter *b, const char *name, const char *v);
 /* Opens an object with the task's pid, tid and comm (and FRAME when
  * WITH_FRAME); the caller adds members and closes it. */
-void rsp_json_add_task (JsonBuilder *b, const RspTask *t, const char *frame, gboolean with_frame);
+void rsp_json_add_task (RspJsonWriter *b, const RspTask *t, const char *frame, gboolean with_frame);
 /* The finished object as pretty-printed text (g_free it). */
-char *rsp_json_to_text (JsonBuilder *b);
+char *rsp_json_to_text (RspJsonWriter *b);
 /* The "recording" member: path, duration, events, losses, anomalies, command. */
-void rsp_json_add_recording (JsonBuilder *b, const RspModel *m, const char *path);
+void rsp_json_add_recording (RspJsonWriter *b, const RspModel *m, const char *path);

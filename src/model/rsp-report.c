@@ -5,7 +5,7 @@
 #include "rsp-report-private.h"
 
 #include <glib/gi18n-lib.h>
-#include <json-glib/json-glib.h>
+#include "rsp-json.h"
 #include <string.h>
 
 
@@ -145,34 +145,34 @@ rsp_report_text (const RspAnalysis *a, const char *path)
 /* ------------------------------------------------------------------ JSON */
 
 void
-rsp_json_member_double (JsonBuilder *b, const char *name, gdouble v)
+rsp_json_member_double (RspJsonWriter *b, const char *name, gdouble v)
 {
-  json_builder_set_member_name (b, name);
+  rsp_json_writer_set_member_name (b, name);
   /* three decimals: stable output for scripts and tests */
-  json_builder_add_double_value (b, ((gint64) (v * 1000.0 + (v >= 0 ? 0.5 : -0.5))) / 1000.0);
+  rsp_json_writer_add_double_value (b, ((gint64) (v * 1000.0 + (v >= 0 ? 0.5 : -0.5))) / 1000.0);
 }
 
 void
-rsp_json_member_int (JsonBuilder *b, const char *name, gint64 v)
+rsp_json_member_int (RspJsonWriter *b, const char *name, gint64 v)
 {
-  json_builder_set_member_name (b, name);
-  json_builder_add_int_value (b, v);
+  rsp_json_writer_set_member_name (b, name);
+  rsp_json_writer_add_int_value (b, v);
 }
 
 void
-rsp_json_member_string (JsonBuilder *b, const char *name, const char *v)
+rsp_json_member_string (RspJsonWriter *b, const char *name, const char *v)
 {
-  json_builder_set_member_name (b, name);
+  rsp_json_writer_set_member_name (b, name);
   if (v != NULL)
-    json_builder_add_string_value (b, v);
+    rsp_json_writer_add_string_value (b, v);
   else
-    json_builder_add_null_value (b);
+    rsp_json_writer_add_null_value (b);
 }
 
 void
-rsp_json_add_task (JsonBuilder *b, const RspTask *t, const char *frame, gboolean with_frame)
+rsp_json_add_task (RspJsonWriter *b, const RspTask *t, const char *frame, gboolean with_frame)
 {
-  json_builder_begin_object (b);
+  rsp_json_writer_begin_object (b);
   rsp_json_member_int (b, "pid", t->pid);
   rsp_json_member_int (b, "tid", t->tid);
   rsp_json_member_string (b, "comm", t->comm);
@@ -187,42 +187,38 @@ step_label (const RspFindingStep *step)
 }
 
 char *
-rsp_json_to_text (JsonBuilder *b)
+rsp_json_to_text (RspJsonWriter *b)
 {
-  g_autoptr (JsonGenerator) gen = json_generator_new ();
-  g_autoptr (JsonNode) root = json_builder_get_root (b);
-  json_generator_set_root (gen, root);
-  json_generator_set_pretty (gen, TRUE);
-  return json_generator_to_data (gen, NULL);
+  return rsp_json_writer_finish (b, NULL);
 }
 
 void
-rsp_json_add_recording (JsonBuilder *b, const RspModel *m, const char *path)
+rsp_json_add_recording (RspJsonWriter *b, const RspModel *m, const char *path)
 {
   const RspRecordingMeta *meta = rsp_model_meta (m);
-  json_builder_set_member_name (b, "recording");
-  json_builder_begin_object (b);
+  rsp_json_writer_set_member_name (b, "recording");
+  rsp_json_writer_begin_object (b);
   rsp_json_member_string (b, "path", path);
   rsp_json_member_double (b, "duration_ms", ms (rsp_model_end_time (m) - rsp_model_start_time (m)));
   rsp_json_member_int (b, "events", (gint64) rsp_model_n_events (m));
   rsp_json_member_int (b, "lost_events", (gint64) rsp_model_lost_events (m));
-  json_builder_set_member_name (b, "anomalies");
-  json_builder_begin_object (b);
+  rsp_json_writer_set_member_name (b, "anomalies");
+  rsp_json_writer_begin_object (b);
   for (guint k = 0; k < RSP_ANOMALY_N; k++)
     if (rsp_model_anomaly_count (m, k) > 0)
       rsp_json_member_int (b, rsp_anomaly_id (k), (gint64) rsp_model_anomaly_count (m, k));
-  json_builder_end_object (b);
-  json_builder_set_member_name (b, "command");
+  rsp_json_writer_end_object (b);
+  rsp_json_writer_set_member_name (b, "command");
   if (meta != NULL && meta->command != NULL)
     {
-      json_builder_begin_array (b);
+      rsp_json_writer_begin_array (b);
       for (char **arg = meta->command; *arg != NULL; arg++)
-        json_builder_add_string_value (b, *arg);
-      json_builder_end_array (b);
+        rsp_json_writer_add_string_value (b, *arg);
+      rsp_json_writer_end_array (b);
     }
   else
-    json_builder_add_null_value (b);
-  json_builder_end_object (b);
+    rsp_json_writer_add_null_value (b);
+  rsp_json_writer_end_object (b);
 }
 
 char *
@@ -230,67 +226,67 @@ rsp_report_json (const RspAnalysis *a, const char *path)
 {
   const RspModel *m = rsp_analysis_model (a);
   guint64 total = rsp_analysis_total_ns (a);
-  g_autoptr (JsonBuilder) b = json_builder_new ();
+  g_autoptr (RspJsonWriter) b = rsp_json_writer_new ();
 
-  json_builder_begin_object (b);
+  rsp_json_writer_begin_object (b);
   rsp_json_add_recording (b, m, path);
 
-  json_builder_set_member_name (b, "target");
+  rsp_json_writer_set_member_name (b, "target");
   rsp_json_add_task (b, rsp_model_task (m, rsp_analysis_target_task (a)), NULL, FALSE);
-  json_builder_end_object (b);
+  rsp_json_writer_end_object (b);
 
-  json_builder_set_member_name (b, "accounting");
-  json_builder_begin_object (b);
+  rsp_json_writer_set_member_name (b, "accounting");
+  rsp_json_writer_begin_object (b);
   rsp_json_member_double (b, "wall_ms", ms (rsp_analysis_wall_ns (a)));
   rsp_json_member_double (b, "total_ms", ms (total));
-  json_builder_set_member_name (b, "categories");
-  json_builder_begin_array (b);
+  rsp_json_writer_set_member_name (b, "categories");
+  rsp_json_writer_begin_array (b);
   for (guint c = 0; c < RSP_CAT_N; c++)
     {
-      json_builder_begin_object (b);
+      rsp_json_writer_begin_object (b);
       rsp_json_member_string (b, "id", rsp_category_id (c));
       rsp_json_member_string (b, "label", rsp_category_label (c));
       rsp_json_member_double (b, "ms", ms (rsp_analysis_category_ns (a, c)));
       rsp_json_member_double (b, "inferred_ms", ms (rsp_analysis_inferred_ns (a, c)));
-      json_builder_end_object (b);
+      rsp_json_writer_end_object (b);
     }
-  json_builder_end_array (b);
+  rsp_json_writer_end_array (b);
   rsp_json_member_double (b, "accounted_ms", ms (rsp_analysis_accounted_ns (a)));
   rsp_json_member_double (b, "unaccounted_ms", ms (rsp_analysis_category_ns (a, RSP_CAT_UNACCOUNTED)));
   rsp_json_member_double (b, "accounted_percent", rsp_analysis_accounted_percent (a));
-  json_builder_end_object (b);
+  rsp_json_writer_end_object (b);
 
-  json_builder_set_member_name (b, "control_paths");
-  json_builder_begin_array (b);
+  rsp_json_writer_set_member_name (b, "control_paths");
+  rsp_json_writer_begin_array (b);
   for (guint p = 0; p < rsp_analysis_n_paths (a); p++)
     {
       const RspControlPath *cp = rsp_analysis_path (a, p);
-      json_builder_begin_object (b);
+      rsp_json_writer_begin_object (b);
       rsp_json_member_int (b, "id", cp->id);
       rsp_json_member_double (b, "start_ms", rel_ms (m, cp->start));
       rsp_json_member_double (b, "end_ms", rel_ms (m, cp->end));
-      json_builder_set_member_name (b, "tasks");
-      json_builder_begin_array (b);
+      rsp_json_writer_set_member_name (b, "tasks");
+      rsp_json_writer_begin_array (b);
       for (guint k = 0; k < cp->task_time->len; k++)
         {
           const RspPathTask *pt = &g_array_index (cp->task_time, RspPathTask, k);
           rsp_json_add_task (b, rsp_model_task (m, pt->task), NULL, FALSE);
           rsp_json_member_double (b, "ms", ms (pt->ns));
-          json_builder_end_object (b);
+          rsp_json_writer_end_object (b);
         }
-      json_builder_end_array (b);
-      json_builder_end_object (b);
+      rsp_json_writer_end_array (b);
+      rsp_json_writer_end_object (b);
     }
-  json_builder_end_array (b);
+  rsp_json_writer_end_array (b);
 
-  json_builder_set_member_name (b, "findings");
-  json_builder_begin_array (b);
+  rsp_json_writer_set_member_name (b, "findings");
+  rsp_json_writer_begin_array (b);
   for (guint i = 0; i < rsp_analysis_n_findings (a); i++)
     {
       const RspFinding *f = rsp_analysis_finding (a, i);
       if (i >= RSP_REPORT_MAX_FINDINGS * 5 && f->ns < total / 1000)
         break; /* the long tail below 0.1% adds nothing */
-      json_builder_begin_object (b);
+      rsp_json_writer_begin_object (b);
       rsp_json_member_int (b, "rank", i + 1);
       rsp_json_member_string (b, "category", rsp_category_id (f->category));
       rsp_json_member_double (b, "ms", ms (f->ns));
@@ -300,47 +296,47 @@ rsp_report_json (const RspAnalysis *a, const char *path)
       rsp_json_member_int (b, "instances", instances);
       rsp_json_member_double (b, "largest_start_ms", rel_ms (m, f->best_start));
       rsp_json_member_double (b, "largest_ms", ms (f->best_end - f->best_start));
-      json_builder_set_member_name (b, "task");
+      rsp_json_writer_set_member_name (b, "task");
       rsp_json_add_task (b, rsp_model_task (m, f->task), NULL, FALSE);
-      json_builder_end_object (b);
+      rsp_json_writer_end_object (b);
       rsp_json_member_string (b, "frame", f->frame);
       rsp_json_member_string (b, "file", f->file);
       rsp_json_member_string (b, "endpoint", f->endpoint);
-      json_builder_set_member_name (b, "path");
-      json_builder_begin_array (b);
+      rsp_json_writer_set_member_name (b, "path");
+      rsp_json_writer_begin_array (b);
       for (guint k = 0; k < f->path->len; k++)
         {
           const RspFindingStep *step = &g_array_index (f->path, RspFindingStep, k);
           rsp_json_add_task (b, rsp_model_task (m, step->task), step->frame, TRUE);
           if (step_label (step) != NULL)
             rsp_json_member_string (b, "endpoint", step_label (step));
-          json_builder_end_object (b);
+          rsp_json_writer_end_object (b);
         }
-      json_builder_end_array (b);
+      rsp_json_writer_end_array (b);
       g_autofree char *sentence = rsp_finding_describe (rsp_analysis_model (a), f, RSP_DESCRIBE_PLAIN);
       rsp_json_member_string (b, "summary", sentence);
-      json_builder_end_object (b);
+      rsp_json_writer_end_object (b);
     }
-  json_builder_end_array (b);
+  rsp_json_writer_end_array (b);
 
   /* the files behind the disk waits (rsp report --files) */
-  json_builder_set_member_name (b, "files");
-  json_builder_begin_array (b);
+  rsp_json_writer_set_member_name (b, "files");
+  rsp_json_writer_begin_array (b);
   g_autoptr (GArray) files = rsp_analysis_file_totals (a);
   for (guint i = 0; i < files->len; i++)
     {
       const RspFileTotal *t = &g_array_index (files, RspFileTotal, i);
-      json_builder_begin_object (b);
+      rsp_json_writer_begin_object (b);
       rsp_json_member_string (b, "file", t->file);
       rsp_json_member_double (b, "ms", ms (t->ns));
       rsp_json_member_double (b, "percent", total > 0 ? 100.0 * t->ns / total : 0.0);
       rsp_json_member_double (b, "queue_ms", ms (t->queue_ns));
       rsp_json_member_double (b, "inferred_ms", ms (t->inferred_ns));
       rsp_json_member_int (b, "waits", t->waits);
-      json_builder_end_object (b);
+      rsp_json_writer_end_object (b);
     }
-  json_builder_end_array (b);
-  json_builder_end_object (b);
+  rsp_json_writer_end_array (b);
+  rsp_json_writer_end_object (b);
 
   return rsp_json_to_text (b);
 }

@@ -224,15 +224,15 @@ rsp_requests_report_json (const RspRequests *r, const char *path)
 {
   const RspModel *m = rsp_requests_model (r);
   guint n = rsp_requests_n (r);
-  g_autoptr (JsonBuilder) b = json_builder_new ();
+  g_autoptr (RspJsonWriter) b = rsp_json_writer_new ();
 
-  json_builder_begin_object (b);
+  rsp_json_writer_begin_object (b);
   rsp_json_add_recording (b, m, path);
   rsp_json_member_string (b, "requests_kind", rsp_requests_spec (r));
   rsp_json_member_int (b, "skipped", rsp_requests_n_skipped (r));
 
-  json_builder_set_member_name (b, "distribution");
-  json_builder_begin_object (b);
+  rsp_json_writer_set_member_name (b, "distribution");
+  rsp_json_writer_begin_object (b);
   rsp_json_member_int (b, "count", n);
   rsp_json_member_double (b, "min_ms", ms (rsp_requests_min (r)));
   rsp_json_member_double (b, "mean_ms", rsp_requests_mean (r) / 1e6);
@@ -243,69 +243,69 @@ rsp_requests_report_json (const RspRequests *r, const char *path)
   guint n_bins;
   guint64 low, width;
   const guint *counts = rsp_requests_histogram (r, &n_bins, &low, &width);
-  json_builder_set_member_name (b, "histogram");
-  json_builder_begin_object (b);
+  rsp_json_writer_set_member_name (b, "histogram");
+  rsp_json_writer_begin_object (b);
   rsp_json_member_double (b, "low_ms", ms (low));
   rsp_json_member_double (b, "bin_ms", ms (width));
-  json_builder_set_member_name (b, "counts");
-  json_builder_begin_array (b);
+  rsp_json_writer_set_member_name (b, "counts");
+  rsp_json_writer_begin_array (b);
   for (guint i = 0; i < n_bins; i++)
-    json_builder_add_int_value (b, counts[i]);
-  json_builder_end_array (b);
-  json_builder_end_object (b);
-  json_builder_end_object (b);
+    rsp_json_writer_add_int_value (b, counts[i]);
+  rsp_json_writer_end_array (b);
+  rsp_json_writer_end_object (b);
+  rsp_json_writer_end_object (b);
 
-  json_builder_set_member_name (b, "requests");
-  json_builder_begin_array (b);
+  rsp_json_writer_set_member_name (b, "requests");
+  rsp_json_writer_begin_array (b);
   for (guint i = 0; i < n; i++)
     {
       const RspRequest *req = rsp_requests_get (r, i);
-      json_builder_begin_object (b);
+      rsp_json_writer_begin_object (b);
       rsp_json_member_int (b, "index", i);
       rsp_json_member_int (b, "pid", req->pid);
       rsp_json_member_string (b, "comm", task_comm (rsp_model_task (m, req->task)));
       rsp_json_member_double (b, "start_ms", rel_ms (m, req->start));
       rsp_json_member_double (b, "duration_ms", ms (rsp_requests_duration (req)));
-      json_builder_set_member_name (b, "slow");
-      json_builder_add_boolean_value (b, req->slow);
+      rsp_json_writer_set_member_name (b, "slow");
+      rsp_json_writer_add_boolean_value (b, req->slow);
       rsp_json_member_int (b, "exit_status", req->exit_status);
-      json_builder_set_member_name (b, "categories");
-      json_builder_begin_object (b);
+      rsp_json_writer_set_member_name (b, "categories");
+      rsp_json_writer_begin_object (b);
       for (guint c = 0; c < RSP_CAT_N; c++)
         rsp_json_member_double (b, rsp_category_id (c), ms (req->category_ns[c]));
-      json_builder_end_object (b);
-      json_builder_end_object (b);
+      rsp_json_writer_end_object (b);
+      rsp_json_writer_end_object (b);
     }
-  json_builder_end_array (b);
+  rsp_json_writer_end_array (b);
 
-  json_builder_set_member_name (b, "slow_requests");
-  json_builder_begin_object (b);
+  rsp_json_writer_set_member_name (b, "slow_requests");
+  rsp_json_writer_begin_object (b);
   rsp_json_member_string (b, "split", split_id (rsp_requests_slow_split (r)));
   rsp_json_member_double (b, "threshold_ms", ms (rsp_requests_slow_threshold (r)));
   rsp_json_member_int (b, "count", rsp_requests_n_slow (r));
   rsp_json_member_double (b, "mean_ms", rsp_requests_mean_duration (r, TRUE) / 1e6);
   rsp_json_member_double (b, "others_mean_ms", rsp_requests_mean_duration (r, FALSE) / 1e6);
-  json_builder_set_member_name (b, "categories");
-  json_builder_begin_array (b);
+  rsp_json_writer_set_member_name (b, "categories");
+  rsp_json_writer_begin_array (b);
   for (guint c = 0; c < RSP_CAT_N; c++)
     {
       gdouble slow = rsp_requests_category_mean (r, c, TRUE), fast = rsp_requests_category_mean (r, c, FALSE);
-      json_builder_begin_object (b);
+      rsp_json_writer_begin_object (b);
       rsp_json_member_string (b, "category", rsp_category_id (c));
       rsp_json_member_double (b, "slow_ms", slow / 1e6);
       rsp_json_member_double (b, "others_ms", fast / 1e6);
       rsp_json_member_double (b, "extra_ms", (slow - fast) / 1e6);
-      json_builder_end_object (b);
+      rsp_json_writer_end_object (b);
     }
-  json_builder_end_array (b);
-  json_builder_set_member_name (b, "causes");
-  json_builder_begin_array (b);
+  rsp_json_writer_end_array (b);
+  rsp_json_writer_set_member_name (b, "causes");
+  rsp_json_writer_begin_array (b);
   for (guint i = 0; i < rsp_requests_n_causes (r); i++)
     {
       const RspRequestCause *c = rsp_requests_cause (r, i);
       if (c->extra_ns < 1e4 && i >= MAX_TEXT_CAUSES)
         break;
-      json_builder_begin_object (b);
+      rsp_json_writer_begin_object (b);
       rsp_json_member_int (b, "rank", i + 1);
       rsp_json_member_string (b, "category", rsp_category_id (c->category));
       rsp_json_member_double (b, "extra_ms", c->extra_ns / 1e6);
@@ -322,11 +322,11 @@ rsp_requests_report_json (const RspRequests *r, const char *path)
       rsp_json_member_int (b, "other_requests", c->n_fast);
       g_autofree char *sentence = rsp_requests_cause_describe (r, c, RSP_DESCRIBE_PLAIN);
       rsp_json_member_string (b, "summary", sentence);
-      json_builder_end_object (b);
+      rsp_json_writer_end_object (b);
     }
-  json_builder_end_array (b);
-  json_builder_end_object (b);
-  json_builder_end_object (b);
+  rsp_json_writer_end_array (b);
+  rsp_json_writer_end_object (b);
+  rsp_json_writer_end_object (b);
 
   return rsp_json_to_text (b);
 }

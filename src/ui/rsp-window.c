@@ -1,6 +1,8 @@
 /* rsp-window.c — the main window. */
 #include "rsp-window.h"
 
+#include <malloc.h>
+
 #include <glib/gi18n.h>
 #include <string.h>
 
@@ -48,10 +50,12 @@ typedef struct {
 
 static Preload *preload; /* the main thread's */
 
-static void
+static gboolean
 preload_progress (gdouble fraction, gpointer data)
 {
-  g_atomic_int_set (&((Preload *) data)->permille, (gint) (fraction * 1000));
+  Preload *p = data;
+  g_atomic_int_set (&p->permille, (gint) (fraction * 1000));
+  return !g_cancellable_is_cancelled (p->cancellable);
 }
 
 static gpointer
@@ -59,7 +63,7 @@ preload_thread (gpointer data)
 {
   Preload *p = data;
   GError *error = NULL;
-  RspModel *model = rsp_model_load (p->path, p->cancellable, preload_progress, p, p->warnings, &error);
+  RspModel *model = rsp_model_load (p->path, preload_progress, p, p->warnings, &error);
   g_mutex_lock (&p->lock);
   p->model = model;
   p->error = error;
@@ -110,6 +114,7 @@ rsp_window_preload_discard (void)
 typedef struct {
   char *path;
   RspWindow *window; /* only its progress counter is touched from the thread */
+  GCancellable *cancellable; /* the task's, while it runs */
   GPtrArray *warnings;
   Preload *preload;  /* the load already under way for PATH, or NULL */
 } LoadJob;
@@ -124,11 +129,12 @@ load_job_free (gpointer data)
   g_free (job);
 }
 
-static void
+static gboolean
 on_progress (gdouble fraction, gpointer user_data)
 {
   LoadJob *job = user_data;
   g_atomic_int_set (&job->window->progress_permille, (gint) (fraction * 1000));
+  return !g_cancellable_is_cancelled (job->cancellable);
 }
 
 static void
@@ -136,7 +142,9 @@ load_thread (GTask *task, gpointer source, gpointer task_data, GCancellable *can
 {
   LoadJob *job = task_data;
   GError *error = NULL;
-  RspModel *model = rsp_model_load (job->path, cancellable, on_progress, job, job->warnings, &error);
+  job->cancellable = cancellable;
+  RspModel *model = rsp_model_load (job->path, on_progress, job, job->warnings, &error);
+  job->cancellable = NULL;
   if (model == NULL)
     g_task_return_error (task, error);
   else
@@ -192,7 +200,8 @@ load_done (GObject *source, GAsyncResult *result, gpointer user_data)
   if (model == NULL)
     {
       gtk_stack_set_visible_child (GTK_STACK (self->stack), self->model != NULL ? self->views_page : self->welcome);
-      if (!g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+      if (!g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED)
+          && !g_error_matches (error, RSP_READER_ERROR, RSP_READER_ERROR_CANCELLED))
         {
           g_autofree char *name = g_file_get_basename (self->file);
           g_autofree char *primary = g_strdup_printf (_("Could not open “%s”"), name);
@@ -212,6 +221,12 @@ load_done (GObject *source, GAsyncResult *result, gpointer user_data)
   gtk_window_set_title (GTK_WINDOW (self), name);
   rsp_views_set_model (RSP_VIEWS (self->views_page), self->model, name);
   rsp_model_unref (old);
+  /* A recording's model is tens to hundreds of megabytes in many small
+   * blocks, freed in the loading threads' malloc arenas: give what is free
+   * back to the system, or the viewer keeps the largest recording it ever
+   * opened. */
+  if (old != NULL)
+    malloc_trim (0);
   gtk_stack_set_visible_child (GTK_STACK (self->stack), self->views_page);
 
   g_autofree char *uri = g_file_get_uri (self->file);

@@ -15,8 +15,8 @@ import subprocess
 import sys
 import tempfile
 
-TARGETS = ["perf-reader", "trace-data", "ftrace-section", "model"]
-MUTATIONS = {"perf-reader": "60", "trace-data": "200", "ftrace-section": "200", "model": "20"}
+TARGETS = ["perf-reader", "trace-data", "ftrace-section", "json", "model"]
+MUTATIONS = {"perf-reader": "60", "trace-data": "200", "ftrace-section": "200", "json": "2000", "model": "20"}
 
 
 def main():

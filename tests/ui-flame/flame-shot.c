@@ -141,7 +141,7 @@ main (int argc, char **argv)
     return 2;
 
   gint64 t = g_get_monotonic_time ();
-  g_autoptr (RspModel) model = rsp_model_load (files[0], NULL, NULL, NULL, NULL, &error);
+  g_autoptr (RspModel) model = rsp_model_load (files[0], NULL, NULL, NULL, &error);
   if (model == NULL)
     {
       g_printerr ("flame-shot: %s\n", error->message);

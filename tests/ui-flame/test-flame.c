@@ -23,7 +23,7 @@ fixture_load (Fixture *fx, const char *name)
 {
   g_autofree char *path = g_build_filename (RSP_SOURCE_ROOT, "tests", "data", name, NULL);
   g_autoptr (GError) error = NULL;
-  fx->model = rsp_model_load (path, NULL, NULL, NULL, NULL, &error);
+  fx->model = rsp_model_load (path, NULL, NULL, NULL, &error);
   g_assert_no_error (error);
   const RspRecordingMeta *meta = rsp_model_meta (fx->model);
   g_assert_nonnull (meta);

@@ -31,7 +31,7 @@ test_recording (gconstpointer data)
   const char *name = data;
   g_autofree char *path = g_build_filename (RSP_SOURCE_ROOT, "tests", "data", name, NULL);
   g_autoptr (GError) error = NULL;
-  g_autoptr (RspModel) model = rsp_model_load (path, NULL, NULL, NULL, NULL, &error);
+  g_autoptr (RspModel) model = rsp_model_load (path, NULL, NULL, NULL, &error);
   g_assert_no_error (error);
   const RspRecordingMeta *meta = rsp_model_meta (model);
   g_assert_nonnull (meta);
@@ -121,7 +121,7 @@ test_items (gconstpointer data)
   const char *name = data;
   g_autofree char *path = g_build_filename (RSP_SOURCE_ROOT, "tests", "data", name, NULL);
   g_autoptr (GError) error = NULL;
-  g_autoptr (RspModel) m = rsp_model_load (path, NULL, NULL, NULL, NULL, &error);
+  g_autoptr (RspModel) m = rsp_model_load (path, NULL, NULL, NULL, &error);
   g_assert_no_error (error);
   guint wakers = 0, disks = 0, nets = 0, timers = 0;
   for (RspIdx i = 0; i < rsp_model_n_sleeps (m); i++)

@@ -32,7 +32,7 @@ fixture_set_up (Fixture *f, gconstpointer data)
 {
   g_autofree char *path = g_build_filename (RSP_SOURCE_ROOT, "tests", "data", "requests.rsp", NULL);
   g_autoptr (GError) error = NULL;
-  f->model = rsp_model_load (path, NULL, NULL, NULL, NULL, &error);
+  f->model = rsp_model_load (path, NULL, NULL, NULL, &error);
   g_assert_no_error (error);
   f->requests = rsp_requests_new_full (f->model, "runs", 0, TRUE, &error);
   g_assert_no_error (error);

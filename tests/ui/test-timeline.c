@@ -25,7 +25,7 @@ load (const char *name)
   const char *root = g_getenv ("RSP_SOURCE_ROOT");
   g_autofree char *path = g_build_filename (root != NULL ? root : RSP_SOURCE_ROOT, "tests", "data", name, NULL);
   g_autoptr (GError) error = NULL;
-  RspModel *m = rsp_model_load (path, NULL, NULL, NULL, NULL, &error);
+  RspModel *m = rsp_model_load (path, NULL, NULL, NULL, &error);
   g_assert_no_error (error);
   g_assert_nonnull (m);
   return m;

@@ -379,7 +379,7 @@ test_recording (gconstpointer data)
   const char *name = data;
   g_autofree char *path = g_build_filename (RSP_SOURCE_ROOT, "tests", "data", name, NULL);
   g_autoptr (GError) error = NULL;
-  g_autoptr (RspModel) model = rsp_model_load (path, NULL, NULL, NULL, NULL, &error);
+  g_autoptr (RspModel) model = rsp_model_load (path, NULL, NULL, NULL, &error);
   g_assert_no_error (error);
   const RspRecordingMeta *meta = rsp_model_meta (model);
   gint32 pid = meta != NULL && meta->target_pid > 0 ? meta->target_pid : -1;

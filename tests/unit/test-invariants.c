@@ -166,7 +166,7 @@ test_recording (gconstpointer data)
   const char *name = data;
   g_autofree char *path = g_build_filename (RSP_SOURCE_ROOT, "tests", "data", name, NULL);
   g_autoptr (GError) error = NULL;
-  g_autoptr (RspModel) model = rsp_model_load (path, NULL, NULL, NULL, NULL, &error);
+  g_autoptr (RspModel) model = rsp_model_load (path, NULL, NULL, NULL, &error);
   g_assert_no_error (error);
   const RspRecordingMeta *meta = rsp_model_meta (model);
   gint32 pid = meta != NULL && meta->target_pid > 0 ? meta->target_pid : -1;
@@ -210,7 +210,7 @@ build_with (const char *path, RspChainCacheMode mode)
   g_autoptr (GError) error = NULL;
   g_autoptr (RspPerfReader) reader = rsp_perf_reader_open_full (path, RSP_PERF_READER_NO_PRINT, &error);
   g_assert_no_error (error);
-  RspModel *m = rsp_model_build_from_reader (reader, FALSE, mode, NULL, NULL, NULL, NULL, &error);
+  RspModel *m = rsp_model_build_from_reader (reader, FALSE, mode, NULL, NULL, NULL, &error);
   g_assert_no_error (error);
   return m;
 }
