@@ -14,8 +14,9 @@ rsp_tid_map_free (RspTidMap *map)
 {
   if (map == NULL)
     return;
-  for (guint i = 0; i < RSP_TID_MAP_N_PAGES; i++)
-    g_free (map->pages[i]);
+  for (guint i = 0; i < map->n_used; i++)
+    g_free (map->pages[map->used[i]]);
+  g_free (map->used);
   g_clear_pointer (&map->others, g_hash_table_unref);
   g_free (map);
 }
@@ -23,9 +24,8 @@ rsp_tid_map_free (RspTidMap *map)
 void
 rsp_tid_map_remove_all (RspTidMap *map)
 {
-  for (guint i = 0; i < RSP_TID_MAP_N_PAGES; i++)
-    if (map->pages[i] != NULL)
-      memset (map->pages[i], 0, RSP_TID_MAP_PAGE_SLOTS * sizeof (gpointer));
+  for (guint i = 0; i < map->n_used; i++)
+    memset (map->pages[map->used[i]], 0, RSP_TID_MAP_PAGE_SLOTS * sizeof (gpointer));
   if (map->others != NULL)
     g_hash_table_remove_all (map->others);
 }
@@ -39,7 +39,15 @@ rsp_tid_map_insert (RspTidMap *map, gint32 tid, gpointer value)
     {
       gpointer **page = &map->pages[u >> RSP_TID_MAP_PAGE_BITS];
       if (*page == NULL)
-        *page = g_new0 (gpointer, RSP_TID_MAP_PAGE_SLOTS);
+        {
+          *page = g_new0 (gpointer, RSP_TID_MAP_PAGE_SLOTS);
+          if (map->n_used == map->n_used_alloc)
+            {
+              map->n_used_alloc = MAX (16, map->n_used_alloc * 2);
+              map->used = g_renew (guint16, map->used, map->n_used_alloc);
+            }
+          map->used[map->n_used++] = (guint16) (u >> RSP_TID_MAP_PAGE_BITS);
+        }
       (*page)[u & (RSP_TID_MAP_PAGE_SLOTS - 1)] = value;
       return;
     }

@@ -1113,6 +1113,8 @@ rsp_views_set_model (RspViews *self, const RspModel *model, const char *title)
 
   const RspRecordingMeta *meta = rsp_model_meta (model);
   gint32 pid = meta != NULL ? meta->target_pid : 0;
+  g_log ("rsp-ui", G_LOG_LEVEL_DEBUG, "views: %s, %u tasks, %s, process of interest %d", title,
+         rsp_model_n_tasks (model), meta != NULL ? "RSP metadata" : "no RSP metadata", pid);
   self->timeline = rsp_timeline_widget_new (model, pid);
   if (pid > 0)
     start_analysis_job (self, pid, path_pids_thread, path_pids_done); /* the timeline's order */

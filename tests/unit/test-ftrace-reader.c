@@ -782,6 +782,21 @@ test_tid_map (void)
     g_assert_null (rsp_tid_map_lookup (map, tids[i]));
   rsp_tid_map_insert (map, 40001, GUINT_TO_POINTER (5));
   g_assert_cmpuint (GPOINTER_TO_UINT (rsp_tid_map_lookup (map, 40001)), ==, 5);
+  /* pages all over the range (the map keeps a list of those it allocated,
+   * which clearing and freeing walk): every one cleared, none leaked
+   * (the sanitizer builds), the kept pages used again */
+  for (guint round = 0; round < 2; round++)
+    {
+      for (guint32 p = round; p < RSP_TID_MAP_N_PAGES; p += 37)
+        rsp_tid_map_insert (map, (gint32) (p * RSP_TID_MAP_PAGE_SLOTS + 3), GUINT_TO_POINTER (p + 1));
+      for (guint32 p = round; p < RSP_TID_MAP_N_PAGES; p += 37)
+        g_assert_cmpuint (GPOINTER_TO_UINT (rsp_tid_map_lookup (map, (gint32) (p * RSP_TID_MAP_PAGE_SLOTS + 3))), ==,
+                          p + 1);
+      rsp_tid_map_remove_all (map);
+      for (guint32 p = 0; p < RSP_TID_MAP_N_PAGES; p++)
+        g_assert_null (rsp_tid_map_lookup (map, (gint32) (p * RSP_TID_MAP_PAGE_SLOTS + 3)));
+    }
+  g_assert_null (rsp_tid_map_lookup (map, 40001));
   rsp_tid_map_free (map);
 }
 
