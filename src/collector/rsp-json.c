@@ -481,6 +481,41 @@ bad:
   return NULL;
 }
 
+/* The integer in [P, END) (an optional '-', then digits, as checked by
+ * parse_number) when it fits 64 bits. Not g_ascii_strtoll: its result
+ * needs errno, which the first call in a process can leave set on
+ * success (GLib opens the C locale then), and the metadata's first integer
+ * (the process of interest) then read as a double, now and then, in the
+ * viewer, whose loading thread parses it first. */
+static gboolean
+parse_int64 (const char *p, const char *end, gint64 *out)
+{
+  gboolean negative = p < end && *p == '-';
+  if (negative)
+    p++;
+  guint64 v = 0;
+  for (; p < end; p++)
+    {
+      guint d = (guint) (*p - '0');
+      if (v > (G_MAXUINT64 - d) / 10)
+        return FALSE;
+      v = v * 10 + d;
+    }
+  if (negative)
+    {
+      if (v > (guint64) G_MAXINT64 + 1)
+        return FALSE;
+      *out = v == (guint64) G_MAXINT64 + 1 ? G_MININT64 : -(gint64) v;
+    }
+  else
+    {
+      if (v > (guint64) G_MAXINT64)
+        return FALSE;
+      *out = (gint64) v;
+    }
+  return TRUE;
+}
+
 static RspJsonNode *
 parse_number (Parser *ps)
 {
@@ -535,17 +570,12 @@ parse_number (Parser *ps)
   char *text = len < sizeof buf ? buf : (big = g_malloc (len + 1));
   memcpy (text, start, len);
   text[len] = '\0';
-  if (integral)
+  gint64 v;
+  if (integral && parse_int64 (start, q, &v))
     {
-      char *endp;
-      errno = 0;
-      gint64 v = g_ascii_strtoll (text, &endp, 10);
-      if (errno == 0 && *endp == '\0')
-        {
-          RspJsonNode *n = node_new (RSP_JSON_INT);
-          n->v.integer = v;
-          return n;
-        }
+      RspJsonNode *n = node_new (RSP_JSON_INT);
+      n->v.integer = v;
+      return n;
     }
   RspJsonNode *n = node_new (RSP_JSON_DOUBLE);
   n->v.number = g_ascii_strtod (text, NULL);
