@@ -2,7 +2,6 @@
  * rsp-json.h). */
 #include "rsp-json.h"
 
-#include <errno.h>
 #include <math.h>
 #include <string.h>
 
@@ -49,6 +48,35 @@ indent (GString *out, guint level)
     g_string_append_len (out, "  ", 2);
 }
 
+/* The two-character escapes: the letter after the backslash and the
+ * character it stands for. The writer uses all but "\/". */
+static const struct
+{
+  char letter, c;
+} short_escapes[] = {
+  { '"', '"' }, { '\\', '\\' }, { '/', '/' }, { 'b', '\b' }, { 'f', '\f' }, { 'n', '\n' }, { 'r', '\r' }, { 't', '\t' },
+};
+
+/* The letter that escapes C, or 0. */
+static char
+escape_letter (guchar c)
+{
+  for (guint i = 0; i < G_N_ELEMENTS (short_escapes); i++)
+    if ((guchar) short_escapes[i].c == c && c != '/')
+      return short_escapes[i].letter;
+  return '\0';
+}
+
+/* The character the escape LETTER stands for, or 0. */
+static char
+escaped_char (char letter)
+{
+  for (guint i = 0; i < G_N_ELEMENTS (short_escapes); i++)
+    if (short_escapes[i].letter == letter)
+      return short_escapes[i].c;
+  return '\0';
+}
+
 void
 rsp_json_append_string (GString *out, const char *s)
 {
@@ -73,35 +101,16 @@ rsp_json_append_string (GString *out, const char *s)
           p = next;
           continue;
         }
-      switch (c)
+      char letter = c == '"' || c == '\\' || c < 0x20 ? escape_letter (c) : '\0';
+      if (letter != '\0')
         {
-        case '"':
-          g_string_append_len (out, "\\\"", 2);
-          break;
-        case '\\':
-          g_string_append_len (out, "\\\\", 2);
-          break;
-        case '\b':
-          g_string_append_len (out, "\\b", 2);
-          break;
-        case '\f':
-          g_string_append_len (out, "\\f", 2);
-          break;
-        case '\n':
-          g_string_append_len (out, "\\n", 2);
-          break;
-        case '\r':
-          g_string_append_len (out, "\\r", 2);
-          break;
-        case '\t':
-          g_string_append_len (out, "\\t", 2);
-          break;
-        default:
-          if (c < 0x20 || c == 0x7f)
-            g_string_append_printf (out, "\\u%04x", c);
-          else
-            g_string_append_c (out, (char) c);
+          g_string_append_c (out, '\\');
+          g_string_append_c (out, letter);
         }
+      else if (c < 0x20 || c == 0x7f)
+        g_string_append_printf (out, "\\u%04x", c);
+      else
+        g_string_append_c (out, (char) c);
       p++;
     }
   g_string_append_c (out, '"');
@@ -408,28 +417,14 @@ parse_string (Parser *ps)
         }
       char e = ps->p[1];
       ps->p += 2;
+      char plain = escaped_char (e);
+      if (plain != '\0')
+        {
+          g_string_append_c (s, plain);
+          continue;
+        }
       switch (e)
         {
-        case '"':
-        case '\\':
-        case '/':
-          g_string_append_c (s, e);
-          break;
-        case 'b':
-          g_string_append_c (s, '\b');
-          break;
-        case 'f':
-          g_string_append_c (s, '\f');
-          break;
-        case 'n':
-          g_string_append_c (s, '\n');
-          break;
-        case 'r':
-          g_string_append_c (s, '\r');
-          break;
-        case 't':
-          g_string_append_c (s, '\t');
-          break;
         case 'u':
           {
             int u = ps->end - ps->p >= 4 ? hex4 (ps->p) : -1;
@@ -563,13 +558,6 @@ parse_number (Parser *ps)
         q++;
     }
   ps->p = q;
-  /* the number's text, terminated, for the C library's conversions */
-  char buf[64];
-  g_autofree char *big = NULL;
-  gsize len = q - start;
-  char *text = len < sizeof buf ? buf : (big = g_malloc (len + 1));
-  memcpy (text, start, len);
-  text[len] = '\0';
   gint64 v;
   if (integral && parse_int64 (start, q, &v))
     {
@@ -577,6 +565,13 @@ parse_number (Parser *ps)
       n->v.integer = v;
       return n;
     }
+  /* the number's text, terminated, for g_ascii_strtod */
+  char buf[64];
+  g_autofree char *big = NULL;
+  gsize len = q - start;
+  char *text = len < sizeof buf ? buf : (big = g_malloc (len + 1));
+  memcpy (text, start, len);
+  text[len] = '\0';
   RspJsonNode *n = node_new (RSP_JSON_DOUBLE);
   n->v.number = g_ascii_strtod (text, NULL);
   return n;
