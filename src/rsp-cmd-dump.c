@@ -313,9 +313,10 @@ print_stats (Dumper *d, const char *path, const guint64 *per_event, guint64 fram
     }
 
   const RspSymbolizerStats *ss = rsp_symbolizer_get_stats (d->symbolizer);
-  fprintf (out, _("\nsymbols:       %llu frames, %llu unknown, %u binaries loaded, %u missing, %u from the symbol cache\n"),
+  fprintf (out, _("\nsymbols:       %llu frames, %llu unknown, %u binaries loaded, %u missing, %u from the symbol cache, "
+                  "%u named by the recording alone\n"),
            (unsigned long long) frames, (unsigned long long) ss->unknown, ss->dsos_loaded, ss->dsos_missing,
-           ss->dsos_from_cache);
+           ss->dsos_from_cache, ss->dsos_stored_whole);
   fprintf (out, _("throughput:    %llu records in %.3f s: %.0f records/s, %.1f MB/s (symbols resolved)\n"),
            (unsigned long long) st->records, seconds, seconds > 0 ? st->records / seconds : 0.0,
            seconds > 0 ? st->bytes / 1e6 / seconds : 0.0);

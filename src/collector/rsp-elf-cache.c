@@ -819,6 +819,38 @@ rsp_elf_file_load_traced (const char *path, const guint8 *build_id, guint build_
   return ok ? g_steal_pointer (&file) : NULL;
 }
 
+gboolean
+rsp_elf_debug_file_exists (const char *path, const guint8 *build_id, guint build_id_size,
+                           gboolean *binary_matches)
+{
+  ElfHandle bin = { .fd = -1 }, dbg = { .fd = -1 };
+  gsize id_size = build_id != NULL ? MIN (build_id_size, 20) : 0;
+  const char *debuglink = NULL;
+  gboolean found;
+
+  elf_version (EV_CURRENT);
+  /* The binary only for its .gnu_debuglink, as rsp_elf_file_load_traced()
+   * looks for the debug file; its symbols are not read. */
+  if (path != NULL && !open_matching (&bin, path, build_id, id_size, NULL) && id_size > 0)
+    {
+      g_autofree char *hex = rsp_build_id_to_hex (build_id, id_size);
+      g_autofree char *cached = g_strdup_printf ("%s/.debug/.build-id/%.2s/%s/elf",
+                                                 g_get_home_dir (), hex, hex + 2);
+      open_matching (&bin, cached, build_id, id_size, NULL);
+    }
+  if (bin.elf != NULL)
+    {
+      GElf_Word crc;
+      debuglink = dwelf_elf_gnu_debuglink (bin.elf, &crc);
+    }
+  if (binary_matches != NULL)
+    *binary_matches = bin.elf != NULL && id_size > 0;
+  found = find_debug_file (&dbg, path, build_id, id_size, debuglink, NULL);
+  elf_handle_close (&dbg);
+  elf_handle_close (&bin);
+  return found;
+}
+
 static RspElfFile *
 load_image (const char *name, const guint8 *data, gsize size)
 {

@@ -87,6 +87,15 @@ RspElfFile *rsp_elf_file_load (const char *path, const guint8 *build_id, guint b
                                GError **error);
 void rsp_elf_file_free (RspElfFile *file);
 
+/* TRUE when this machine has a separate debug file (with a .symtab) for
+ * the binary PATH with build id BUILD_ID, found where
+ * rsp_elf_file_load() looks: the build-id directories, then the
+ * binary's .gnu_debuglink.  BINARY_MATCHES (may be NULL) tells whether
+ * PATH, or perf's build-id copy, is that binary (a BUILD_ID is given and
+ * the file has it).  Reads no symbols. */
+gboolean rsp_elf_debug_file_exists (const char *path, const guint8 *build_id,
+                                    guint build_id_size, gboolean *binary_matches);
+
 /* What a file looked like when a load read it (or found it missing). */
 typedef struct {
   char *path;

@@ -52,6 +52,8 @@ typedef struct {
   guint8 build_id_size;
   gboolean pseudo;    /* no file behind it: [heap], //anon, ... */
   gboolean load_tried;
+  gboolean stored_whole_tried;
+  gboolean stored_whole; /* see stored_whole() in rsp-symbols.c */
   const RspElfFile *elf;
   const StoredDso *stored;
 } RspDso;

@@ -9,7 +9,9 @@
  *   RSP-SYMBOLS 1                      first line, exactly
  *   K <start> <size> <name>[\t<module>]  kernel symbol at absolute address
  *                                      <start>; <module> without brackets
- *   D <build-id-hex | -> <path>        a binary; its S lines follow
+ *   D <build-id-hex | -> <path>        a binary; its S lines follow (none
+ *                                      when the recorder found no name
+ *                                      for the recording's addresses in it)
  *   S <offset> <size> <name>           symbol at file offset <offset> of
  *                                      the binary of the last D line
  *   P <pid> <start> <size> <name>      JIT-compiled code at address <start>
@@ -46,14 +48,6 @@ sym_ptr_compare (gconstpointer pa, gconstpointer pb)
   if (a->start != b->start)
     return a->start < b->start ? -1 : 1;
   return 0;
-}
-
-static gint
-dso_ptr_compare (gconstpointer pa, gconstpointer pb)
-{
-  const RspDso *a = *(const RspDso *const *) pa, *b = *(const RspDso *const *) pb;
-
-  return a->id < b->id ? -1 : (a->id > b->id);
 }
 
 GBytes *
@@ -103,11 +97,17 @@ rsp_symbolizer_export_used (RspSymbolizer *self)
       g_string_append_c (out, '\n');
     }
 
+  /* Every binary with a used symbol, and every one searched without a
+   * hit (read here, or stored): its D line alone says that the recording's
+   * addresses in it have no name in that file (stored_whole() in
+   * rsp-symbols.c), so that reports need not read it again. */
   dsos = g_ptr_array_new ();
-  g_hash_table_iter_init (&iter, by_dso);
-  while (g_hash_table_iter_next (&iter, &key, NULL))
-    g_ptr_array_add (dsos, key);
-  g_ptr_array_sort (dsos, dso_ptr_compare);
+  for (guint d = 0; d < self->dsos->len; d++)
+    {
+      RspDso *dso = self->dsos->pdata[d];
+      if (g_hash_table_contains (by_dso, dso) || dso->elf != NULL || dso->stored != NULL)
+        g_ptr_array_add (dsos, dso);
+    }
   for (guint d = 0; d < dsos->len; d++)
     {
       RspDso *dso = dsos->pdata[d];
@@ -126,6 +126,8 @@ rsp_symbolizer_export_used (RspSymbolizer *self)
           id = dso->stored->build_id;
           id_size = dso->stored->build_id_size;
         }
+      if (list == NULL && id_size == 0)
+        continue; /* only a build id tells a report it has the same file */
       g_string_append (out, "D ");
       if (id_size > 0)
         {
@@ -138,6 +140,8 @@ rsp_symbolizer_export_used (RspSymbolizer *self)
       symbolizer_append_clean (out, dso->path);
       g_string_append_c (out, '\n');
 
+      if (list == NULL)
+        continue;
       g_ptr_array_sort (list, sym_ptr_compare);
       for (guint i = 0; i < list->len; i++)
         {
@@ -392,6 +396,7 @@ commit_table (RspSymbolizer *self, StoredParse *ps)
   for (guint i = 0; i < self->dsos->len; i++)
     {
       RspDso *dso = self->dsos->pdata[i];
+      dso->stored_whole_tried = dso->stored_whole = FALSE;
       if (dso->build_id_size > 0)
         {
           g_autofree char *hex = rsp_build_id_to_hex (dso->build_id, dso->build_id_size);

@@ -472,6 +472,35 @@ dso_load (RspSymbolizer *self, RspDso *dso)
     self->stats.dsos_missing++;
 }
 
+/* TRUE when DSO's stored table is all there is to know of its names.  The
+ * recorder looked up every address of the recording's samples in the file
+ * it read, and stored a D line for it with its build id even where it found
+ * no name.  When this machine's binary is that same file (the recording's
+ * map names the build id, or the file at its path has the stored one),
+ * what the recorder found no name for has none here either: only a debug
+ * file installed since could name more.  Decided once per binary; the
+ * binary is still loaded for DWARF unwinding (find_unwind_module). */
+static gboolean
+stored_whole (RspSymbolizer *self, RspDso *dso)
+{
+  if (!dso->stored_whole_tried)
+    {
+      const StoredDso *stored = dso->stored;
+      gboolean same_file = FALSE;
+
+      dso->stored_whole_tried = TRUE;
+      if (stored == NULL || stored->build_id_size == 0 || dso->load_tried || self->offline
+          || dso->pseudo)
+        return FALSE;
+      if (dso->build_id_size > 0)
+        same_file = TRUE; /* matched by build id (dso_for_map) */
+      if (!rsp_elf_debug_file_exists (dso->path, stored->build_id, stored->build_id_size,
+                                      same_file ? NULL : &same_file))
+        dso->stored_whole = same_file;
+    }
+  return dso->stored_whole && dso->elf == NULL;
+}
+
 static const RspSym *
 dso_lookup (RspSymbolizer *self, RspDso *dso, guint64 offset)
 {
@@ -480,7 +509,7 @@ dso_lookup (RspSymbolizer *self, RspDso *dso, guint64 offset)
   /* Stored symbols first: they are what the recording machine had. */
   if (dso->stored != NULL)
     sym = rsp_sym_table_lookup (dso->stored->syms, dso->stored->n_syms, offset);
-  if (sym == NULL)
+  if (sym == NULL && !stored_whole (self, dso))
     {
       dso_load (self, dso);
       if (dso->elf != NULL)
@@ -677,5 +706,11 @@ rsp_symbolizer_get_stats (RspSymbolizer *self)
 {
   g_return_val_if_fail (self != NULL, NULL);
   self->stats.dsos_from_cache = rsp_elf_cache_n_from_store (self->elf_cache);
+  self->stats.dsos_stored_whole = 0;
+  for (guint i = 0; i < self->dsos->len; i++)
+    {
+      const RspDso *dso = self->dsos->pdata[i];
+      self->stats.dsos_stored_whole += dso->stored_whole && dso->elf == NULL;
+    }
   return &self->stats;
 }

@@ -132,6 +132,8 @@ typedef struct {
   guint dsos_loaded;
   guint dsos_missing;  /* binaries not found on this machine */
   guint dsos_from_cache; /* of dsos_loaded: tables from the symbol cache */
+  guint dsos_stored_whole; /* binaries named by the recording's stored table
+                            * alone: same build id, no debug file here */
 } RspSymbolizerStats;
 const RspSymbolizerStats *rsp_symbolizer_get_stats (RspSymbolizer *self);
 

@@ -897,6 +897,132 @@ test_stored_round_trip (void)
   fixture_close (&f);
 }
 
+/* Where FILE's first map (file offset 0: its ELF header, no symbol) is in
+ * this process. */
+static guint64
+self_map_start (const char *file)
+{
+  g_autofree char *text = NULL;
+  g_auto (GStrv) lines = NULL;
+
+  g_assert_true (g_file_get_contents ("/proc/self/maps", &text, NULL, NULL));
+  lines = g_strsplit (text, "\n", -1);
+  for (guint i = 0; lines[i] != NULL; i++)
+    {
+      guint64 start, end, pgoff;
+      char path[4096] = "";
+      if (sscanf (lines[i], "%" G_GINT64_MODIFIER "x-%" G_GINT64_MODIFIER "x %*s %" G_GINT64_MODIFIER
+                  "x %*s %*s %4095[^\n]", &start, &end, &pgoff, path) == 4
+          && pgoff == 0 && strcmp (path, file) == 0)
+        return start;
+    }
+  g_assert_not_reached ();
+  return 0;
+}
+
+/* A stored binary whose addresses the recorder looked up (stored_whole()
+ * in rsp-symbols.c): the recorder writes its D line even when it found no
+ * name in it; a report takes the table as all there is when this machine
+ * has the same file (by the map's build id, or the file at the path having
+ * the stored one) and no debug file for it, and reads the binary when it
+ * has one (installed since), or when the file at the path is another. */
+static void
+test_stored_whole (void)
+{
+  Fixture f = { 0 };
+  g_autofree char *stripped = fixture_path ("libsymfix-stripped.so");
+  g_autofree char *hex = NULL, *table = NULL, *expected_d = NULL;
+  g_autoptr (GBytes) exported = NULL;
+  g_autoptr (GError) error = NULL;
+  gint32 pid = getpid ();
+  guint8 id[20];
+  guint id_size;
+  guint64 header;
+
+  if (!fixture_open (&f))
+    return;
+  fixture_build_id (f.lib_path, id, &id_size);
+  hex = rsp_build_id_to_hex (id, id_size);
+  header = self_map_start (f.lib_path) + 0x10;
+
+  /* The recorder: only an address without a name in the library; its D
+   * line is stored all the same, with no S line. */
+  {
+    g_autoptr (RspSymbolizer) rec = rsp_symbolizer_new ();
+    rsp_symbolizer_set_track_used (rec, TRUE);
+    feed_self_maps (rec, pid, f.lib_path, NULL);
+    g_assert_null (resolve_name (rec, pid, header, FALSE, NULL));
+    g_assert_cmpuint (rsp_symbolizer_get_stats (rec)->dsos_loaded, ==, 1);
+    exported = rsp_symbolizer_export_used (rec);
+    expected_d = g_strdup_printf ("RSP-SYMBOLS 1\nD %s %s\n", hex, f.lib_path);
+    g_assert_cmpstr (g_bytes_get_data (exported, NULL), ==, expected_d);
+  }
+  /* The report, by the map's build id or by the path: not read again. */
+  for (guint by_id = 0; by_id < 2; by_id++)
+    {
+      g_autoptr (RspSymbolizer) rep = rsp_symbolizer_new ();
+      g_autoptr (GBytes) again = NULL;
+      g_assert_true (rsp_symbolizer_load_stored (rep, g_bytes_get_data (exported, NULL),
+                                                 g_bytes_get_size (exported), &error));
+      g_assert_no_error (error);
+      rsp_symbolizer_set_track_used (rep, TRUE);
+      feed_self_maps_with_id (rep, pid, f.lib_path, NULL, by_id && id_size == 20 ? id : NULL);
+      g_assert_null (resolve_name (rep, pid, header, FALSE, NULL));
+      g_assert_cmpuint (rsp_symbolizer_get_stats (rep)->dsos_loaded, ==, 0);
+      g_assert_cmpuint (rsp_symbolizer_get_stats (rep)->dsos_missing, ==, 0);
+      g_assert_cmpuint (rsp_symbolizer_get_stats (rep)->dsos_stored_whole, ==, 1);
+      /* the table's word, even for an address the file here would name:
+       * the recorder had this file and found none there */
+      g_assert_null (resolve_name (rep, pid, f.c_function, FALSE, NULL));
+      /* and the claim is stored again */
+      again = rsp_symbolizer_export_used (rep);
+      g_assert_cmpstr (g_bytes_get_data (again, NULL), ==, expected_d);
+    }
+  /* Offline: nothing read either, but counted as missing, as before. */
+  {
+    g_autoptr (RspSymbolizer) rep = rsp_symbolizer_new ();
+    g_assert_true (rsp_symbolizer_load_stored (rep, g_bytes_get_data (exported, NULL),
+                                               g_bytes_get_size (exported), NULL));
+    rsp_symbolizer_set_offline (rep, TRUE);
+    feed_self_maps (rep, pid, f.lib_path, NULL);
+    g_assert_null (resolve_name (rep, pid, header, FALSE, NULL));
+    g_assert_cmpuint (rsp_symbolizer_get_stats (rep)->dsos_missing, ==, 1);
+    g_assert_cmpuint (rsp_symbolizer_get_stats (rep)->dsos_stored_whole, ==, 0);
+  }
+  /* Matched by path, but the stored build id is another file's: this
+   * machine's file is read. */
+  {
+    g_autoptr (RspSymbolizer) rep = rsp_symbolizer_new ();
+    table = g_strdup_printf ("RSP-SYMBOLS 1\nD %s %s\n",
+                             "0102030405060708090a0b0c0d0e0f1011121314", f.lib_path);
+    g_assert_true (rsp_symbolizer_load_stored (rep, (const guint8 *) table, strlen (table), NULL));
+    feed_self_maps (rep, pid, f.lib_path, NULL);
+    g_assert_cmpstr (resolve_name (rep, pid, f.c_function, FALSE, NULL), ==, "symfix_c_function");
+    g_assert_cmpuint (rsp_symbolizer_get_stats (rep)->dsos_loaded, ==, 1);
+    g_assert_cmpuint (rsp_symbolizer_get_stats (rep)->dsos_stored_whole, ==, 0);
+    g_clear_pointer (&table, g_free);
+  }
+  /* A debug file here (the stripped copy's .gnu_debuglink names one): it
+   * may name what the recorder could not, so the binary is read. */
+  if (stripped != NULL)
+    {
+      g_autoptr (RspSymbolizer) rep = rsp_symbolizer_new ();
+      gboolean same = FALSE;
+      g_assert_true (rsp_elf_debug_file_exists (stripped, id, id_size, &same));
+      g_assert_true (same);
+      g_assert_false (rsp_elf_debug_file_exists (f.lib_path, id, id_size, &same));
+      g_assert_true (same);
+      table = g_strdup_printf ("RSP-SYMBOLS 1\nD %s %s\n", hex, stripped);
+      g_assert_true (rsp_symbolizer_load_stored (rep, (const guint8 *) table, strlen (table), NULL));
+      feed_self_maps_with_id (rep, pid, f.lib_path, stripped, id_size == 20 ? id : NULL);
+      g_assert_cmpstr (resolve_name (rep, pid, f.static_helper, FALSE, NULL), ==,
+                       "symfix_static_helper");
+      g_assert_cmpuint (rsp_symbolizer_get_stats (rep)->dsos_loaded, ==, 1);
+      g_assert_cmpuint (rsp_symbolizer_get_stats (rep)->dsos_stored_whole, ==, 0);
+    }
+  fixture_close (&f);
+}
+
 /* Stored symbols win over this machine's binaries and kallsyms. */
 static void
 test_stored_precedence (void)
@@ -1897,6 +2023,7 @@ main (int argc, char **argv)
   g_test_add_func ("/symbols/elf/damaged", test_bad_elf);
   g_test_add_func ("/symbols/stored/round-trip", test_stored_round_trip);
   g_test_add_func ("/symbols/stored/precedence", test_stored_precedence);
+  g_test_add_func ("/symbols/stored/whole", test_stored_whole);
   g_test_add_func ("/symbols/stored/garbage", test_stored_garbage);
   g_test_add_func ("/symbols/stored/jit", test_stored_jit);
   g_test_add_func ("/symbols/stored/fuzz", test_stored_fuzz);
