@@ -15,7 +15,10 @@ rsp_symbolizer_setup_for_reader (RspSymbolizer *symbolizer, RspPerfReader *reade
     {
       g_autoptr (GError) error = NULL;
       if (rsp_symbolizer_load_stored (symbolizer, rec->symbols, rec->symbols_size, &error))
-        have_kernel = TRUE;
+        {
+          have_kernel = TRUE;
+          rsp_symbolizer_set_stored_searched (symbolizer, rec->meta != NULL && rec->meta->symbols_searched);
+        }
       else
         g_ptr_array_add (warnings, g_strdup_printf (_("the recording's stored symbols are unusable (%s); "
                                                     "using this machine's"),

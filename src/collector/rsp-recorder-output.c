@@ -175,6 +175,8 @@ session_build_meta (const Session *s, char **events, const GArray *missing, cons
       g_array_append_vals (meta->keep_awake_pids, pids->data, pids->len);
     }
   meta->idle_loss_suspected = idle_loss_suspected;
+  /* rsp_symbolizer_export_used() writes a line for every binary searched */
+  meta->symbols_searched = TRUE;
   meta->interrupted = s->interrupted;
   meta->repeat = s->options->repeat;
   if (s->probe_group != NULL)

@@ -92,6 +92,7 @@ struct _RspSymbolizer {
   RspUnwinder *unwinder;
   gboolean dwarf_unwind;
   gboolean offline;       /* never read binaries from this machine */
+  gboolean stored_searched; /* rsp_symbolizer_set_stored_searched() */
   guint64 pcs[MAX_UNWIND_FRAMES];
 
   gboolean vdso_tried;

@@ -475,7 +475,9 @@ dso_load (RspSymbolizer *self, RspDso *dso)
 /* TRUE when DSO's stored table is all there is to know of its names.  The
  * recorder looked up every address of the recording's samples in the file
  * it read, and stored a D line for it with its build id even where it found
- * no name.  When this machine's binary is that same file (the recording's
+ * no name (recordings that say so: rsp_symbolizer_set_stored_searched();
+ * older ones stored only binaries with a name found, and a reader that
+ * decodes more than theirs did may meet addresses they never looked up).  When this machine's binary is that same file (the recording's
  * map names the build id, or the file at its path has the stored one),
  * what the recorder found no name for has none here either: only a debug
  * file installed since could name more.  Decided once per binary; the
@@ -489,8 +491,8 @@ stored_whole (RspSymbolizer *self, RspDso *dso)
       gboolean same_file = FALSE;
 
       dso->stored_whole_tried = TRUE;
-      if (stored == NULL || stored->build_id_size == 0 || dso->load_tried || self->offline
-          || dso->pseudo)
+      if (!self->stored_searched || stored == NULL || stored->build_id_size == 0
+          || dso->load_tried || self->offline || dso->pseudo)
         return FALSE;
       if (dso->build_id_size > 0)
         same_file = TRUE; /* matched by build id (dso_for_map) */
@@ -690,6 +692,18 @@ rsp_symbolizer_set_offline (RspSymbolizer *self, gboolean offline)
   self->offline = offline;
   if (offline)
     self->dwarf_unwind = FALSE;
+}
+
+void
+rsp_symbolizer_set_stored_searched (RspSymbolizer *self, gboolean searched)
+{
+  g_return_if_fail (self != NULL);
+  self->stored_searched = searched;
+  for (guint i = 0; i < self->dsos->len; i++)
+    {
+      RspDso *dso = self->dsos->pdata[i];
+      dso->stored_whole_tried = dso->stored_whole = FALSE;
+    }
 }
 
 void

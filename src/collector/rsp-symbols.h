@@ -114,6 +114,14 @@ void rsp_symbolizer_set_dwarf_unwind (RspSymbolizer *self, gboolean enable);
  * the machine (golden tests). */
 void rsp_symbolizer_set_offline (RspSymbolizer *self, gboolean offline);
 
+/* The stored table (rsp_symbolizer_load_stored) comes from a recorder that
+ * stored every binary it looked the recording's addresses up in, also
+ * those where it found no name (the recording's meta says
+ * "symbols_searched").  Then a binary of this machine is not read for a
+ * name the table lacks when it is the same file as the recorder's and no
+ * debug file for it is installed here: it would name nothing more. */
+void rsp_symbolizer_set_stored_searched (RspSymbolizer *self, gboolean searched);
+
 /* JIT code is named from /tmp/perf-PID.map (rsp-symbols-jit.c), read only
  * when owned by root or the user rsp runs as, and, after this call, by UID
  * too (the user rsp record ran the command as). */

@@ -922,10 +922,11 @@ self_map_start (const char *file)
 
 /* A stored binary whose addresses the recorder looked up (stored_whole()
  * in rsp-symbols.c): the recorder writes its D line even when it found no
- * name in it; a report takes the table as all there is when this machine
- * has the same file (by the map's build id, or the file at the path having
- * the stored one) and no debug file for it, and reads the binary when it
- * has one (installed since), or when the file at the path is another. */
+ * name in it; a report of a recording that says so takes the table as all
+ * there is when this machine has the same file (by the map's build id, or
+ * the file at the path having the stored one) and no debug file for it,
+ * and reads the binary when it has one (installed since), when the file at
+ * the path is another, or when the recording does not say so. */
 static void
 test_stored_whole (void)
 {
@@ -965,6 +966,7 @@ test_stored_whole (void)
       g_assert_true (rsp_symbolizer_load_stored (rep, g_bytes_get_data (exported, NULL),
                                                  g_bytes_get_size (exported), &error));
       g_assert_no_error (error);
+      rsp_symbolizer_set_stored_searched (rep, TRUE);
       rsp_symbolizer_set_track_used (rep, TRUE);
       feed_self_maps_with_id (rep, pid, f.lib_path, NULL, by_id && id_size == 20 ? id : NULL);
       g_assert_null (resolve_name (rep, pid, header, FALSE, NULL));
@@ -978,11 +980,23 @@ test_stored_whole (void)
       again = rsp_symbolizer_export_used (rep);
       g_assert_cmpstr (g_bytes_get_data (again, NULL), ==, expected_d);
     }
+  /* A recording that does not say its table names every binary searched
+   * (made before): the binary is read for what the table lacks. */
+  {
+    g_autoptr (RspSymbolizer) rep = rsp_symbolizer_new ();
+    g_assert_true (rsp_symbolizer_load_stored (rep, g_bytes_get_data (exported, NULL),
+                                               g_bytes_get_size (exported), NULL));
+    feed_self_maps_with_id (rep, pid, f.lib_path, NULL, id_size == 20 ? id : NULL);
+    g_assert_cmpstr (resolve_name (rep, pid, f.c_function, FALSE, NULL), ==, "symfix_c_function");
+    g_assert_cmpuint (rsp_symbolizer_get_stats (rep)->dsos_loaded, ==, 1);
+    g_assert_cmpuint (rsp_symbolizer_get_stats (rep)->dsos_stored_whole, ==, 0);
+  }
   /* Offline: nothing read either, but counted as missing, as before. */
   {
     g_autoptr (RspSymbolizer) rep = rsp_symbolizer_new ();
     g_assert_true (rsp_symbolizer_load_stored (rep, g_bytes_get_data (exported, NULL),
                                                g_bytes_get_size (exported), NULL));
+    rsp_symbolizer_set_stored_searched (rep, TRUE);
     rsp_symbolizer_set_offline (rep, TRUE);
     feed_self_maps (rep, pid, f.lib_path, NULL);
     g_assert_null (resolve_name (rep, pid, header, FALSE, NULL));
@@ -996,6 +1010,7 @@ test_stored_whole (void)
     table = g_strdup_printf ("RSP-SYMBOLS 1\nD %s %s\n",
                              "0102030405060708090a0b0c0d0e0f1011121314", f.lib_path);
     g_assert_true (rsp_symbolizer_load_stored (rep, (const guint8 *) table, strlen (table), NULL));
+    rsp_symbolizer_set_stored_searched (rep, TRUE);
     feed_self_maps (rep, pid, f.lib_path, NULL);
     g_assert_cmpstr (resolve_name (rep, pid, f.c_function, FALSE, NULL), ==, "symfix_c_function");
     g_assert_cmpuint (rsp_symbolizer_get_stats (rep)->dsos_loaded, ==, 1);
@@ -1014,6 +1029,7 @@ test_stored_whole (void)
       g_assert_true (same);
       table = g_strdup_printf ("RSP-SYMBOLS 1\nD %s %s\n", hex, stripped);
       g_assert_true (rsp_symbolizer_load_stored (rep, (const guint8 *) table, strlen (table), NULL));
+      rsp_symbolizer_set_stored_searched (rep, TRUE);
       feed_self_maps_with_id (rep, pid, f.lib_path, stripped, id_size == 20 ? id : NULL);
       g_assert_cmpstr (resolve_name (rep, pid, f.static_helper, FALSE, NULL), ==,
                        "symfix_static_helper");
