@@ -820,18 +820,27 @@ rsp_elf_file_load_traced (const char *path, const guint8 *build_id, guint build_
 }
 
 gboolean
-rsp_elf_debug_file_exists (const char *path, const guint8 *build_id, guint build_id_size,
-                           gboolean *binary_matches)
+rsp_elf_may_name_more (const char *path, const guint8 *build_id, guint build_id_size,
+                       gboolean by_path)
 {
   ElfHandle bin = { .fd = -1 }, dbg = { .fd = -1 };
   gsize id_size = build_id != NULL ? MIN (build_id_size, 20) : 0;
   const char *debuglink = NULL;
-  gboolean found;
+  gboolean more = FALSE;
 
+  if (id_size == 0)
+    return TRUE;
   elf_version (EV_CURRENT);
-  /* The binary only for its .gnu_debuglink, as rsp_elf_file_load_traced()
-   * looks for the debug file; its symbols are not read. */
-  if (path != NULL && !open_matching (&bin, path, build_id, id_size, NULL) && id_size > 0)
+  /* Where rsp_elf_file_load_traced() would read the binary: PATH when it
+   * has the build id, else perf's build-id copy. */
+  if (path != NULL && elf_handle_open (&bin, path)
+      && !build_id_equal (bin.build_id, bin.build_id_size, build_id, id_size))
+    {
+      elf_handle_close (&bin);
+      if (by_path)
+        return TRUE; /* a lookup by path reads this other file */
+    }
+  if (bin.elf == NULL)
     {
       g_autofree char *hex = rsp_build_id_to_hex (build_id, id_size);
       g_autofree char *cached = g_strdup_printf ("%s/.debug/.build-id/%.2s/%s/elf",
@@ -841,14 +850,15 @@ rsp_elf_debug_file_exists (const char *path, const guint8 *build_id, guint build
   if (bin.elf != NULL)
     {
       GElf_Word crc;
+      /* a .symtab the other copy may not have had (stripped there) */
+      more = elf_has_symtab (bin.elf);
       debuglink = dwelf_elf_gnu_debuglink (bin.elf, &crc);
     }
-  if (binary_matches != NULL)
-    *binary_matches = bin.elf != NULL && id_size > 0;
-  found = find_debug_file (&dbg, path, build_id, id_size, debuglink, NULL);
+  if (!more)
+    more = find_debug_file (&dbg, path, build_id, id_size, debuglink, NULL);
   elf_handle_close (&dbg);
   elf_handle_close (&bin);
-  return found;
+  return more;
 }
 
 static RspElfFile *

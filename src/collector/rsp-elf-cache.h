@@ -87,14 +87,17 @@ RspElfFile *rsp_elf_file_load (const char *path, const guint8 *build_id, guint b
                                GError **error);
 void rsp_elf_file_free (RspElfFile *file);
 
-/* TRUE when this machine has a separate debug file (with a .symtab) for
- * the binary PATH with build id BUILD_ID, found where
- * rsp_elf_file_load() looks: the build-id directories, then the
- * binary's .gnu_debuglink.  BINARY_MATCHES (may be NULL) tells whether
- * PATH, or perf's build-id copy, is that binary (a BUILD_ID is given and
- * the file has it).  Reads no symbols. */
-gboolean rsp_elf_debug_file_exists (const char *path, const guint8 *build_id,
-                                    guint build_id_size, gboolean *binary_matches);
+/* FALSE when this machine cannot name more of the binary with build id
+ * BUILD_ID (at PATH) than a symbol table read elsewhere from a file with
+ * that build id: the binary here (PATH, or perf's build-id copy) is that
+ * file or absent, has no .symtab (which a stripped copy elsewhere may have
+ * lacked), and no separate debug file for it is found where
+ * rsp_elf_file_load() looks (the build-id directories, the binary's
+ * .gnu_debuglink).  BY_PATH: the binary is known by its path only, so a
+ * file at PATH with another build id, which a lookup would read, makes it
+ * TRUE too.  No BUILD_ID: TRUE.  Reads no symbols. */
+gboolean rsp_elf_may_name_more (const char *path, const guint8 *build_id, guint build_id_size,
+                                gboolean by_path);
 
 /* What a file looked like when a load read it (or found it missing). */
 typedef struct {

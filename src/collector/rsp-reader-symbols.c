@@ -17,7 +17,8 @@ rsp_symbolizer_setup_for_reader (RspSymbolizer *symbolizer, RspPerfReader *reade
       if (rsp_symbolizer_load_stored (symbolizer, rec->symbols, rec->symbols_size, &error))
         {
           have_kernel = TRUE;
-          rsp_symbolizer_set_stored_searched (symbolizer, rec->meta != NULL && rec->meta->symbols_searched);
+          rsp_symbolizer_set_stored_searched (symbolizer, rec->meta != NULL
+                                                  && rec->meta->symbols_searched == RSP_SYMBOLS_SEARCHED_GENERATION);
         }
       else
         g_ptr_array_add (warnings, g_strdup_printf (_("the recording's stored symbols are unusable (%s); "

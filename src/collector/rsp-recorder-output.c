@@ -15,6 +15,9 @@
 #include "rsp-perf-reader.h"
 #include "rsp-symbols.h"
 
+/* At least as deep as any reader resolves a callchain (the model 256
+ * frames, rsp dump 512): a report trusts that the stored table holds every
+ * name there is for the addresses it meets (RSP_SYMBOLS_SEARCHED_GENERATION). */
 #define MAX_CALLCHAIN_FRAMES 512
 
 gboolean
@@ -176,7 +179,7 @@ session_build_meta (const Session *s, char **events, const GArray *missing, cons
     }
   meta->idle_loss_suspected = idle_loss_suspected;
   /* rsp_symbolizer_export_used() writes a line for every binary searched */
-  meta->symbols_searched = TRUE;
+  meta->symbols_searched = RSP_SYMBOLS_SEARCHED_GENERATION;
   meta->interrupted = s->interrupted;
   meta->repeat = s->options->repeat;
   if (s->probe_group != NULL)

@@ -241,7 +241,7 @@ rsp_recording_meta_to_json (const RspRecordingMeta *meta, gsize *length)
   rsp_json_writer_set_member_name (b, "interrupted");
   rsp_json_writer_add_boolean_value (b, meta->interrupted);
   rsp_json_writer_set_member_name (b, "symbols_searched");
-  rsp_json_writer_add_boolean_value (b, meta->symbols_searched);
+  rsp_json_writer_add_int_value (b, meta->symbols_searched);
   add_ftrace (b, meta->ftrace);
   rsp_json_writer_set_member_name (b, "repeat");
   rsp_json_writer_add_int_value (b, meta->repeat);
@@ -401,7 +401,8 @@ rsp_recording_meta_from_json (const char *json, gsize length, GError **error)
   meta->keep_awake = get_bool (o, "keep_awake");
   meta->idle_loss_suspected = get_bool (o, "idle_loss_suspected");
   meta->interrupted = get_bool (o, "interrupted");
-  meta->symbols_searched = get_bool (o, "symbols_searched");
+  gint64 searched = get_int (o, "symbols_searched", 0);
+  meta->symbols_searched = searched > 0 && searched <= G_MAXUINT ? (guint) searched : 0;
 
   get_missing_events (o, "missing_events", meta->missing_events);
   meta->ftrace = get_ftrace (o);

@@ -100,10 +100,11 @@ typedef struct {
   GArray *runs;         /* RspRecordedRun, in order; empty for older recordings */
   char **probes;        /* --probe BINARY:FUNCTION as placed, NULL if none */
   char *probe_group;    /* their uprobe events' system: "rsp_1234" */
-  gboolean symbols_searched; /* the "symbols" section has a D line for every
-                              * binary the recorder looked addresses up in,
-                              * also with no name found (rsp-symbols-stored.c);
-                              * FALSE in recordings made before */
+  guint symbols_searched; /* RSP_SYMBOLS_SEARCHED_GENERATION: the "symbols"
+                           * section has a D line for every binary the
+                           * recorder looked addresses up in, also with no
+                           * name found, and it looked up what that
+                           * generation's readers do; 0 in older recordings */
   gint ref_count;       /* rsp_recording_meta_ref(); read-only once shared */
 } RspRecordingMeta;
 

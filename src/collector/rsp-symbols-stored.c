@@ -28,6 +28,7 @@
 #include "rsp-symbols-private.h"
 
 #include <glib/gi18n-lib.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* ------------------------------------------------------------------------ */
@@ -358,11 +359,59 @@ parse_table (RspSymbolizer *self, StoredParse *ps, const guint8 *data, gsize siz
   return TRUE;
 }
 
+/* Joins the D lines of one binary (the same build id, or the same path
+ * for lines without one) into the first: the recorder may know one file
+ * under two keys (maps with and without a build id), and each line holds
+ * only the names found through its key.  One line replacing the other
+ * would lose names, and a line without a name found would hide them all
+ * (stored_whole() in rsp-symbols.c). */
+static void
+merge_duplicate_dsos (GPtrArray *dsos, GHashTable *other_paths)
+{
+  g_autoptr (GHashTable) first = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+
+  for (guint i = 0; i < dsos->len;)
+    {
+      StoredDso *dso = dsos->pdata[i];
+      char *key = dso->build_id_size > 0 ? rsp_build_id_to_hex (dso->build_id, dso->build_id_size)
+                                         : g_strconcat ("p:", dso->path, NULL);
+      StoredDso *into = g_hash_table_lookup (first, key);
+      if (into == NULL)
+        {
+          g_hash_table_insert (first, key, dso);
+          i++;
+          continue;
+        }
+      g_free (key);
+      /* the path interned: it outlives the line */
+      if (strcmp (dso->path, into->path) != 0)
+        g_hash_table_insert (other_paths, (gpointer) dso->path, into);
+      RspSym *syms = g_new (RspSym, (gsize) into->n_syms + dso->n_syms);
+      if (into->n_syms > 0)
+        memcpy (syms, into->syms, into->n_syms * sizeof (RspSym));
+      if (dso->n_syms > 0)
+        memcpy (syms + into->n_syms, dso->syms, dso->n_syms * sizeof (RspSym));
+      guint n = into->n_syms + dso->n_syms, kept = 0;
+      qsort (syms, n, sizeof (RspSym), sym_compare);
+      for (guint k = 0; k < n; k++)
+        if (kept == 0 || syms[k].start != syms[kept - 1].start)
+          syms[kept++] = syms[k];
+      g_free (into->syms);
+      into->syms = syms;
+      into->n_syms = kept;
+      g_ptr_array_remove_index (dsos, i); /* frees DSO */
+    }
+}
+
 /* The parsed table replaces any earlier one; binaries already seen pick it
- * up, and the address cache starts over. */
+ * up, and the address cache starts over.  Whether it names every binary
+ * searched is for the caller to say again (rsp_symbolizer_set_stored_searched). */
 static void
 commit_table (RspSymbolizer *self, StoredParse *ps)
 {
+  g_autoptr (GHashTable) other_paths = g_hash_table_new (g_str_hash, g_str_equal);
+  merge_duplicate_dsos (ps->dsos, other_paths);
+  self->stored_searched = FALSE;
   symbolizer_forget_used_in (self, self->stored_kernel.syms, self->stored_kernel.n);
   symbolizer_kernel_table_clear (&self->stored_kernel);
   g_array_sort (ps->kernel, stored_ksym_compare);
@@ -392,6 +441,13 @@ commit_table (RspSymbolizer *self, StoredParse *ps)
                               rsp_build_id_to_hex (dso->build_id, dso->build_id_size), dso);
       g_hash_table_replace (self->stored_by_path, (gpointer) dso->path, dso);
     }
+  /* the paths of joined lines, where no line of their own names them */
+  GHashTableIter iter;
+  gpointer path, joined;
+  g_hash_table_iter_init (&iter, other_paths);
+  while (g_hash_table_iter_next (&iter, &path, &joined))
+    if (!g_hash_table_contains (self->stored_by_path, path))
+      g_hash_table_insert (self->stored_by_path, path, joined);
   g_ptr_array_set_free_func (ps->dsos, NULL);
   for (guint i = 0; i < self->dsos->len; i++)
     {

@@ -477,30 +477,28 @@ dso_load (RspSymbolizer *self, RspDso *dso)
  * it read, and stored a D line for it with its build id even where it found
  * no name (recordings that say so: rsp_symbolizer_set_stored_searched();
  * older ones stored only binaries with a name found, and a reader that
- * decodes more than theirs did may meet addresses they never looked up).  When this machine's binary is that same file (the recording's
- * map names the build id, or the file at its path has the stored one),
- * what the recorder found no name for has none here either: only a debug
- * file installed since could name more.  Decided once per binary; the
- * binary is still loaded for DWARF unwinding (find_unwind_module). */
+ * decodes more than theirs did may meet addresses they never looked up).
+ * When this machine's copy can name nothing more than that file could (the
+ * same build id, no .symtab, no debug file: rsp_elf_may_name_more()), what
+ * the recorder found no name for has none here either, and the binary is
+ * not read.  Decided once per binary; the binary is still loaded for DWARF
+ * unwinding (find_unwind_module), and then used. */
 static gboolean
 stored_whole (RspSymbolizer *self, RspDso *dso)
 {
   if (!dso->stored_whole_tried)
     {
       const StoredDso *stored = dso->stored;
-      gboolean same_file = FALSE;
 
       dso->stored_whole_tried = TRUE;
       if (!self->stored_searched || stored == NULL || stored->build_id_size == 0
           || dso->load_tried || self->offline || dso->pseudo)
         return FALSE;
-      if (dso->build_id_size > 0)
-        same_file = TRUE; /* matched by build id (dso_for_map) */
-      if (!rsp_elf_debug_file_exists (dso->path, stored->build_id, stored->build_id_size,
-                                      same_file ? NULL : &same_file))
-        dso->stored_whole = same_file;
+      /* matched by build id (dso_for_map), or by path */
+      dso->stored_whole = !rsp_elf_may_name_more (dso->path, stored->build_id, stored->build_id_size,
+                                                  dso->build_id_size == 0);
     }
-  return dso->stored_whole && dso->elf == NULL;
+  return dso->stored_whole && !dso->load_tried;
 }
 
 static const RspSym *
@@ -724,7 +722,7 @@ rsp_symbolizer_get_stats (RspSymbolizer *self)
   for (guint i = 0; i < self->dsos->len; i++)
     {
       const RspDso *dso = self->dsos->pdata[i];
-      self->stats.dsos_stored_whole += dso->stored_whole && dso->elf == NULL;
+      self->stats.dsos_stored_whole += dso->stored_whole && !dso->load_tried;
     }
   return &self->stats;
 }

@@ -114,12 +114,17 @@ void rsp_symbolizer_set_dwarf_unwind (RspSymbolizer *self, gboolean enable);
  * the machine (golden tests). */
 void rsp_symbolizer_set_offline (RspSymbolizer *self, gboolean offline);
 
-/* The stored table (rsp_symbolizer_load_stored) comes from a recorder that
- * stored every binary it looked the recording's addresses up in, also
- * those where it found no name (the recording's meta says
- * "symbols_searched").  Then a binary of this machine is not read for a
- * name the table lacks when it is the same file as the recorder's and no
- * debug file for it is installed here: it would name nothing more. */
+/* The stored table (rsp_symbolizer_load_stored, which clears this) comes
+ * from a recorder that stored every binary it looked the recording's
+ * addresses up in, also those where it found no name, and that looked up
+ * every address this reader will (the recording's meta says
+ * "symbols_searched": RSP_SYMBOLS_SEARCHED_GENERATION).  Then a binary of
+ * this machine is not read for a name the table lacks when it can name
+ * nothing more (rsp_elf_may_name_more).  A reader that comes to resolve
+ * addresses such a recorder did not (deeper callchains, another unwinder,
+ * samples it skipped) must raise the generation: older recordings are then
+ * read as before. */
+#define RSP_SYMBOLS_SEARCHED_GENERATION 1
 void rsp_symbolizer_set_stored_searched (RspSymbolizer *self, gboolean searched);
 
 /* JIT code is named from /tmp/perf-PID.map (rsp-symbols-jit.c), read only

@@ -54,10 +54,10 @@ test_meta_round_trip (void)
 {
   g_autoptr (RspRecordingMeta) meta = rsp_recording_meta_new ();
   meta->ftrace = sample_ftrace ();
-  meta->symbols_searched = TRUE;
+  meta->symbols_searched = 1;
   g_autoptr (RspRecordingMeta) back = round_trip (meta);
 
-  g_assert_true (back->symbols_searched);
+  g_assert_cmpuint (back->symbols_searched, ==, 1);
 
   g_assert_nonnull (back->ftrace);
   g_assert_cmpstr (back->ftrace->instance, ==, "rsp-4242-0badcafe");
@@ -120,8 +120,8 @@ test_meta_without_ftrace (void)
   g_assert_null (old_meta->ftrace);
   g_assert_cmpint (old_meta->target_pid, ==, 12);
   /* nor says that its symbols name every binary searched */
-  g_assert_false (old_meta->symbols_searched);
-  g_assert_false (back->symbols_searched);
+  g_assert_cmpuint (old_meta->symbols_searched, ==, 0);
+  g_assert_cmpuint (back->symbols_searched, ==, 0);
 }
 
 static void

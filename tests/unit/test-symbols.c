@@ -920,61 +920,109 @@ self_map_start (const char *file)
   return 0;
 }
 
+/* A report of a recording whose table names every binary searched, with
+ * the stored table in TABLE, the library mapped as FILENAME_AS (NULL: as
+ * it is), by build id when ID is given. */
+static RspSymbolizer *
+stored_report (const char *table, gsize size, gboolean searched, const Fixture *f,
+               const char *filename_as, const guint8 *id)
+{
+  RspSymbolizer *rep = rsp_symbolizer_new ();
+  g_autoptr (GError) error = NULL;
+
+  g_assert_true (rsp_symbolizer_load_stored (rep, (const guint8 *) table, size, &error));
+  g_assert_no_error (error);
+  rsp_symbolizer_set_stored_searched (rep, searched);
+  rsp_symbolizer_set_track_used (rep, TRUE);
+  feed_self_maps_with_id (rep, getpid (), f->lib_path, filename_as, id);
+  return rep;
+}
+
 /* A stored binary whose addresses the recorder looked up (stored_whole()
  * in rsp-symbols.c): the recorder writes its D line even when it found no
- * name in it; a report of a recording that says so takes the table as all
- * there is when this machine has the same file (by the map's build id, or
- * the file at the path having the stored one) and no debug file for it,
- * and reads the binary when it has one (installed since), when the file at
- * the path is another, or when the recording does not say so. */
+ * name in it; a report of a recording that says so does not read a binary
+ * here that can name nothing more (the same build id, no .symtab, no debug
+ * file: a stripped copy whose debug link leads nowhere), and does read it
+ * when it is another file at the path, has a .symtab (stripped where it
+ * was recorded, whole here), has a debug file here, or when the recording
+ * does not say so.  Two D lines of one file are joined. */
 static void
 test_stored_whole (void)
 {
   Fixture f = { 0 };
   g_autofree char *stripped = fixture_path ("libsymfix-stripped.so");
-  g_autofree char *hex = NULL, *table = NULL, *expected_d = NULL;
-  g_autoptr (GBytes) exported = NULL;
-  g_autoptr (GError) error = NULL;
+  g_autofree char *dir = NULL, *copy = NULL, *hex = NULL, *expected_d = NULL;
+  g_autofree gchar *contents = NULL;
+  g_autoptr (GBytes) exported = NULL, with_name = NULL;
   gint32 pid = getpid ();
-  guint8 id[20];
+  guint8 id[20], wrong[20];
   guint id_size;
+  gsize length;
   guint64 header;
 
   if (!fixture_open (&f))
     return;
+  if (stripped == NULL)
+    {
+      g_test_skip ("libsymfix-stripped.so not built (no objcopy)");
+      fixture_close (&f);
+      return;
+    }
   fixture_build_id (f.lib_path, id, &id_size);
+  g_assert_cmpuint (id_size, ==, 20); /* GNU ld's default: the build-id cases need it */
+  memset (wrong, 0xab, sizeof wrong);
   hex = rsp_build_id_to_hex (id, id_size);
   header = self_map_start (f.lib_path) + 0x10;
+  /* the stripped library where its debug link finds nothing */
+  dir = g_dir_make_tmp ("rsp-stored-whole-XXXXXX", NULL);
+  g_assert_nonnull (dir);
+  copy = g_build_filename (dir, "libsymfix-copy.so", NULL);
+  g_assert_true (g_file_get_contents (stripped, &contents, &length, NULL));
+  g_assert_true (g_file_set_contents (copy, contents, length, NULL));
 
-  /* The recorder: only an address without a name in the library; its D
-   * line is stored all the same, with no S line. */
+  g_assert_false (rsp_elf_may_name_more (copy, id, id_size, FALSE));
+  g_assert_false (rsp_elf_may_name_more (copy, id, id_size, TRUE));
+  g_assert_true (rsp_elf_may_name_more (copy, wrong, sizeof wrong, TRUE));
+  g_assert_false (rsp_elf_may_name_more (copy, wrong, sizeof wrong, FALSE));
+  g_assert_false (rsp_elf_may_name_more ("/no/such/lib.so", id, id_size, TRUE));
+  g_assert_true (rsp_elf_may_name_more (f.lib_path, id, id_size, FALSE)); /* .symtab */
+  g_assert_true (rsp_elf_may_name_more (stripped, id, id_size, FALSE));   /* debug link */
+  g_assert_true (rsp_elf_may_name_more (copy, NULL, 0, TRUE));
+
+  /* The recorder: only an address without a name in the copy; its D line
+   * is stored all the same, with no S line.  Another recorder also names
+   * the exported function. */
   {
     g_autoptr (RspSymbolizer) rec = rsp_symbolizer_new ();
     rsp_symbolizer_set_track_used (rec, TRUE);
-    feed_self_maps (rec, pid, f.lib_path, NULL);
+    feed_self_maps (rec, pid, f.lib_path, copy);
     g_assert_null (resolve_name (rec, pid, header, FALSE, NULL));
     g_assert_cmpuint (rsp_symbolizer_get_stats (rec)->dsos_loaded, ==, 1);
     exported = rsp_symbolizer_export_used (rec);
-    expected_d = g_strdup_printf ("RSP-SYMBOLS 1\nD %s %s\n", hex, f.lib_path);
+    expected_d = g_strdup_printf ("RSP-SYMBOLS 1\nD %s %s\n", hex, copy);
     g_assert_cmpstr (g_bytes_get_data (exported, NULL), ==, expected_d);
   }
+  {
+    g_autoptr (RspSymbolizer) rec = rsp_symbolizer_new ();
+    rsp_symbolizer_set_track_used (rec, TRUE);
+    feed_self_maps (rec, pid, f.lib_path, copy);
+    g_assert_cmpstr (resolve_name (rec, pid, f.c_function, FALSE, NULL), ==, "symfix_c_function");
+    with_name = rsp_symbolizer_export_used (rec);
+  }
+  const char *table = g_bytes_get_data (exported, NULL);
+  gsize table_size = g_bytes_get_size (exported);
+
   /* The report, by the map's build id or by the path: not read again. */
   for (guint by_id = 0; by_id < 2; by_id++)
     {
-      g_autoptr (RspSymbolizer) rep = rsp_symbolizer_new ();
+      g_autoptr (RspSymbolizer) rep = stored_report (table, table_size, TRUE, &f, copy, by_id ? id : NULL);
       g_autoptr (GBytes) again = NULL;
-      g_assert_true (rsp_symbolizer_load_stored (rep, g_bytes_get_data (exported, NULL),
-                                                 g_bytes_get_size (exported), &error));
-      g_assert_no_error (error);
-      rsp_symbolizer_set_stored_searched (rep, TRUE);
-      rsp_symbolizer_set_track_used (rep, TRUE);
-      feed_self_maps_with_id (rep, pid, f.lib_path, NULL, by_id && id_size == 20 ? id : NULL);
       g_assert_null (resolve_name (rep, pid, header, FALSE, NULL));
       g_assert_cmpuint (rsp_symbolizer_get_stats (rep)->dsos_loaded, ==, 0);
       g_assert_cmpuint (rsp_symbolizer_get_stats (rep)->dsos_missing, ==, 0);
       g_assert_cmpuint (rsp_symbolizer_get_stats (rep)->dsos_stored_whole, ==, 1);
-      /* the table's word, even for an address the file here would name:
-       * the recorder had this file and found none there */
+      /* the table's word, even for an address the copy's .dynsym names:
+       * the recorder had this file and found no name there */
       g_assert_null (resolve_name (rep, pid, f.c_function, FALSE, NULL));
       /* and the claim is stored again */
       again = rsp_symbolizer_export_used (rep);
@@ -983,59 +1031,72 @@ test_stored_whole (void)
   /* A recording that does not say its table names every binary searched
    * (made before): the binary is read for what the table lacks. */
   {
-    g_autoptr (RspSymbolizer) rep = rsp_symbolizer_new ();
-    g_assert_true (rsp_symbolizer_load_stored (rep, g_bytes_get_data (exported, NULL),
-                                               g_bytes_get_size (exported), NULL));
-    feed_self_maps_with_id (rep, pid, f.lib_path, NULL, id_size == 20 ? id : NULL);
+    g_autoptr (RspSymbolizer) rep = stored_report (table, table_size, FALSE, &f, copy, id);
     g_assert_cmpstr (resolve_name (rep, pid, f.c_function, FALSE, NULL), ==, "symfix_c_function");
     g_assert_cmpuint (rsp_symbolizer_get_stats (rep)->dsos_loaded, ==, 1);
     g_assert_cmpuint (rsp_symbolizer_get_stats (rep)->dsos_stored_whole, ==, 0);
+  }
+  /* Loading a table again forgets what the last one said. */
+  {
+    g_autoptr (RspSymbolizer) rep = stored_report (table, table_size, TRUE, &f, copy, id);
+    g_assert_true (rsp_symbolizer_load_stored (rep, (const guint8 *) table, table_size, NULL));
+    g_assert_cmpstr (resolve_name (rep, pid, f.c_function, FALSE, NULL), ==, "symfix_c_function");
   }
   /* Offline: nothing read either, but counted as missing, as before. */
   {
     g_autoptr (RspSymbolizer) rep = rsp_symbolizer_new ();
-    g_assert_true (rsp_symbolizer_load_stored (rep, g_bytes_get_data (exported, NULL),
-                                               g_bytes_get_size (exported), NULL));
+    g_assert_true (rsp_symbolizer_load_stored (rep, (const guint8 *) table, table_size, NULL));
     rsp_symbolizer_set_stored_searched (rep, TRUE);
     rsp_symbolizer_set_offline (rep, TRUE);
-    feed_self_maps (rep, pid, f.lib_path, NULL);
+    feed_self_maps (rep, pid, f.lib_path, copy);
     g_assert_null (resolve_name (rep, pid, header, FALSE, NULL));
     g_assert_cmpuint (rsp_symbolizer_get_stats (rep)->dsos_missing, ==, 1);
     g_assert_cmpuint (rsp_symbolizer_get_stats (rep)->dsos_stored_whole, ==, 0);
   }
-  /* Matched by path, but the stored build id is another file's: this
-   * machine's file is read. */
+  /* Matched by path, and the stored build id is another file's: the file
+   * at the path is read, as a lookup by path always did. */
   {
-    g_autoptr (RspSymbolizer) rep = rsp_symbolizer_new ();
-    table = g_strdup_printf ("RSP-SYMBOLS 1\nD %s %s\n",
-                             "0102030405060708090a0b0c0d0e0f1011121314", f.lib_path);
-    g_assert_true (rsp_symbolizer_load_stored (rep, (const guint8 *) table, strlen (table), NULL));
-    rsp_symbolizer_set_stored_searched (rep, TRUE);
-    feed_self_maps (rep, pid, f.lib_path, NULL);
+    g_autofree char *other = g_strdup_printf ("RSP-SYMBOLS 1\nD %s %s\n",
+                                              "0102030405060708090a0b0c0d0e0f1011121314", copy);
+    g_autoptr (RspSymbolizer) rep = stored_report (other, strlen (other), TRUE, &f, copy, NULL);
     g_assert_cmpstr (resolve_name (rep, pid, f.c_function, FALSE, NULL), ==, "symfix_c_function");
     g_assert_cmpuint (rsp_symbolizer_get_stats (rep)->dsos_loaded, ==, 1);
     g_assert_cmpuint (rsp_symbolizer_get_stats (rep)->dsos_stored_whole, ==, 0);
-    g_clear_pointer (&table, g_free);
   }
-  /* A debug file here (the stripped copy's .gnu_debuglink names one): it
-   * may name what the recorder could not, so the binary is read. */
-  if (stripped != NULL)
-    {
-      g_autoptr (RspSymbolizer) rep = rsp_symbolizer_new ();
-      gboolean same = FALSE;
-      g_assert_true (rsp_elf_debug_file_exists (stripped, id, id_size, &same));
-      g_assert_true (same);
-      g_assert_false (rsp_elf_debug_file_exists (f.lib_path, id, id_size, &same));
-      g_assert_true (same);
-      table = g_strdup_printf ("RSP-SYMBOLS 1\nD %s %s\n", hex, stripped);
-      g_assert_true (rsp_symbolizer_load_stored (rep, (const guint8 *) table, strlen (table), NULL));
-      rsp_symbolizer_set_stored_searched (rep, TRUE);
-      feed_self_maps_with_id (rep, pid, f.lib_path, stripped, id_size == 20 ? id : NULL);
-      g_assert_cmpstr (resolve_name (rep, pid, f.static_helper, FALSE, NULL), ==,
-                       "symfix_static_helper");
-      g_assert_cmpuint (rsp_symbolizer_get_stats (rep)->dsos_loaded, ==, 1);
-      g_assert_cmpuint (rsp_symbolizer_get_stats (rep)->dsos_stored_whole, ==, 0);
-    }
+  /* Stripped where it was recorded, whole here (the same build id, a
+   * .symtab): read, for the local functions .dynsym lacks. */
+  {
+    g_autofree char *here = g_strdup_printf ("RSP-SYMBOLS 1\nD %s %s\n", hex, f.lib_path);
+    g_autoptr (RspSymbolizer) rep = stored_report (here, strlen (here), TRUE, &f, NULL, id);
+    g_assert_cmpstr (resolve_name (rep, pid, f.static_helper, FALSE, NULL), ==, "symfix_static_helper");
+    g_assert_cmpuint (rsp_symbolizer_get_stats (rep)->dsos_loaded, ==, 1);
+  }
+  /* A debug file here (found through the stripped library's debug link):
+   * it may name what the recorder could not, so the binary is read. */
+  {
+    g_autofree char *linked = g_strdup_printf ("RSP-SYMBOLS 1\nD %s %s\n", hex, stripped);
+    g_autoptr (RspSymbolizer) rep = stored_report (linked, strlen (linked), TRUE, &f, stripped, id);
+    g_assert_cmpstr (resolve_name (rep, pid, f.static_helper, FALSE, NULL), ==, "symfix_static_helper");
+    g_assert_cmpuint (rsp_symbolizer_get_stats (rep)->dsos_loaded, ==, 1);
+    g_assert_cmpuint (rsp_symbolizer_get_stats (rep)->dsos_stored_whole, ==, 0);
+  }
+  /* The same file under two keys in the recorder (maps with and without
+   * its build id) gives two D lines with one build id; the one without a
+   * name must not hide the other's names, by build id or by either path. */
+  {
+    g_autofree char *joined = g_strdup_printf ("%sD %s /no/such/copy.so\n",
+                                               (const char *) g_bytes_get_data (with_name, NULL), hex);
+    g_autoptr (RspSymbolizer) by_id = stored_report (joined, strlen (joined), TRUE, &f, copy, id);
+    g_autoptr (RspSymbolizer) by_other_path = stored_report (joined, strlen (joined), TRUE, &f,
+                                                             "/no/such/copy.so", NULL);
+    g_assert_cmpstr (resolve_name (by_id, pid, f.c_function, FALSE, NULL), ==, "symfix_c_function");
+    g_assert_cmpuint (rsp_symbolizer_get_stats (by_id)->dsos_loaded, ==, 0);
+    g_assert_cmpstr (resolve_name (by_other_path, pid, f.c_function, FALSE, NULL), ==,
+                     "symfix_c_function");
+    g_assert_cmpuint (rsp_symbolizer_get_stats (by_other_path)->dsos_loaded, ==, 0);
+  }
+  g_assert_cmpint (g_remove (copy), ==, 0);
+  g_assert_cmpint (g_rmdir (dir), ==, 0);
   fixture_close (&f);
 }
 
