@@ -216,6 +216,25 @@ open_matching (ElfHandle *h, const char *path, const guint8 *id, gsize id_size, 
   return TRUE;
 }
 
+/* perf record keeps a copy of every binary it saw in its build-id cache:
+ * the right one even after the file on disk was rebuilt. */
+static gboolean
+open_perf_copy (ElfHandle *h, const guint8 *id, gsize id_size, GArray *deps)
+{
+  g_autofree char *hex = rsp_build_id_to_hex (id, id_size);
+  g_autofree char *cached = g_strdup_printf ("%s/.debug/.build-id/%.2s/%s/elf", g_get_home_dir (),
+                                             hex, hex + 2);
+  return open_matching (h, cached, id, id_size, deps);
+}
+
+/* The file name H's .gnu_debuglink gives, or NULL; it lives as long as H. */
+static const char *
+debuglink_of (ElfHandle *h)
+{
+  GElf_Word crc;
+  return dwelf_elf_gnu_debuglink (h->elf, &crc);
+}
+
 /* Finds a separate debug file with a .symtab for a binary with build id ID
  * (may be empty) and .gnu_debuglink DEBUGLINK (may be NULL), as perf and
  * gdb do. */
@@ -775,24 +794,14 @@ rsp_elf_file_load_traced (const char *path, const guint8 *build_id, guint build_
   elf_version (EV_CURRENT);
 
   if (path != NULL && !open_matching (&bin, path, id, id_size, deps) && id_size > 0)
-    {
-      /* perf record keeps a copy of every binary it saw in its build-id
-       * cache: the right one even after the file on disk was rebuilt. */
-      g_autofree char *hex = rsp_build_id_to_hex (id, id_size);
-      g_autofree char *cached = g_strdup_printf ("%s/.debug/.build-id/%.2s/%s/elf",
-                                                 g_get_home_dir (), hex, hex + 2);
-      open_matching (&bin, cached, id, id_size, deps);
-    }
+    open_perf_copy (&bin, id, id_size, deps);
   if (bin.elf != NULL && id_size == 0 && bin.build_id_size > 0)
     {
       id = bin.build_id;
       id_size = bin.build_id_size;
     }
   if (bin.elf != NULL)
-    {
-      GElf_Word crc;
-      debuglink = dwelf_elf_gnu_debuglink (bin.elf, &crc);
-    }
+    debuglink = debuglink_of (&bin);
   /* Binaries with a .symtab of their own may still have a fuller one in a
    * debug file; perf prefers the debug file, so do we. */
   find_debug_file (&dbg, path, id, id_size, debuglink, deps);
@@ -841,18 +850,12 @@ rsp_elf_may_name_more (const char *path, const guint8 *build_id, guint build_id_
         return TRUE; /* a lookup by path reads this other file */
     }
   if (bin.elf == NULL)
-    {
-      g_autofree char *hex = rsp_build_id_to_hex (build_id, id_size);
-      g_autofree char *cached = g_strdup_printf ("%s/.debug/.build-id/%.2s/%s/elf",
-                                                 g_get_home_dir (), hex, hex + 2);
-      open_matching (&bin, cached, build_id, id_size, NULL);
-    }
+    open_perf_copy (&bin, build_id, id_size, NULL);
   if (bin.elf != NULL)
     {
-      GElf_Word crc;
       /* a .symtab the other copy may not have had (stripped there) */
       more = elf_has_symtab (bin.elf);
-      debuglink = dwelf_elf_gnu_debuglink (bin.elf, &crc);
+      debuglink = debuglink_of (&bin);
     }
   if (!more)
     more = find_debug_file (&dbg, path, build_id, id_size, debuglink, NULL);

@@ -58,7 +58,6 @@ rsp_symbolizer_export_used (RspSymbolizer *self)
   g_autoptr (GPtrArray) kernel = g_ptr_array_new ();
   g_autoptr (GHashTable) by_dso = g_hash_table_new_full (NULL, NULL, NULL,
                                                          (GDestroyNotify) g_ptr_array_unref);
-  g_autoptr (GPtrArray) dsos = NULL;
   GHashTableIter iter;
   gpointer key, value;
 
@@ -99,22 +98,19 @@ rsp_symbolizer_export_used (RspSymbolizer *self)
     }
 
   /* Every binary with a used symbol, and every one searched without a
-   * hit (read here, or stored): its D line alone says that the recording's
-   * addresses in it have no name in that file (stored_whole() in
-   * rsp-symbols.c), so that reports need not read it again. */
-  dsos = g_ptr_array_new ();
+   * hit (read here, or stored), in the order they were met: the D line
+   * alone says that the recording's addresses in it have no name in that
+   * file (stored_whole() in rsp-symbols.c), so that reports need not read
+   * it again. */
   for (guint d = 0; d < self->dsos->len; d++)
     {
-      RspDso *dso = self->dsos->pdata[d];
-      if (g_hash_table_contains (by_dso, dso) || dso->elf != NULL || dso->stored != NULL)
-        g_ptr_array_add (dsos, dso);
-    }
-  for (guint d = 0; d < dsos->len; d++)
-    {
-      RspDso *dso = dsos->pdata[d];
+      const RspDso *dso = self->dsos->pdata[d];
       GPtrArray *list = g_hash_table_lookup (by_dso, dso);
       const guint8 *id = dso->build_id;
       guint id_size = dso->build_id_size;
+
+      if (list == NULL && dso->elf == NULL && dso->stored == NULL)
+        continue;
 
       /* The best-known id: the recording's, the file's, the stored one's. */
       if (id_size == 0 && dso->elf != NULL)
@@ -359,48 +355,25 @@ parse_table (RspSymbolizer *self, StoredParse *ps, const guint8 *data, gsize siz
   return TRUE;
 }
 
-/* Joins the D lines of one binary (the same build id, or the same path
- * for lines without one) into the first: the recorder may know one file
- * under two keys (maps with and without a build id), and each line holds
- * only the names found through its key.  One line replacing the other
- * would lose names, and a line without a name found would hide them all
- * (stored_whole() in rsp-symbols.c). */
+/* Adds FROM's symbols to INTO's (a table's two D lines of one binary),
+ * sorted, each start once. */
 static void
-merge_duplicate_dsos (GPtrArray *dsos, GHashTable *other_paths)
+stored_dso_join (StoredDso *into, const StoredDso *from)
 {
-  g_autoptr (GHashTable) first = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  guint n = into->n_syms + from->n_syms, kept = 0;
+  RspSym *syms = g_new (RspSym, (gsize) n);
 
-  for (guint i = 0; i < dsos->len;)
-    {
-      StoredDso *dso = dsos->pdata[i];
-      char *key = dso->build_id_size > 0 ? rsp_build_id_to_hex (dso->build_id, dso->build_id_size)
-                                         : g_strconcat ("p:", dso->path, NULL);
-      StoredDso *into = g_hash_table_lookup (first, key);
-      if (into == NULL)
-        {
-          g_hash_table_insert (first, key, dso);
-          i++;
-          continue;
-        }
-      g_free (key);
-      /* the path interned: it outlives the line */
-      if (strcmp (dso->path, into->path) != 0)
-        g_hash_table_insert (other_paths, (gpointer) dso->path, into);
-      RspSym *syms = g_new (RspSym, (gsize) into->n_syms + dso->n_syms);
-      if (into->n_syms > 0)
-        memcpy (syms, into->syms, into->n_syms * sizeof (RspSym));
-      if (dso->n_syms > 0)
-        memcpy (syms + into->n_syms, dso->syms, dso->n_syms * sizeof (RspSym));
-      guint n = into->n_syms + dso->n_syms, kept = 0;
-      qsort (syms, n, sizeof (RspSym), sym_compare);
-      for (guint k = 0; k < n; k++)
-        if (kept == 0 || syms[k].start != syms[kept - 1].start)
-          syms[kept++] = syms[k];
-      g_free (into->syms);
-      into->syms = syms;
-      into->n_syms = kept;
-      g_ptr_array_remove_index (dsos, i); /* frees DSO */
-    }
+  if (into->n_syms > 0)
+    memcpy (syms, into->syms, into->n_syms * sizeof (RspSym));
+  if (from->n_syms > 0)
+    memcpy (syms + into->n_syms, from->syms, from->n_syms * sizeof (RspSym));
+  qsort (syms, n, sizeof (RspSym), sym_compare);
+  for (guint k = 0; k < n; k++)
+    if (kept == 0 || syms[k].start != syms[kept - 1].start)
+      syms[kept++] = syms[k];
+  g_free (into->syms);
+  into->syms = syms;
+  into->n_syms = kept;
 }
 
 /* The parsed table replaces any earlier one; binaries already seen pick it
@@ -409,9 +382,6 @@ merge_duplicate_dsos (GPtrArray *dsos, GHashTable *other_paths)
 static void
 commit_table (RspSymbolizer *self, StoredParse *ps)
 {
-  g_autoptr (GHashTable) other_paths = g_hash_table_new (g_str_hash, g_str_equal);
-  merge_duplicate_dsos (ps->dsos, other_paths);
-  self->stored_searched = FALSE;
   symbolizer_forget_used_in (self, self->stored_kernel.syms, self->stored_kernel.n);
   symbolizer_kernel_table_clear (&self->stored_kernel);
   g_array_sort (ps->kernel, stored_ksym_compare);
@@ -435,24 +405,34 @@ commit_table (RspSymbolizer *self, StoredParse *ps)
   for (guint i = 0; i < ps->dsos->len; i++)
     {
       StoredDso *dso = ps->dsos->pdata[i];
+      g_autofree char *hex = dso->build_id_size > 0 ? rsp_build_id_to_hex (dso->build_id, dso->build_id_size)
+                                                    : NULL;
+      /* A second D line of one binary (the same build id, or the same path
+       * without one) is joined to the first: the recorder may know one
+       * file under two keys (maps with and without its build id), each
+       * line holding the names found through its key.  One replacing the
+       * other would lose names, and one without a name found would hide
+       * them all (stored_whole() in rsp-symbols.c). */
+      StoredDso *into = hex != NULL ? g_hash_table_lookup (self->stored_by_build_id, hex)
+                                    : g_hash_table_lookup (self->stored_by_path, dso->path);
+      if (into != NULL && (hex != NULL || into->build_id_size == 0))
+        {
+          stored_dso_join (into, dso);
+          /* its path too, where no line of its own names it */
+          if (!g_hash_table_contains (self->stored_by_path, dso->path))
+            g_hash_table_insert (self->stored_by_path, (gpointer) dso->path, into);
+          symbolizer_stored_dso_free (dso);
+          continue;
+        }
       g_ptr_array_add (self->stored_dsos, dso);
-      if (dso->build_id_size > 0)
-        g_hash_table_replace (self->stored_by_build_id,
-                              rsp_build_id_to_hex (dso->build_id, dso->build_id_size), dso);
+      if (hex != NULL)
+        g_hash_table_insert (self->stored_by_build_id, g_steal_pointer (&hex), dso);
       g_hash_table_replace (self->stored_by_path, (gpointer) dso->path, dso);
     }
-  /* the paths of joined lines, where no line of their own names them */
-  GHashTableIter iter;
-  gpointer path, joined;
-  g_hash_table_iter_init (&iter, other_paths);
-  while (g_hash_table_iter_next (&iter, &path, &joined))
-    if (!g_hash_table_contains (self->stored_by_path, path))
-      g_hash_table_insert (self->stored_by_path, path, joined);
   g_ptr_array_set_free_func (ps->dsos, NULL);
   for (guint i = 0; i < self->dsos->len; i++)
     {
       RspDso *dso = self->dsos->pdata[i];
-      dso->stored_whole_tried = dso->stored_whole = FALSE;
       if (dso->build_id_size > 0)
         {
           g_autofree char *hex = rsp_build_id_to_hex (dso->build_id, dso->build_id_size);
@@ -463,6 +443,8 @@ commit_table (RspSymbolizer *self, StoredParse *ps)
     }
   symbolizer_jit_install_stored (self, ps->jit);
   self->has_stored = TRUE;
+  /* also forgets what stored_whole() decided of the old table */
+  rsp_symbolizer_set_stored_searched (self, FALSE);
   symbolizer_cache_clear (self);
 }
 

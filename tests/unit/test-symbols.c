@@ -53,6 +53,16 @@ mmap_event (gint32 pid, guint64 start, guint64 len, guint64 pgoff, const char *f
   return ev;
 }
 
+/* One line of /proc/self/maps: FALSE if it is not one; PATH is "" for
+ * anonymous memory. */
+static gboolean
+parse_maps_line (const char *line, guint64 *start, guint64 *end, guint64 *pgoff, char path[4096])
+{
+  path[0] = '\0';
+  return sscanf (line, "%" G_GINT64_MODIFIER "x-%" G_GINT64_MODIFIER "x %*s %" G_GINT64_MODIFIER
+                 "x %*s %*s %4095[^\n]", start, end, pgoff, path) >= 3;
+}
+
 /* Feeds this process's file mappings to SYM as MMAP2 records of process
  * PID, with FILENAME_AS replacing the name of maps of FILE (both NULL: all
  * file maps as they are), and the records carrying BUILD_ID if given. */
@@ -69,10 +79,9 @@ feed_self_maps_with_id (RspSymbolizer *sym, gint32 pid, const char *file,
   for (guint i = 0; lines[i] != NULL; i++)
     {
       guint64 start, end, pgoff;
-      char perms[8], path[4096] = "";
+      char path[4096];
       RspEvent ev;
-      if (sscanf (lines[i], "%" G_GINT64_MODIFIER "x-%" G_GINT64_MODIFIER "x %7s %" G_GINT64_MODIFIER
-                  "x %*s %*s %4095[^\n]", &start, &end, perms, &pgoff, path) < 4)
+      if (!parse_maps_line (lines[i], &start, &end, &pgoff, path))
         continue;
       if (path[0] != '/' && strcmp (path, "[vdso]") != 0)
         continue;
@@ -130,6 +139,22 @@ fixture_close (Fixture *f)
 {
   /* The library stays loaded: other tests map its addresses again. */
   g_free (f->lib_path);
+}
+
+/* fixture_open(), and the stripped copy STRIPPED (fixture_path ()) is
+ * there; else the test is skipped. */
+static gboolean
+fixture_open_stripped (Fixture *f, const char *stripped)
+{
+  if (!fixture_open (f))
+    return FALSE;
+  if (stripped == NULL)
+    {
+      g_test_skip ("libsymfix-stripped.so not built (no objcopy)");
+      fixture_close (f);
+      return FALSE;
+    }
+  return TRUE;
 }
 
 static const char *
@@ -609,14 +634,8 @@ test_debuglink (void)
   g_autoptr (RspElfFile) file = NULL;
   gint32 pid = getpid ();
 
-  if (!fixture_open (&f))
+  if (!fixture_open_stripped (&f, stripped))
     return;
-  if (stripped == NULL)
-    {
-      g_test_skip ("libsymfix-stripped.so not built (no objcopy)");
-      fixture_close (&f);
-      return;
-    }
   file = rsp_elf_file_load (stripped, NULL, 0, NULL);
   g_assert_nonnull (file);
   g_assert_true (g_str_has_suffix (file->syms_path, "libsymfix.debug"));
@@ -910,10 +929,8 @@ self_map_start (const char *file)
   for (guint i = 0; lines[i] != NULL; i++)
     {
       guint64 start, end, pgoff;
-      char path[4096] = "";
-      if (sscanf (lines[i], "%" G_GINT64_MODIFIER "x-%" G_GINT64_MODIFIER "x %*s %" G_GINT64_MODIFIER
-                  "x %*s %*s %4095[^\n]", &start, &end, &pgoff, path) == 4
-          && pgoff == 0 && strcmp (path, file) == 0)
+      char path[4096];
+      if (parse_maps_line (lines[i], &start, &end, &pgoff, path) && pgoff == 0 && strcmp (path, file) == 0)
         return start;
     }
   g_assert_not_reached ();
@@ -960,14 +977,8 @@ test_stored_whole (void)
   gsize length;
   guint64 header;
 
-  if (!fixture_open (&f))
+  if (!fixture_open_stripped (&f, stripped))
     return;
-  if (stripped == NULL)
-    {
-      g_test_skip ("libsymfix-stripped.so not built (no objcopy)");
-      fixture_close (&f);
-      return;
-    }
   fixture_build_id (f.lib_path, id, &id_size);
   g_assert_cmpuint (id_size, ==, 20); /* GNU ld's default: the build-id cases need it */
   memset (wrong, 0xab, sizeof wrong);
