@@ -709,6 +709,18 @@ fill_event (RspFtraceStream *s, const CpuCursor *cc, RspEvent *event)
   return TRUE;
 }
 
+/* Whether CPU's current event is of a type perf records too (an instance
+ * event whose twin perf's stream may hold): only those look at perf's
+ * events past their time. */
+static gboolean
+may_have_twin (const RspFtraceStream *s, const CpuCursor *cc)
+{
+  guint16 type;
+  memcpy (&type, cc->payload, 2);
+  const RspEvsel *evsel = type < s->n_by_id ? s->by_id[type].evsel : NULL;
+  return evsel != NULL && g_array_index (s->twin_of, gint, evsel->index) >= 0;
+}
+
 static void
 learn_tgid (RspFtraceStream *s, const RspEvent *ev)
 {
@@ -885,8 +897,9 @@ rsp_ftrace_stream_next_ref (RspFtraceStream *s, RspFtracePullFunc pull, gpointer
           learn_tgid (s, &first->event);
           return &first->event;
         }
-      /* perf's events up to the instance's oldest one, and a window past it */
-      pull_until (s, pull, source, cc->time + RSP_FTRACE_TWIN_WINDOW_NS);
+      /* perf's events up to the instance's oldest one; a window past it
+       * too when that one may have a twin there */
+      pull_until (s, pull, source, cc->time + (may_have_twin (s, cc) ? RSP_FTRACE_TWIN_WINDOW_NS : 0));
       Held *head = ring_peek_head (&s->ahead);
       if (head != NULL && (!head->event.has_time || head->event.time <= cc->time))
         {

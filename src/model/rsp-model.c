@@ -167,9 +167,10 @@ rsp_model_intern (RspModel *m, const char *text)
 }
 
 /* The frame that names STACK.  A binary without symbols is named "[cc1]",
- * a string kept in STRINGS; with STRINGS NULL such a stack has no name. */
+ * a string kept in STRINGS (and in BINARIES by its dso, when not NULL);
+ * with STRINGS NULL such a stack has no name. */
 static const char *
-compute_describing_frame (const RspModel *m, RspStackId stack, GStringChunk *strings)
+compute_describing_frame (const RspModel *m, RspStackId stack, GStringChunk *strings, GHashTable *binaries)
 {
   guint n;
   const RspModelFrame *frames = rsp_model_stack (m, stack, &n);
@@ -185,9 +186,15 @@ compute_describing_frame (const RspModel *m, RspStackId stack, GStringChunk *str
   if (user_dso != NULL && strings != NULL)
     {
       /* a binary without symbols: name the binary, as perf's "[unknown] (cc1)" */
+      const char *known = binaries != NULL ? g_hash_table_lookup (binaries, user_dso) : NULL;
+      if (known != NULL)
+        return known;
       g_autofree char *base = g_path_get_basename (user_dso);
       g_autofree char *label = g_strdup_printf ("[%s]", base);
-      return g_string_chunk_insert_const (strings, label);
+      const char *interned = g_string_chunk_insert_const (strings, label);
+      if (binaries != NULL)
+        g_hash_table_insert (binaries, (gpointer) user_dso, (gpointer) interned);
+      return interned;
     }
   for (guint i = 0; i < n; i++)
     if (frames[i].kernel && frames[i].symbol != NULL && rsp_kernel_sig (frames[i].symbol) != RSP_SIG_SCHED)
@@ -217,12 +224,66 @@ put_hex (char *p, guint64 v)
   return p;
 }
 
+/* Labels already made, by (prefix, value): a frame's address repeats in
+ * every stack it is part of, and each label costs formatting, hashing and
+ * a lookup in the string chunk.  Open addressing over a power-of-two
+ * table; the prefixes are interned (or static), so equal pointers mean
+ * equal text, and a hit returns what g_string_chunk_insert_const() gave
+ * for the same text. */
+typedef struct {
+  const char *prefix;
+  guint64 value;
+  const char *label; /* NULL: an empty slot */
+} LabelSlot;
+
+typedef struct {
+  GHashTable *bases; /* dso -> interned "BASE+" */
+  GHashTable *binaries; /* dso -> interned "[BASE]" (compute_describing_frame) */
+  LabelSlot *slots;
+  gsize mask, used;
+} LabelCache;
+
+static gsize
+label_hash (const char *prefix, guint64 value)
+{
+  guint64 h = (guint64) (guintptr) prefix * G_GUINT64_CONSTANT (0x9e3779b97f4a7c15) ^ value;
+  h ^= h >> 29;
+  h *= G_GUINT64_CONSTANT (0xbf58476d1ce4e5b9);
+  return (gsize) (h ^ (h >> 32));
+}
+
+static LabelSlot *
+label_slot (LabelCache *c, const char *prefix, guint64 value)
+{
+  if (2 * (c->used + 1) > c->mask + 1)
+    {
+      gsize old_n = c->slots != NULL ? c->mask + 1 : 0;
+      LabelSlot *old = c->slots;
+      gsize n = MAX (old_n * 2, 1024);
+      c->slots = g_new0 (LabelSlot, n);
+      c->mask = n - 1;
+      for (gsize i = 0; i < old_n; i++)
+        if (old[i].label != NULL)
+          {
+            gsize k = label_hash (old[i].prefix, old[i].value) & c->mask;
+            while (c->slots[k].label != NULL)
+              k = (k + 1) & c->mask;
+            c->slots[k] = old[i];
+          }
+      g_free (old);
+    }
+  gsize k = label_hash (prefix, value) & c->mask;
+  while (c->slots[k].label != NULL && (c->slots[k].prefix != prefix || c->slots[k].value != value))
+    k = (k + 1) & c->mask;
+  return &c->slots[k];
+}
+
 /* The label of a frame without a symbol: "[kernel] 0x..", "[unmapped]
  * 0x..", "[anon] 0x.." or "BINARY+0x.." (BINARY the mapping's base name,
- * found once per mapping in BASES).  Written by hand: formatting them was a
- * tenth of a report of a build, whose compilers have no symbols. */
+ * found once per mapping in C's bases).  Written by hand: formatting them
+ * was a tenth of a report of a build, whose compilers have no symbols. */
 static const char *
-frame_label (RspModel *m, const RspModelFrame *f, GHashTable *bases)
+frame_label (RspModel *m, const RspModelFrame *f, LabelCache *c)
 {
   if (f->symbol != NULL)
     return f->symbol;
@@ -236,16 +297,19 @@ frame_label (RspModel *m, const RspModelFrame *f, GHashTable *bases)
     prefix = "[anon] ";
   else
     {
-      prefix = g_hash_table_lookup (bases, f->dso);
+      prefix = g_hash_table_lookup (c->bases, f->dso);
       if (prefix == NULL)
         {
           g_autofree char *base = g_path_get_basename (f->dso);
           g_autofree char *with_plus = g_strconcat (base, "+", NULL);
           prefix = g_string_chunk_insert_const (m->strings, with_plus);
-          g_hash_table_insert (bases, (gpointer) f->dso, (gpointer) prefix);
+          g_hash_table_insert (c->bases, (gpointer) f->dso, (gpointer) prefix);
         }
       value = f->offset;
     }
+  LabelSlot *slot = label_slot (c, prefix, value);
+  if (slot->label != NULL)
+    return slot->label;
   gsize len = strlen (prefix);
   char stack_buf[256];
   char *buf = len + 19 <= sizeof stack_buf ? stack_buf : g_malloc (len + 19);
@@ -254,23 +318,29 @@ frame_label (RspModel *m, const RspModelFrame *f, GHashTable *bases)
   const char *label = g_string_chunk_insert_const (m->strings, buf);
   if (buf != stack_buf)
     g_free (buf);
+  *slot = (LabelSlot) { prefix, value, label };
+  c->used++;
   return label;
 }
 
 void
 rsp_model_compute_frames (RspModel *m)
 {
-  g_autoptr (GHashTable) bases = g_hash_table_new (g_direct_hash, g_direct_equal);
+  LabelCache c = { g_hash_table_new (g_direct_hash, g_direct_equal),
+                   g_hash_table_new (g_direct_hash, g_direct_equal), NULL, 0, 0 };
   for (guint i = 0; i < m->frames->len; i++)
     {
       RspModelFrame *f = &g_array_index (m->frames, RspModelFrame, i);
-      f->name = frame_label (m, f, bases);
+      f->name = frame_label (m, f, &c);
     }
   guint n = m->stack_index->len / 2;
   g_clear_pointer (&m->describing, g_ptr_array_unref);
   m->describing = g_ptr_array_sized_new (n);
   for (guint i = 0; i < n; i++)
-    g_ptr_array_add (m->describing, (gpointer) compute_describing_frame (m, i, m->strings));
+    g_ptr_array_add (m->describing, (gpointer) compute_describing_frame (m, i, m->strings, c.binaries));
+  g_hash_table_unref (c.bases);
+  g_hash_table_unref (c.binaries);
+  g_free (c.slots);
 }
 
 static const char *
@@ -280,7 +350,7 @@ describing_frame (const RspModel *m, RspStackId stack)
     return g_ptr_array_index (m->describing, stack);
   /* not reached once the model is built: rsp_model_compute_frames covers
    * every stack */
-  return compute_describing_frame (m, stack, NULL);
+  return compute_describing_frame (m, stack, NULL, NULL);
 }
 
 const char *
