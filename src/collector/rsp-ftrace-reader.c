@@ -139,9 +139,33 @@ ring_free (HeldRing *r)
 
 /* What decoding an event of one tracepoint id needs, looked up once. */
 typedef struct {
-  const RspEvsel *evsel;
+  RspEvsel *evsel;
   const struct tep_format_field *pid_field; /* common_pid, if 4 bytes */
+  gboolean ready;                           /* the format is parsed (or never will be) */
 } IdEntry;
+
+/* A format parsed when the first event of its type is read, or when its
+ * evsel is asked for (rsp_ftrace_stream_ensure_format()): a reader that
+ * never prints (the model's) parses only the formats its recording uses.
+ * libtraceevent's parse was a fifth of a small recording's report, most of
+ * it for events the recording never saw. */
+typedef struct {
+  char *text;   /* checked by the guard, print fmt emptied */
+  char *system;
+  char *name;
+} PendingFormat;
+
+static void
+pending_format_free (gpointer data)
+{
+  PendingFormat *pf = data;
+  if (pf == NULL)
+    return;
+  g_free (pf->text);
+  g_free (pf->system);
+  g_free (pf->name);
+  g_free (pf);
+}
 
 struct _RspFtraceStream {
   struct tep_handle *tep;
@@ -154,6 +178,7 @@ struct _RspFtraceStream {
   gboolean populate_failed; /* MADV_POPULATE_READ refused: not asked again */
   IdEntry *by_id;          /* tracepoint id -> our RspEvsel and its common_pid field */
   guint n_by_id;
+  GPtrArray *pending;      /* PendingFormat* by our evsel's index - first_evsel, NULL once parsed */
   /* per evsel index (the reader's numbering): the paired evsel of the other
    * channel, or -1 */
   GArray *twin_of;       /* gint */
@@ -213,6 +238,22 @@ cpu_cursor_clear (gpointer data)
   g_free (c->owned);
 }
 
+/* A checked format's name and id (its first two lines: "name: NAME",
+ * "ID: DIGITS", as rsp_tep_format_text() ensures). */
+static char *
+format_name (const char *text)
+{
+  const char *name = text + strlen ("name: ");
+  return g_strndup (name, strcspn (name, "\n"));
+}
+
+static gint
+format_id (const char *text)
+{
+  const char *line = strchr (text, '\n');
+  return line != NULL ? (gint) g_ascii_strtoll (line + 1 + strlen ("ID: "), NULL, 10) : -1;
+}
+
 static gboolean
 parse_formats (RspFtraceStream *s, Cursor *c, const guint8 *header_page, gsize header_len, gboolean with_print,
                GError **error)
@@ -222,6 +263,7 @@ parse_formats (RspFtraceStream *s, Cursor *c, const guint8 *header_page, gsize h
   g_autoptr (GPtrArray) formats = g_ptr_array_new_with_free_func (g_free);
   g_autofree char *header = g_strndup ((const char *) header_page, header_len);
   g_autoptr (GHashTable) evsel_of_id = g_hash_table_new (g_direct_hash, g_direct_equal);
+  g_autoptr (GHashTable) lowest = NULL; /* "SYSTEM\x1fNAME" -> lowest id, without WITH_PRINT */
   if (!take_u32 (c, &n_formats) || n_formats > MAX_FORMATS)
     goto damaged;
   for (guint32 i = 0; i < n_formats; i++)
@@ -244,32 +286,76 @@ parse_formats (RspFtraceStream *s, Cursor *c, const guint8 *header_page, gsize h
     }
   if (rsp_tep_check_header_page (header, strlen (header)))
     tep_parse_header_page (s->tep, header, strlen (header), (int) s->long_size);
-  for (guint i = 0; i < formats->len; i++)
+  if (with_print)
     {
-      const char *text = g_ptr_array_index (formats, i);
-      tep_parse_event (s->tep, text, strlen (text), g_ptr_array_index (systems, i));
+      for (guint i = 0; i < formats->len; i++)
+        {
+          const char *text = g_ptr_array_index (formats, i);
+          tep_parse_event (s->tep, text, strlen (text), g_ptr_array_index (systems, i));
+        }
+    }
+  else
+    {
+      /* what the parse would find by name (below): per system and name,
+       * the lowest id (libtraceevent keeps its events sorted by id) */
+      lowest = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+      for (guint i = 0; i < formats->len; i++)
+        {
+          const char *text = g_ptr_array_index (formats, i);
+          g_autofree char *name = format_name (text);
+          char *key = g_strconcat (g_ptr_array_index (systems, i), "\x1f", name, NULL);
+          gint id = format_id (text);
+          gpointer old = NULL;
+          if (g_hash_table_lookup_extended (lowest, key, NULL, &old) && GPOINTER_TO_INT (old) <= id)
+            g_free (key);
+          else
+            g_hash_table_insert (lowest, key, GINT_TO_POINTER (id));
+        }
+      s->pending = g_ptr_array_new_with_free_func (pending_format_free);
     }
   for (guint i = 0; i < formats->len; i++)
     {
       const char *text = g_ptr_array_index (formats, i);
       const char *sys = g_ptr_array_index (systems, i);
-      /* the event parsed above: find it by the name its text gives */
-      const char *name = text + strlen ("name: ");
-      g_autofree char *ev_name = g_strndup (name, strcspn (name, "\n"));
-      struct tep_event *event = tep_find_event_by_name (s->tep, sys, ev_name);
-      if (event == NULL || g_hash_table_contains (evsel_of_id, GINT_TO_POINTER (event->id)))
+      /* the event parsed above (or to be): found by the name its text gives */
+      g_autofree char *ev_name = format_name (text);
+      struct tep_event *event = NULL;
+      gint id;
+      if (with_print)
+        {
+          event = tep_find_event_by_name (s->tep, sys, ev_name);
+          if (event == NULL)
+            continue;
+          id = event->id;
+        }
+      else
+        {
+          g_autofree char *key = g_strconcat (sys, "\x1f", ev_name, NULL);
+          id = GPOINTER_TO_INT (g_hash_table_lookup (lowest, key));
+          if (id != format_id (text))
+            continue; /* another format of this name has the lower id: that one is the event */
+        }
+      if (g_hash_table_contains (evsel_of_id, GINT_TO_POINTER (id)))
         continue;
       RspEvsel *evsel = g_new0 (RspEvsel, 1);
       evsel->index = s->evsels->len;
       evsel->attr.type = PERF_TYPE_TRACEPOINT;
-      evsel->attr.config = (guint64) event->id;
+      evsel->attr.config = (guint64) id;
       evsel->attr.size = sizeof evsel->attr;
       evsel->attr.sample_type = PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU | PERF_SAMPLE_RAW;
-      evsel->name = g_strdup_printf ("%s:%s", event->system, event->name);
+      evsel->name = g_strdup_printf ("%s:%s", sys, ev_name);
       evsel->tp = event;
       evsel->ftrace = TRUE;
       g_ptr_array_add (s->evsels, evsel);
-      g_hash_table_insert (evsel_of_id, GINT_TO_POINTER (event->id), evsel);
+      g_hash_table_insert (evsel_of_id, GINT_TO_POINTER (id), evsel);
+      if (!with_print)
+        {
+          PendingFormat *pf = g_new0 (PendingFormat, 1);
+          pf->text = g_strdup (text);
+          pf->system = g_strdup (sys);
+          pf->name = g_steal_pointer (&ev_name);
+          g_ptr_array_add (s->pending, pf);
+        }
     }
   /* the ids are the kernel's tracepoint numbers, a few thousand at most;
    * an event's id is 16 bits */
@@ -287,10 +373,14 @@ parse_formats (RspFtraceStream *s, Cursor *c, const guint8 *header_page, gsize h
       guint id = (guint) GPOINTER_TO_INT (key);
       if (id >= s->n_by_id)
         continue;
-      const RspEvsel *evsel = value;
-      const struct tep_format_field *f = tep_find_common_field ((struct tep_event *) evsel->tp, "common_pid");
+      RspEvsel *evsel = value;
       s->by_id[id].evsel = evsel;
-      s->by_id[id].pid_field = f != NULL && f->size == 4 ? f : NULL;
+      if (evsel->tp != NULL)
+        {
+          const struct tep_format_field *f = tep_find_common_field ((struct tep_event *) evsel->tp, "common_pid");
+          s->by_id[id].pid_field = f != NULL && f->size == 4 ? f : NULL;
+          s->by_id[id].ready = TRUE;
+        }
     }
   return TRUE;
 
@@ -475,6 +565,7 @@ rsp_ftrace_stream_free (RspFtraceStream *s)
   g_array_unref (s->cpus);
   g_clear_pointer (&s->twin_of, g_array_unref);
   g_free (s->by_id);
+  g_clear_pointer (&s->pending, g_ptr_array_unref);
   rsp_tid_map_free (s->tgid_of);
   tep_free (s->tep);
   g_free (s);
@@ -676,6 +767,41 @@ oldest_cpu (RspFtraceStream *s)
   return best;
 }
 
+/* Parses EVSEL's format if it waits (PendingFormat), and fills in its
+ * entry by id.  A format the guard passed and libtraceevent refuses leaves
+ * the evsel without one: its events then count as of unknown type, as
+ * they did when such an evsel was not made at all. */
+static void
+ensure_evsel (RspFtraceStream *s, RspEvsel *evsel)
+{
+  guint k = evsel->index - s->first_evsel;
+  if (s->pending == NULL || evsel->index < s->first_evsel || k >= s->pending->len
+      || g_ptr_array_index (s->pending, k) == NULL)
+    return;
+  PendingFormat *pf = g_ptr_array_index (s->pending, k);
+  tep_parse_event (s->tep, pf->text, strlen (pf->text), pf->system);
+  struct tep_event *event = tep_find_event_by_name (s->tep, pf->system, pf->name);
+  if (event != NULL && (guint64) event->id == evsel->attr.config)
+    evsel->tp = event;
+  pending_format_free (pf);
+  g_ptr_array_index (s->pending, k) = NULL;
+  if (evsel->attr.config < s->n_by_id && s->by_id[evsel->attr.config].evsel == evsel)
+    {
+      IdEntry *entry = &s->by_id[evsel->attr.config];
+      entry->ready = TRUE;
+      const struct tep_format_field *f = event != NULL ? tep_find_common_field (event, "common_pid") : NULL;
+      entry->pid_field = evsel->tp != NULL && f != NULL && f->size == 4 ? f : NULL;
+    }
+}
+
+void
+rsp_ftrace_stream_ensure_format (RspFtraceStream *s, const RspEvsel *evsel)
+{
+  g_return_if_fail (s != NULL && evsel != NULL);
+  if (evsel->tp == NULL && evsel->ftrace)
+    ensure_evsel (s, (RspEvsel *) evsel);
+}
+
 /* Fills EVENT (the stream's own, s->ours: every field this does not set
  * is zero, and stays so) from CPU's current event; FALSE when its type is
  * unknown.  Clearing the whole 400-byte event each time was a tenth of the
@@ -685,8 +811,13 @@ fill_event (RspFtraceStream *s, const CpuCursor *cc, RspEvent *event)
 {
   guint16 type;
   memcpy (&type, cc->payload, 2);
-  const IdEntry *entry = type < s->n_by_id ? &s->by_id[type] : NULL;
-  const RspEvsel *evsel = entry != NULL ? entry->evsel : NULL;
+  IdEntry *entry = type < s->n_by_id ? &s->by_id[type] : NULL;
+  if (entry != NULL && G_UNLIKELY (!entry->ready) && entry->evsel != NULL)
+    {
+      ensure_evsel (s, entry->evsel);
+      entry->ready = TRUE;
+    }
+  const RspEvsel *evsel = entry != NULL && entry->evsel != NULL && entry->evsel->tp != NULL ? entry->evsel : NULL;
   if (evsel == NULL)
     {
       s->stats.unknown_ids++;

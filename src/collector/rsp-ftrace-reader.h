@@ -70,6 +70,11 @@ gboolean rsp_ftrace_stream_next (RspFtraceStream *stream, RspFtracePullFunc pull
  * STREAM (or its rewind or free); NULL at the end. */
 const RspEvent *rsp_ftrace_stream_next_ref (RspFtraceStream *stream, RspFtracePullFunc pull, gpointer source);
 void rsp_ftrace_stream_rewind (RspFtraceStream *stream);
+/* A stream made without WITH_PRINT parses each format when the first
+ * event of its type is read; this parses EVSEL's (one of STREAM's) now, so
+ * that EVSEL->tp is what it would have been.  Readers that hand out evsels
+ * call it first (rsp_perf_reader_get_evsel()). */
+void rsp_ftrace_stream_ensure_format (RspFtraceStream *stream, const RspEvsel *evsel);
 const RspFtraceStats *rsp_ftrace_stream_get_stats (const RspFtraceStream *stream);
 /* Events the section holds for EVSEL (an instance evsel), delivered or not. */
 guint rsp_ftrace_stream_get_n_cpus (const RspFtraceStream *stream);

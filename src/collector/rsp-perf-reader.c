@@ -966,11 +966,21 @@ rsp_perf_reader_get_n_evsels (RspPerfReader *self)
   return self->evsels->len;
 }
 
+/* EVSEL with its format parsed, if it is an instance event whose format
+ * waits for its first event (rsp_ftrace_stream_ensure_format()). */
+static const RspEvsel *
+handed_out (RspPerfReader *self, const RspEvsel *evsel)
+{
+  if (evsel->ftrace && evsel->tp == NULL && self->ftrace != NULL)
+    rsp_ftrace_stream_ensure_format (self->ftrace, evsel);
+  return evsel;
+}
+
 const RspEvsel *
 rsp_perf_reader_get_evsel (RspPerfReader *self, guint index)
 {
   g_return_val_if_fail (index < self->evsels->len, NULL);
-  return g_ptr_array_index (self->evsels, index);
+  return handed_out (self, g_ptr_array_index (self->evsels, index));
 }
 
 const RspEvsel *
@@ -980,7 +990,7 @@ rsp_perf_reader_find_evsel (RspPerfReader *self, const char *name)
     {
       const RspEvsel *evsel = g_ptr_array_index (self->evsels, i);
       if (g_strcmp0 (evsel->name, name) == 0)
-        return evsel;
+        return handed_out (self, evsel);
     }
   return NULL;
 }

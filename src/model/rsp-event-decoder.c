@@ -67,6 +67,7 @@ typedef struct {
 } FastField;
 
 typedef struct {
+  gboolean classified; /* classify_evsel() ran */
   RspModelEventKind kind;
   gboolean known;
   char *probe_function;   /* RSP_MEV_PROBE: the function (owned) */
@@ -192,6 +193,53 @@ resolve_stack (Decoder *d, const RspEvent *ev, RspModelEvent *out)
   rsp_chain_cache_keep_frames (d->chains, out->chain, out->frames, out->n_frames);
 }
 
+/* What the model makes of EVSEL's events, found at its first event: the
+ * instance's formats are parsed when their first event is read
+ * (rsp_ftrace_stream_ensure_format()), and most are never. */
+static void
+classify_evsel (EvselInfo *info, const RspEvsel *evsel)
+{
+  info->classified = TRUE;
+  if (evsel->attr.type == PERF_TYPE_TRACEPOINT)
+    {
+      for (gsize k = 0; k < G_N_ELEMENTS (tracepoints); k++)
+        if (g_strcmp0 (evsel->name, tracepoints[k].name) == 0 && evsel->tp != NULL)
+          {
+            info->kind = tracepoints[k].kind;
+            info->known = TRUE;
+          }
+      /* the instance's events that name a file (rsp-files.h) */
+      if (!info->known && rsp_file_event_is (evsel->name) && evsel->tp != NULL)
+        {
+          info->kind = RSP_MEV_FILE;
+          info->known = TRUE;
+        }
+      /* rsp record --probe's uprobes: "rsp_PID:FUNCTION" and "rsp_PID:FUNCTION__return" */
+      const char *colon = evsel->name != NULL ? strchr (evsel->name, ':') : NULL;
+      if (!info->known && colon != NULL && g_str_has_prefix (evsel->name, "rsp_") && colon[1] != '\0')
+        {
+          info->kind = RSP_MEV_PROBE;
+          info->known = TRUE;
+          info->probe_return = g_str_has_suffix (colon + 1, "__return");
+          info->probe_function = g_strndup (colon + 1, strlen (colon + 1) - (info->probe_return ? 8 : 0));
+        }
+      /* a probe's format may be missing: it needs none of the fields */
+      if (info->known && evsel->tp != NULL)
+        for (guint f = 0; f < F_N; f++)
+          {
+            info->fields[f] = tep_find_field (evsel->tp, field_names[f]);
+            set_fast_field (&info->fast[f], info->fields[f]);
+          }
+    }
+  else if ((evsel->attr.type == PERF_TYPE_SOFTWARE
+            && (evsel->attr.config == PERF_COUNT_SW_CPU_CLOCK || evsel->attr.config == PERF_COUNT_SW_TASK_CLOCK))
+           || evsel->attr.type == PERF_TYPE_HARDWARE)
+    {
+      info->kind = RSP_MEV_SAMPLE;
+      info->known = TRUE;
+    }
+}
+
 /* Fills OUT from EV; FALSE for records the model has no use for. */
 static gboolean
 decode (Decoder *d, const RspEvent *ev, RspModelEvent *out)
@@ -226,7 +274,9 @@ decode (Decoder *d, const RspEvent *ev, RspModelEvent *out)
     }
   if (ev->evsel == NULL || !ev->has_time)
     return FALSE;
-  const EvselInfo *info = &d->info[ev->evsel->index];
+  EvselInfo *info = &d->info[ev->evsel->index];
+  if (G_UNLIKELY (!info->classified))
+    classify_evsel (info, ev->evsel);
   if (!info->known)
     {
       out->kind = RSP_MEV_OTHER;
@@ -317,56 +367,6 @@ decode (Decoder *d, const RspEvent *ev, RspModelEvent *out)
 }
 
 static void
-classify_evsels (Decoder *d, RspPerfReader *reader)
-{
-  guint n = rsp_perf_reader_get_n_evsels (reader);
-  d->info = g_new0 (EvselInfo, MAX (n, 1));
-  for (guint i = 0; i < n; i++)
-    {
-      const RspEvsel *evsel = rsp_perf_reader_get_evsel (reader, i);
-      EvselInfo *info = &d->info[i];
-      if (evsel->attr.type == PERF_TYPE_TRACEPOINT)
-        {
-          for (gsize k = 0; k < G_N_ELEMENTS (tracepoints); k++)
-            if (g_strcmp0 (evsel->name, tracepoints[k].name) == 0 && evsel->tp != NULL)
-              {
-                info->kind = tracepoints[k].kind;
-                info->known = TRUE;
-              }
-          /* the instance's events that name a file (rsp-files.h) */
-          if (!info->known && rsp_file_event_is (evsel->name) && evsel->tp != NULL)
-            {
-              info->kind = RSP_MEV_FILE;
-              info->known = TRUE;
-            }
-          /* rsp record --probe's uprobes: "rsp_PID:FUNCTION" and "rsp_PID:FUNCTION__return" */
-          const char *colon = evsel->name != NULL ? strchr (evsel->name, ':') : NULL;
-          if (!info->known && colon != NULL && g_str_has_prefix (evsel->name, "rsp_") && colon[1] != '\0')
-            {
-              info->kind = RSP_MEV_PROBE;
-              info->known = TRUE;
-              info->probe_return = g_str_has_suffix (colon + 1, "__return");
-              info->probe_function = g_strndup (colon + 1, strlen (colon + 1) - (info->probe_return ? 8 : 0));
-            }
-          /* a probe's format may be missing: it needs none of the fields */
-          if (info->known && evsel->tp != NULL)
-            for (guint f = 0; f < F_N; f++)
-              {
-                info->fields[f] = tep_find_field (evsel->tp, field_names[f]);
-                set_fast_field (&info->fast[f], info->fields[f]);
-              }
-        }
-      else if ((evsel->attr.type == PERF_TYPE_SOFTWARE
-                && (evsel->attr.config == PERF_COUNT_SW_CPU_CLOCK || evsel->attr.config == PERF_COUNT_SW_TASK_CLOCK))
-               || evsel->attr.type == PERF_TYPE_HARDWARE)
-        {
-          info->kind = RSP_MEV_SAMPLE;
-          info->known = TRUE;
-        }
-    }
-}
-
-static void
 decoder_clear (Decoder *d, RspPerfReader *reader)
 {
   g_clear_pointer (&d->chains, rsp_chain_cache_free);
@@ -392,7 +392,7 @@ rsp_model_build_with (RspPerfReader *reader, RspSymbolizer *symbolizer, RspChain
   d.symbolizer = symbolizer;
   if (mode != RSP_CHAIN_CACHE_OFF)
     d.chains = rsp_chain_cache_new (mode == RSP_CHAIN_CACHE_TINY ? &chain_limits_tiny : &rsp_chain_limits_default);
-  classify_evsels (&d, reader);
+  d.info = g_new0 (EvselInfo, MAX (rsp_perf_reader_get_n_evsels (reader), 1)); /* classify_evsel() per evsel */
 
   const RspRecording *rec = rsp_perf_reader_get_recording (reader);
   RspRecordingMeta *meta = rec != NULL ? rec->meta : NULL;

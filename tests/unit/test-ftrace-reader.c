@@ -755,6 +755,79 @@ test_no_print (void)
     }
 }
 
+/* Read without print fmts (as the model reads), the instance's formats are
+ * parsed when the first event of their type is read: every event arrives
+ * with its format, the formats of types the recording never saw stay
+ * unparsed until their evsel is asked for, and then they are what a
+ * reader that parses every format gives.  The events are those of the
+ * whole read. */
+static void
+test_formats_when_used (void)
+{
+  const char *names[] = { "dio_ftrace.rsp", "pingpong.rsp", "tcp_loop.rsp", "requests.rsp" };
+  guint unparsed_total = 0;
+  for (guint f = 0; f < G_N_ELEMENTS (names); f++)
+    {
+      g_autofree char *path = g_build_filename (RSP_SOURCE_ROOT, "tests", "data", names[f], NULL);
+      g_autoptr (GError) error = NULL;
+      g_autoptr (RspPerfReader) full = rsp_perf_reader_open (path, &error);
+      g_assert_no_error (error);
+      g_autoptr (RspPerfReader) lazy = rsp_perf_reader_open_full (path, RSP_PERF_READER_NO_PRINT, &error);
+      g_assert_no_error (error);
+      guint n = lazy->evsels->len;
+      g_autofree guint64 *count = g_new0 (guint64, n);
+      guint64 ha = READER_DIGEST_SEED, hb = READER_DIGEST_SEED;
+      const RspEvent *ev;
+      while ((ev = rsp_perf_reader_next_ref (lazy)) != NULL)
+        {
+          hb = reader_digest_event (hb, ev);
+          if (ev->evsel != NULL)
+            {
+              count[ev->evsel->index]++;
+              if (ev->evsel->ftrace)
+                g_assert_nonnull (ev->evsel->tp);
+            }
+        }
+      while ((ev = rsp_perf_reader_next_ref (full)) != NULL)
+        ha = reader_digest_event (ha, ev);
+      g_assert_cmphex (reader_digest_figures (hb, lazy), ==, reader_digest_figures (ha, full));
+
+      guint unparsed = 0;
+      for (guint i = 0; i < n; i++)
+        {
+          const RspEvsel *e = g_ptr_array_index (lazy->evsels, i);
+          if (e->ftrace && e->tp == NULL)
+            {
+              /* a twin type's events may all have gone as twins: then
+               * its format was read to compare them */
+              g_assert_cmpuint (count[i], ==, 0);
+              unparsed++;
+            }
+        }
+      unparsed_total += unparsed;
+      /* asked for, each evsel has the format the whole read gives */
+      g_assert_cmpuint (rsp_perf_reader_get_n_evsels (lazy), ==, rsp_perf_reader_get_n_evsels (full));
+      for (guint i = 0; i < n; i++)
+        {
+          const RspEvsel *a = rsp_perf_reader_get_evsel (full, i), *b = rsp_perf_reader_get_evsel (lazy, i);
+          g_assert_cmpstr (a->name, ==, b->name);
+          g_assert_true ((a->tp == NULL) == (b->tp == NULL));
+          if (a->tp == NULL)
+            continue;
+          const struct tep_format_field *fa = a->tp->format.fields, *fb = b->tp->format.fields;
+          for (; fa != NULL && fb != NULL; fa = fa->next, fb = fb->next)
+            {
+              g_assert_cmpstr (fa->name, ==, fb->name);
+              g_assert_cmpint (fa->offset, ==, fb->offset);
+              g_assert_cmpint (fa->size, ==, fb->size);
+            }
+          g_assert_true (fa == NULL && fb == NULL);
+        }
+      g_test_message ("%s: %u of the instance's formats never needed", names[f], unparsed);
+    }
+  g_assert_cmpuint (unparsed_total, >, 0);
+}
+
 static void
 test_tid_map (void)
 {
@@ -813,5 +886,6 @@ main (int argc, char **argv)
   g_test_add_func ("/ftrace-reader/tid-map", test_tid_map);
   g_test_add_func ("/ftrace-reader/scanning-thread", test_scanning_thread);
   g_test_add_func ("/ftrace-reader/no-print", test_no_print);
+  g_test_add_func ("/ftrace-reader/formats-when-used", test_formats_when_used);
   return g_test_run ();
 }
