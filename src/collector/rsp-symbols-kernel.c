@@ -65,13 +65,15 @@ kallsyms_type_kept (char type)
 static void
 kallsyms_replace (RspSymbolizer *self, guint n, GStringChunk *names, GMappedFile *map, const char *source)
 {
-  symbolizer_forget_used_in (self, self->kallsyms.syms, self->kallsyms.n);
+  symbolizer_kernel_table_forget_used (self, &self->kallsyms);
   symbolizer_kernel_table_clear (&self->kallsyms);
   g_string_chunk_free (self->raw_names);
   self->raw_names = names;
   g_clear_pointer (&self->kallsyms_cache, g_mapped_file_unref);
   self->kallsyms_cache = map;
   self->kernel_source = source;
+  if (map != NULL)
+    return; /* the caller points the table at the mapping */
   self->kallsyms.syms = g_new (RspSym, n);
   self->kallsyms.dsos = g_new (const char *, n);
   self->kallsyms.n = n;
@@ -209,7 +211,6 @@ rsp_symbolizer_load_kallsyms (RspSymbolizer *self, const char *text, gsize lengt
  * machine's byte order (the cache never leaves the machine). */
 #define KCACHE_MAGIC "RSPKSYM"
 #define KCACHE_VERSION 3u /* 2: the word-wise hash of rsp-disk-cache.c; 3: its four lanes */
-#define KCACHE_KERNEL G_MAXUINT32 /* an entry's dso: the kernel itself */
 
 typedef struct {
   char magic[8];
@@ -220,10 +221,7 @@ typedef struct {
   guint64 body; /* hash of everything after the header */
 } KcacheHeader;
 
-typedef struct {
-  guint64 start, size;
-  guint32 name, dso; /* offsets into the names; dso KCACHE_KERNEL for the kernel */
-} KcacheEntry;
+/* then KcacheEntry[n] (rsp-symbols-private.h) */
 
 /* The cache key of this boot with its modules, and the entry's path in
  * CACHE_DIR; FALSE when the boot id cannot be read. */
@@ -277,14 +275,15 @@ kcache_load (RspSymbolizer *self, const char *path, guint64 key)
         || (i > 0 && e[i].start <= e[i - 1].start))
       return FALSE;
 
-  const char *kernel_dso = symbolizer_intern (self, KERNEL_DSO);
-  /* the names stay in the mapping */
+  /* the table stays in the mapping; symbols are made as lookups find them */
   kallsyms_replace (self, h.n, g_string_chunk_new (64), g_steal_pointer (&map), "cache");
-  for (guint32 i = 0; i < h.n; i++)
-    {
-      self->kallsyms.syms[i] = (RspSym){ e[i].start, e[i].size, names + e[i].name, NULL };
-      self->kallsyms.dsos[i] = e[i].dso == KCACHE_KERNEL ? kernel_dso : symbolizer_intern (self, names + e[i].dso);
-    }
+  KernelTable *t = &self->kallsyms;
+  t->entries = e;
+  t->n_entries = h.n;
+  t->names = names;
+  t->names_size = h.names_size;
+  t->made = g_hash_table_new_full (g_direct_hash, g_direct_equal, NULL, g_free);
+  t->made_syms = g_hash_table_new (g_direct_hash, g_direct_equal);
   symbolizer_cache_clear (self);
   return TRUE;
 }

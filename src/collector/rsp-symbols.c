@@ -56,6 +56,12 @@ symbolizer_kernel_table_clear (KernelTable *t)
   g_clear_pointer (&t->syms, g_free);
   g_clear_pointer (&t->dsos, g_free);
   t->n = 0;
+  g_clear_pointer (&t->made_syms, g_hash_table_unref);
+  g_clear_pointer (&t->made, g_hash_table_unref);
+  t->entries = NULL;
+  t->n_entries = 0;
+  t->names = NULL;
+  t->names_size = 0;
 }
 
 void
@@ -278,8 +284,66 @@ symbolizer_forget_used_in (RspSymbolizer *self, const RspSym *syms, guint n)
       g_hash_table_iter_remove (&iter);
 }
 
+void
+symbolizer_kernel_table_forget_used (RspSymbolizer *self, KernelTable *t)
+{
+  symbolizer_forget_used_in (self, t->syms, t->n);
+  if (t->made != NULL && g_hash_table_size (self->used) > 0)
+    {
+      GHashTableIter iter;
+      gpointer value;
+      g_hash_table_iter_init (&iter, t->made);
+      while (g_hash_table_iter_next (&iter, NULL, &value))
+        g_hash_table_remove (self->used, &((MappedKsym *) value)->sym);
+    }
+}
+
 /* ------------------------------------------------------------------------ */
 /* Kernel addresses                                                         */
+
+/* The symbol of entry I of T's mapping, made on first use; NULL when the
+ * entry's names lie outside the mapping. */
+static const RspSym *
+mapped_ksym (RspSymbolizer *self, KernelTable *t, guint i)
+{
+  MappedKsym *m = g_hash_table_lookup (t->made, GUINT_TO_POINTER (i));
+  if (m != NULL)
+    return &m->sym;
+  const KcacheEntry *e = &t->entries[i];
+  if (e->name >= t->names_size || (e->dso != KCACHE_KERNEL && e->dso >= t->names_size))
+    return NULL;
+  m = g_new (MappedKsym, 1);
+  m->sym = (RspSym){ e->start, e->size, t->names + e->name, NULL };
+  m->dso = symbolizer_intern (self, e->dso == KCACHE_KERNEL ? KERNEL_DSO : t->names + e->dso);
+  g_hash_table_insert (t->made, GUINT_TO_POINTER (i), m);
+  g_hash_table_insert (t->made_syms, &m->sym, m);
+  return &m->sym;
+}
+
+const RspSym *
+symbolizer_kernel_table_lookup (RspSymbolizer *self, KernelTable *t, guint64 ip)
+{
+  if (t->entries == NULL)
+    return rsp_sym_table_lookup (t->syms, t->n, ip);
+  /* as rsp_sym_table_lookup() does: the last entry starting at or before
+   * IP, or one a little before it that contains IP */
+  guint lo = 0, hi = t->n_entries;
+  while (lo < hi)
+    {
+      guint mid = lo + (hi - lo) / 2;
+      if (t->entries[mid].start <= ip)
+        lo = mid + 1;
+      else
+        hi = mid;
+    }
+  for (guint i = lo, steps = 0; i > 0 && steps < 8; i--, steps++)
+    {
+      const KcacheEntry *e = &t->entries[i - 1];
+      if (ip - e->start < e->size || (e->size == 0 && ip == e->start))
+        return mapped_ksym (self, t, i - 1);
+    }
+  return NULL;
+}
 
 /* Index of SYM in T, or -1 when SYM is not one of T's. */
 static gssize
@@ -299,6 +363,9 @@ symbolizer_kernel_sym_dso (RspSymbolizer *self, const RspSym *sym)
     return self->stored_kernel.dsos[i];
   if ((i = kernel_table_index (&self->kallsyms, sym)) >= 0)
     return self->kallsyms.dsos[i];
+  const MappedKsym *m = self->kallsyms.made_syms != NULL ? g_hash_table_lookup (self->kallsyms.made_syms, sym) : NULL;
+  if (m != NULL)
+    return m->dso;
   return symbolizer_intern (self, KERNEL_DSO);
 }
 
@@ -315,9 +382,9 @@ resolve_kernel (RspSymbolizer *self, guint64 ip, RspFrame *frame)
     }
   else
     {
-      sym = rsp_sym_table_lookup (self->stored_kernel.syms, self->stored_kernel.n, ip);
+      sym = symbolizer_kernel_table_lookup (self, &self->stored_kernel, ip);
       if (sym == NULL)
-        sym = rsp_sym_table_lookup (self->kallsyms.syms, self->kallsyms.n, ip);
+        sym = symbolizer_kernel_table_lookup (self, &self->kallsyms, ip);
       mark_used (self, sym, NULL);
       cache_insert (self, KERNEL_CACHE_ID, ip, sym);
     }

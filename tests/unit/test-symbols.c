@@ -298,11 +298,16 @@ test_proc_kallsyms (void)
   g_assert_cmpstr (resolve_name (sym, -1, addr + 1, TRUE, NULL), ==, "schedule");
 }
 
-/* Every 50th kept kallsyms line's address (+1), resolved by A and B: the
- * same name, offset and module. */
+/* Every 50th kept kallsyms line's address (+1, itself, and the byte before
+ * it: a neighbour's or a gap), resolved by A and B: the same name, offset
+ * and module.  The cache's table is searched where it is mapped, its
+ * symbols made as they are found; the symbols the lookups used, as a
+ * recording stores them, are the same too. */
 static guint
 compare_kernel_tables (RspSymbolizer *a, RspSymbolizer *b)
 {
+  rsp_symbolizer_set_track_used (a, TRUE);
+  rsp_symbolizer_set_track_used (b, TRUE);
   g_autofree char *text = NULL;
   g_assert_true (g_file_get_contents ("/proc/kallsyms", &text, NULL, NULL));
   guint compared = 0, n = 0;
@@ -314,14 +319,23 @@ compare_kernel_tables (RspSymbolizer *a, RspSymbolizer *b)
           || !strchr ("TtWwDdBb", line[17]))
         continue;
       guint64 addr = g_ascii_strtoull (line, NULL, 16);
-      RspFrame fa, fb;
-      rsp_symbolizer_resolve (a, -1, addr + 1, TRUE, &fa);
-      rsp_symbolizer_resolve (b, -1, addr + 1, TRUE, &fb);
-      g_assert_cmpstr (fa.symbol, ==, fb.symbol);
-      g_assert_cmpstr (fa.dso, ==, fb.dso);
-      g_assert_cmpuint (fa.offset, ==, fb.offset);
+      for (gint64 delta = -1; delta <= 1; delta++)
+        {
+          RspFrame fa, fb;
+          rsp_symbolizer_resolve (a, -1, addr + (guint64) delta, TRUE, &fa);
+          rsp_symbolizer_resolve (b, -1, addr + (guint64) delta, TRUE, &fb);
+          g_assert_cmpstr (fa.symbol, ==, fb.symbol);
+          g_assert_cmpstr (fa.dso, ==, fb.dso);
+          g_assert_cmpuint (fa.offset, ==, fb.offset);
+        }
       compared++;
     }
+  g_autoptr (GBytes) used_a = rsp_symbolizer_export_used (a);
+  g_autoptr (GBytes) used_b = rsp_symbolizer_export_used (b);
+  g_assert_cmpuint (g_bytes_get_size (used_a), >, 1000);
+  g_assert_true (g_bytes_equal (used_a, used_b));
+  rsp_symbolizer_set_track_used (a, FALSE);
+  rsp_symbolizer_set_track_used (b, FALSE);
   return compared;
 }
 
@@ -429,6 +443,29 @@ test_kallsyms_cache (void)
   gsize len = 0;
   g_assert_true (g_file_get_contents (entry, &good, &len, NULL));
   g_assert_cmpstr (load_from (source, dir), ==, "cache");
+  {
+    /* its symbols, the module's too, found alike in the text and the
+     * entry: at a start, inside, at the last byte, and past the last */
+    g_autoptr (RspSymbolizer) from_text = rsp_symbolizer_new ();
+    g_assert_true (rsp_symbolizer_load_kallsyms (from_text, text->str, text->len, NULL));
+    g_autoptr (RspSymbolizer) from_entry = rsp_symbolizer_new ();
+    g_assert_true (rsp_symbolizer_load_kallsyms_file_cached (from_entry, source, dir, NULL));
+    g_assert_cmpstr (rsp_symbolizer_kernel_source (from_entry), ==, "cache");
+    guint modules = 0;
+    for (guint i = 0; i < 3000; i++)
+      for (guint k = 0; k < 4; k++)
+        {
+          guint64 addr = G_GUINT64_CONSTANT (0xffffffff80000000) + 0x1000 + i * 0x40 + (guint64[]){ 0, 1, 0x3f, 0x40 }[k];
+          RspFrame fa, fb;
+          rsp_symbolizer_resolve (from_text, -1, addr, TRUE, &fa);
+          rsp_symbolizer_resolve (from_entry, -1, addr, TRUE, &fb);
+          g_assert_cmpstr (fa.symbol, ==, fb.symbol);
+          g_assert_cmpstr (fa.dso, ==, fb.dso);
+          g_assert_cmpuint (fa.offset, ==, fb.offset);
+          modules += fb.dso != NULL && strcmp (fb.dso, "[some_module]") == 0;
+        }
+    g_assert_cmpuint (modules, >, 0);
+  }
 
   /* damaged: each is found, and the entry is made again, byte for byte */
   static const char *const damages[] = { "a byte of a name", "the key", "the length (half)", "the length (empty)",
