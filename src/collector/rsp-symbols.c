@@ -1,7 +1,8 @@
 /* rsp-symbols.c — see rsp-symbols.h.
  *
  * Layout: kernel symbols (kallsyms, stored) are sorted arrays searched by
- * address; user addresses go pid -> map (rsp-maps) -> binary (RspDso,
+ * address (the kallsyms cache's entries where they are mapped, a symbol
+ * made when first found: KernelTable); user addresses go pid -> map (rsp-maps) -> binary (RspDso,
  * loaded through rsp-elf-cache) -> symbol.  Every resolution is remembered
  * in one open-addressing table keyed by (binary, address) — the address is
  * the file offset for user space, so a hit costs one probe and no map or
