@@ -24,16 +24,19 @@
 /* ------------------------------------------------------------------------ */
 /* Symbol tables                                                            */
 
-const RspSym *
-rsp_sym_table_lookup (const RspSym *syms, guint n_syms, guint64 addr)
+gssize
+rsp_sym_range_find (const void *table, gsize stride, guint n, guint64 addr)
 {
-  guint lo = 0, hi = n_syms;
+  const guint8 *base = table;
+  guint lo = 0, hi = n;
 
   /* Last symbol with start <= addr. */
   while (lo < hi)
     {
       guint mid = lo + (hi - lo) / 2;
-      if (syms[mid].start <= addr)
+      guint64 start;
+      memcpy (&start, base + (gsize) mid * stride, sizeof start);
+      if (start <= addr)
         lo = mid + 1;
       else
         hi = mid;
@@ -43,11 +46,19 @@ rsp_sym_table_lookup (const RspSym *syms, guint n_syms, guint64 addr)
    * address from walking the whole table. */
   for (guint i = lo, steps = 0; i > 0 && steps < 8; i--, steps++)
     {
-      const RspSym *sym = &syms[i - 1];
-      if (addr - sym->start < sym->size || (sym->size == 0 && addr == sym->start))
-        return sym;
+      guint64 range[2]; /* start, size */
+      memcpy (range, base + (gsize) (i - 1) * stride, sizeof range);
+      if (addr - range[0] < range[1] || (range[1] == 0 && addr == range[0]))
+        return (gssize) i - 1;
     }
-  return NULL;
+  return -1;
+}
+
+const RspSym *
+rsp_sym_table_lookup (const RspSym *syms, guint n_syms, guint64 addr)
+{
+  gssize i = rsp_sym_range_find (syms, sizeof *syms, n_syms, addr);
+  return i >= 0 ? &syms[i] : NULL;
 }
 
 char *

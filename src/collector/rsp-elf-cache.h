@@ -32,6 +32,10 @@ typedef struct {
 /* Finds the symbol containing ADDR in SYMS (sorted by start).  Among
  * overlapping symbols the one starting last wins. */
 const RspSym *rsp_sym_table_lookup (const RspSym *syms, guint n_syms, guint64 addr);
+/* The same over any table of N entries of STRIDE bytes, each beginning
+ * with a guint64 start and a guint64 size as RspSym does (the kernel
+ * symbol cache's mapped entries): the entry's index, or -1. */
+gssize rsp_sym_range_find (const void *table, gsize stride, guint n, guint64 addr);
 
 /* perf's choose_best_symbol() for two symbols at the same address: TRUE
  * when the first should be kept (sized over unsized, strong over weak,

@@ -141,7 +141,6 @@ ring_free (HeldRing *r)
 typedef struct {
   RspEvsel *evsel;
   const struct tep_format_field *pid_field; /* common_pid, if 4 bytes */
-  gboolean ready;                           /* the format is parsed (or never will be) */
 } IdEntry;
 
 /* A format parsed when the first event of its type is read, or when its
@@ -238,6 +237,15 @@ cpu_cursor_clear (gpointer data)
   g_free (c->owned);
 }
 
+/* ENTRY's common_pid field, once its evsel has a format. */
+static void
+entry_set_format (IdEntry *entry)
+{
+  const struct tep_format_field *f =
+    entry->evsel->tp != NULL ? tep_find_common_field (entry->evsel->tp, "common_pid") : NULL;
+  entry->pid_field = f != NULL && f->size == 4 ? f : NULL;
+}
+
 /* A checked format's name and id (its first two lines: "name: NAME",
  * "ID: DIGITS", as rsp_tep_format_text() ensures). */
 static char *
@@ -261,9 +269,10 @@ parse_formats (RspFtraceStream *s, Cursor *c, const guint8 *header_page, gsize h
   guint32 n_formats;
   g_autoptr (GPtrArray) systems = g_ptr_array_new_with_free_func (g_free);
   g_autoptr (GPtrArray) formats = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr (GPtrArray) names = g_ptr_array_new_with_free_func (g_free); /* each format's event name */
   g_autofree char *header = g_strndup ((const char *) header_page, header_len);
   g_autoptr (GHashTable) evsel_of_id = g_hash_table_new (g_direct_hash, g_direct_equal);
-  g_autoptr (GHashTable) lowest = NULL; /* "SYSTEM\x1fNAME" -> lowest id, without WITH_PRINT */
+  g_autofree gboolean *chosen = NULL; /* without WITH_PRINT: the formats that make an evsel */
   if (!take_u32 (c, &n_formats) || n_formats > MAX_FORMATS)
     goto damaged;
   for (guint32 i = 0; i < n_formats; i++)
@@ -283,6 +292,7 @@ parse_formats (RspFtraceStream *s, Cursor *c, const guint8 *header_page, gsize h
         continue;
       g_ptr_array_add (systems, g_strndup ((const char *) system, system_len));
       g_ptr_array_add (formats, text);
+      g_ptr_array_add (names, format_name (text));
     }
   if (rsp_tep_check_header_page (header, strlen (header)))
     tep_parse_header_page (s->tep, header, strlen (header), (int) s->long_size);
@@ -297,28 +307,34 @@ parse_formats (RspFtraceStream *s, Cursor *c, const guint8 *header_page, gsize h
   else
     {
       /* what the parse would find by name (below): per system and name,
-       * the lowest id (libtraceevent keeps its events sorted by id) */
-      lowest = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+       * the format with the lowest id (libtraceevent keeps its events
+       * sorted by id), the first of equals */
+      g_autoptr (GHashTable) lowest = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
       for (guint i = 0; i < formats->len; i++)
         {
-          const char *text = g_ptr_array_index (formats, i);
-          g_autofree char *name = format_name (text);
-          char *key = g_strconcat (g_ptr_array_index (systems, i), "\x1f", name, NULL);
-          gint id = format_id (text);
-          gpointer old = NULL;
-          if (g_hash_table_lookup_extended (lowest, key, NULL, &old) && GPOINTER_TO_INT (old) <= id)
+          char *key = g_strconcat (g_ptr_array_index (systems, i), "\x1f", g_ptr_array_index (names, i), NULL);
+          gpointer best = NULL;
+          if (g_hash_table_lookup_extended (lowest, key, NULL, &best)
+              && format_id (g_ptr_array_index (formats, GPOINTER_TO_UINT (best)))
+                     <= format_id (g_ptr_array_index (formats, i)))
             g_free (key);
           else
-            g_hash_table_insert (lowest, key, GINT_TO_POINTER (id));
+            g_hash_table_insert (lowest, key, GUINT_TO_POINTER (i));
         }
+      chosen = g_new0 (gboolean, MAX (formats->len, 1));
+      GHashTableIter it;
+      gpointer best;
+      g_hash_table_iter_init (&it, lowest);
+      while (g_hash_table_iter_next (&it, NULL, &best))
+        chosen[GPOINTER_TO_UINT (best)] = TRUE;
       s->pending = g_ptr_array_new_with_free_func (pending_format_free);
     }
   for (guint i = 0; i < formats->len; i++)
     {
       const char *text = g_ptr_array_index (formats, i);
       const char *sys = g_ptr_array_index (systems, i);
+      const char *ev_name = g_ptr_array_index (names, i);
       /* the event parsed above (or to be): found by the name its text gives */
-      g_autofree char *ev_name = format_name (text);
       struct tep_event *event = NULL;
       gint id;
       if (with_print)
@@ -330,10 +346,9 @@ parse_formats (RspFtraceStream *s, Cursor *c, const guint8 *header_page, gsize h
         }
       else
         {
-          g_autofree char *key = g_strconcat (sys, "\x1f", ev_name, NULL);
-          id = GPOINTER_TO_INT (g_hash_table_lookup (lowest, key));
-          if (id != format_id (text))
+          if (!chosen[i])
             continue; /* another format of this name has the lower id: that one is the event */
+          id = format_id (text);
         }
       if (g_hash_table_contains (evsel_of_id, GINT_TO_POINTER (id)))
         continue;
@@ -353,7 +368,7 @@ parse_formats (RspFtraceStream *s, Cursor *c, const guint8 *header_page, gsize h
           PendingFormat *pf = g_new0 (PendingFormat, 1);
           pf->text = g_strdup (text);
           pf->system = g_strdup (sys);
-          pf->name = g_steal_pointer (&ev_name);
+          pf->name = g_strdup (ev_name);
           g_ptr_array_add (s->pending, pf);
         }
     }
@@ -373,14 +388,8 @@ parse_formats (RspFtraceStream *s, Cursor *c, const guint8 *header_page, gsize h
       guint id = (guint) GPOINTER_TO_INT (key);
       if (id >= s->n_by_id)
         continue;
-      RspEvsel *evsel = value;
-      s->by_id[id].evsel = evsel;
-      if (evsel->tp != NULL)
-        {
-          const struct tep_format_field *f = tep_find_common_field ((struct tep_event *) evsel->tp, "common_pid");
-          s->by_id[id].pid_field = f != NULL && f->size == 4 ? f : NULL;
-          s->by_id[id].ready = TRUE;
-        }
+      s->by_id[id].evsel = value;
+      entry_set_format (&s->by_id[id]);
     }
   return TRUE;
 
@@ -774,11 +783,12 @@ oldest_cpu (RspFtraceStream *s)
 static void
 ensure_evsel (RspFtraceStream *s, RspEvsel *evsel)
 {
-  guint k = evsel->index - s->first_evsel;
-  if (s->pending == NULL || evsel->index < s->first_evsel || k >= s->pending->len
-      || g_ptr_array_index (s->pending, k) == NULL)
+  if (s->pending == NULL || evsel->index < s->first_evsel || evsel->index - s->first_evsel >= s->pending->len)
     return;
+  guint k = evsel->index - s->first_evsel;
   PendingFormat *pf = g_ptr_array_index (s->pending, k);
+  if (pf == NULL)
+    return; /* parsed already, or refused */
   tep_parse_event (s->tep, pf->text, strlen (pf->text), pf->system);
   struct tep_event *event = tep_find_event_by_name (s->tep, pf->system, pf->name);
   if (event != NULL && (guint64) event->id == evsel->attr.config)
@@ -786,12 +796,7 @@ ensure_evsel (RspFtraceStream *s, RspEvsel *evsel)
   pending_format_free (pf);
   g_ptr_array_index (s->pending, k) = NULL;
   if (evsel->attr.config < s->n_by_id && s->by_id[evsel->attr.config].evsel == evsel)
-    {
-      IdEntry *entry = &s->by_id[evsel->attr.config];
-      entry->ready = TRUE;
-      const struct tep_format_field *f = event != NULL ? tep_find_common_field (event, "common_pid") : NULL;
-      entry->pid_field = evsel->tp != NULL && f != NULL && f->size == 4 ? f : NULL;
-    }
+    entry_set_format (&s->by_id[evsel->attr.config]);
 }
 
 void
@@ -811,12 +816,9 @@ fill_event (RspFtraceStream *s, const CpuCursor *cc, RspEvent *event)
 {
   guint16 type;
   memcpy (&type, cc->payload, 2);
-  IdEntry *entry = type < s->n_by_id ? &s->by_id[type] : NULL;
-  if (entry != NULL && G_UNLIKELY (!entry->ready) && entry->evsel != NULL)
-    {
-      ensure_evsel (s, entry->evsel);
-      entry->ready = TRUE;
-    }
+  const IdEntry *entry = type < s->n_by_id ? &s->by_id[type] : NULL;
+  if (entry != NULL && entry->evsel != NULL && G_UNLIKELY (entry->evsel->tp == NULL))
+    ensure_evsel (s, entry->evsel); /* its format waits (or failed) */
   const RspEvsel *evsel = entry != NULL && entry->evsel != NULL && entry->evsel->tp != NULL ? entry->evsel : NULL;
   if (evsel == NULL)
     {

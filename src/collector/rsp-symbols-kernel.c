@@ -59,11 +59,10 @@ kallsyms_type_kept (char type)
   return t == 'T' || t == 'W' || t == 'D' || t == 'B';
 }
 
-/* Drops the kallsyms table for one of N symbols (allocated, to be filled
- * by the caller) whose raw names live in NAMES or in MAP (may be NULL),
- * read from SOURCE. */
+/* Drops the kallsyms table for one, read from SOURCE, whose raw names live
+ * in NAMES or in MAP (may be NULL); the caller fills self->kallsyms in. */
 static void
-kallsyms_replace (RspSymbolizer *self, guint n, GStringChunk *names, GMappedFile *map, const char *source)
+kallsyms_replace (RspSymbolizer *self, GStringChunk *names, GMappedFile *map, const char *source)
 {
   symbolizer_kernel_table_forget_used (self, &self->kallsyms);
   symbolizer_kernel_table_clear (&self->kallsyms);
@@ -72,11 +71,6 @@ kallsyms_replace (RspSymbolizer *self, guint n, GStringChunk *names, GMappedFile
   g_clear_pointer (&self->kallsyms_cache, g_mapped_file_unref);
   self->kallsyms_cache = map;
   self->kernel_source = source;
-  if (map != NULL)
-    return; /* the caller points the table at the mapping */
-  self->kallsyms.syms = g_new (RspSym, n);
-  self->kallsyms.dsos = g_new (const char *, n);
-  self->kallsyms.n = n;
 }
 
 gboolean
@@ -192,7 +186,10 @@ rsp_symbolizer_load_kallsyms (RspSymbolizer *self, const char *text, gsize lengt
         out++;
       }
 
-    kallsyms_replace (self, out, names, NULL, "text");
+    kallsyms_replace (self, names, NULL, "text");
+    self->kallsyms.syms = g_new (RspSym, out);
+    self->kallsyms.dsos = g_new (const char *, out);
+    self->kallsyms.n = out;
     for (guint i = 0; i < out; i++)
       {
         self->kallsyms.syms[i] = (RspSym){ v[i].start, sizes[i], v[i].name, NULL };
@@ -276,14 +273,13 @@ kcache_load (RspSymbolizer *self, const char *path, guint64 key)
       return FALSE;
 
   /* the table stays in the mapping; symbols are made as lookups find them */
-  kallsyms_replace (self, h.n, g_string_chunk_new (64), g_steal_pointer (&map), "cache");
+  kallsyms_replace (self, g_string_chunk_new (64), g_steal_pointer (&map), "cache");
   KernelTable *t = &self->kallsyms;
   t->entries = e;
   t->n_entries = h.n;
   t->names = names;
   t->names_size = h.names_size;
   t->made = g_hash_table_new_full (g_direct_hash, g_direct_equal, NULL, g_free);
-  t->made_syms = g_hash_table_new (g_direct_hash, g_direct_equal);
   symbolizer_cache_clear (self);
   return TRUE;
 }

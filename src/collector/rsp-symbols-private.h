@@ -34,6 +34,9 @@ typedef struct {
   guint64 start, size;
   guint32 name, dso; /* offsets into the names; dso KCACHE_KERNEL for the kernel */
 } KcacheEntry;
+/* searched as RspSyms are (rsp_sym_range_find): start and size first */
+G_STATIC_ASSERT (G_STRUCT_OFFSET (KcacheEntry, start) == G_STRUCT_OFFSET (RspSym, start)
+                 && G_STRUCT_OFFSET (KcacheEntry, size) == G_STRUCT_OFFSET (RspSym, size));
 
 /* A symbol of a mapped kernel table, made when a lookup first finds it. */
 typedef struct {
@@ -55,8 +58,9 @@ typedef struct {
   guint n_entries;
   const char *names;          /* NUL-terminated at names[names_size - 1] */
   gsize names_size;
-  GHashTable *made;           /* entry index -> MappedKsym* (owned) */
-  GHashTable *made_syms;      /* RspSym* -> the same MappedKsym* */
+  GHashTable *made;           /* entry index -> MappedKsym* (owned); their raw
+                               * names lie in NAMES, which is how a symbol is
+                               * known as one of them (symbolizer_kernel_sym_dso) */
 } KernelTable;
 
 /* A binary of a stored table. */

@@ -2,8 +2,8 @@
  *
  * Layout: kernel symbols (kallsyms, stored) are sorted arrays searched by
  * address (the kallsyms cache's entries where they are mapped, a symbol
- * made when first found: KernelTable); user addresses go pid -> map (rsp-maps) -> binary (RspDso,
- * loaded through rsp-elf-cache) -> symbol.  Every resolution is remembered
+ * made when first found: KernelTable); user addresses go pid -> map
+ * (rsp-maps) -> binary (RspDso, loaded through rsp-elf-cache) -> symbol.  Every resolution is remembered
  * in one open-addressing table keyed by (binary, address) — the address is
  * the file offset for user space, so a hit costs one probe and no map or
  * symbol search, and nothing is allocated per frame.
@@ -57,7 +57,6 @@ symbolizer_kernel_table_clear (KernelTable *t)
   g_clear_pointer (&t->syms, g_free);
   g_clear_pointer (&t->dsos, g_free);
   t->n = 0;
-  g_clear_pointer (&t->made_syms, g_hash_table_unref);
   g_clear_pointer (&t->made, g_hash_table_unref);
   t->entries = NULL;
   t->n_entries = 0;
@@ -317,7 +316,6 @@ mapped_ksym (RspSymbolizer *self, KernelTable *t, guint i)
   m->sym = (RspSym){ e->start, e->size, t->names + e->name, NULL };
   m->dso = symbolizer_intern (self, e->dso == KCACHE_KERNEL ? KERNEL_DSO : t->names + e->dso);
   g_hash_table_insert (t->made, GUINT_TO_POINTER (i), m);
-  g_hash_table_insert (t->made_syms, &m->sym, m);
   return &m->sym;
 }
 
@@ -326,24 +324,8 @@ symbolizer_kernel_table_lookup (RspSymbolizer *self, KernelTable *t, guint64 ip)
 {
   if (t->entries == NULL)
     return rsp_sym_table_lookup (t->syms, t->n, ip);
-  /* as rsp_sym_table_lookup() does: the last entry starting at or before
-   * IP, or one a little before it that contains IP */
-  guint lo = 0, hi = t->n_entries;
-  while (lo < hi)
-    {
-      guint mid = lo + (hi - lo) / 2;
-      if (t->entries[mid].start <= ip)
-        lo = mid + 1;
-      else
-        hi = mid;
-    }
-  for (guint i = lo, steps = 0; i > 0 && steps < 8; i--, steps++)
-    {
-      const KcacheEntry *e = &t->entries[i - 1];
-      if (ip - e->start < e->size || (e->size == 0 && ip == e->start))
-        return mapped_ksym (self, t, i - 1);
-    }
-  return NULL;
+  gssize i = rsp_sym_range_find (t->entries, sizeof *t->entries, t->n_entries, ip);
+  return i >= 0 ? mapped_ksym (self, t, (guint) i) : NULL;
 }
 
 /* Index of SYM in T, or -1 when SYM is not one of T's. */
@@ -364,9 +346,9 @@ symbolizer_kernel_sym_dso (RspSymbolizer *self, const RspSym *sym)
     return self->stored_kernel.dsos[i];
   if ((i = kernel_table_index (&self->kallsyms, sym)) >= 0)
     return self->kallsyms.dsos[i];
-  const MappedKsym *m = self->kallsyms.made_syms != NULL ? g_hash_table_lookup (self->kallsyms.made_syms, sym) : NULL;
-  if (m != NULL)
-    return m->dso;
+  const KernelTable *t = &self->kallsyms;
+  if (t->entries != NULL && (guintptr) sym->raw - (guintptr) t->names < t->names_size)
+    return ((const MappedKsym *) sym)->dso; /* made by mapped_ksym(): its sym comes first */
   return symbolizer_intern (self, KERNEL_DSO);
 }
 

@@ -690,12 +690,36 @@ test_scanning_thread (void)
  * flags libtraceevent takes from a print fmt), are the same when a
  * recording is read without its formats' print fmts (as the model reads
  * it); only printing a tracepoint gives nothing. */
+/* A (read whole) and B (read without print fmts) are the same evsel with
+ * the same format: fields, types, offsets, sizes, and flags but those
+ * libtraceevent takes from a print fmt.  TRUE when it is a tracepoint. */
+static gboolean
+assert_same_format (const RspEvsel *a, const RspEvsel *b)
+{
+  const unsigned long print_flags = TEP_FIELD_IS_FLAG | TEP_FIELD_IS_SYMBOLIC;
+  g_assert_cmpstr (a->name, ==, b->name);
+  g_assert_true ((a->tp == NULL) == (b->tp == NULL));
+  if (a->tp == NULL)
+    return FALSE;
+  g_assert_cmpint (a->tp->id, ==, b->tp->id);
+  const struct tep_format_field *fa = a->tp->format.fields, *fb = b->tp->format.fields;
+  for (; fa != NULL && fb != NULL; fa = fa->next, fb = fb->next)
+    {
+      g_assert_cmpstr (fa->name, ==, fb->name);
+      g_assert_cmpstr (fa->type, ==, fb->type);
+      g_assert_cmpint (fa->offset, ==, fb->offset);
+      g_assert_cmpint (fa->size, ==, fb->size);
+      g_assert_cmphex (fa->flags & ~print_flags, ==, fb->flags & ~print_flags);
+    }
+  g_assert_true (fa == NULL && fb == NULL);
+  return TRUE;
+}
+
 static void
 test_no_print (void)
 {
   const char *names[] = { "dio_ftrace.rsp", "pingpong.rsp", "tcp_loop.rsp", "pingpong-plain.perf.data",
                           "requests.rsp" };
-  const unsigned long print_flags = TEP_FIELD_IS_FLAG | TEP_FIELD_IS_SYMBOLIC;
   for (guint f = 0; f < G_N_ELEMENTS (names); f++)
     {
       g_autofree char *path = g_build_filename (RSP_SOURCE_ROOT, "tests", "data", names[f], NULL);
@@ -708,26 +732,7 @@ test_no_print (void)
       guint n_tracepoints = 0;
       g_assert_cmpuint (rsp_perf_reader_get_n_evsels (fields), ==, rsp_perf_reader_get_n_evsels (full));
       for (guint i = 0; i < rsp_perf_reader_get_n_evsels (full); i++)
-        {
-          const RspEvsel *a = rsp_perf_reader_get_evsel (full, i), *b = rsp_perf_reader_get_evsel (fields, i);
-          g_assert_cmpstr (a->name, ==, b->name);
-          g_assert_true ((a->tp == NULL) == (b->tp == NULL));
-          if (a->tp == NULL)
-            continue;
-          n_tracepoints++;
-          struct tep_event *ta = (struct tep_event *) a->tp, *tb = (struct tep_event *) b->tp;
-          g_assert_cmpint (ta->id, ==, tb->id);
-          struct tep_format_field *fa = ta->format.fields, *fb = tb->format.fields;
-          for (; fa != NULL && fb != NULL; fa = fa->next, fb = fb->next)
-            {
-              g_assert_cmpstr (fa->name, ==, fb->name);
-              g_assert_cmpstr (fa->type, ==, fb->type);
-              g_assert_cmpint (fa->offset, ==, fb->offset);
-              g_assert_cmpint (fa->size, ==, fb->size);
-              g_assert_cmphex (fa->flags & ~print_flags, ==, fb->flags & ~print_flags);
-            }
-          g_assert_true (fa == NULL && fb == NULL);
-        }
+        n_tracepoints += assert_same_format (rsp_perf_reader_get_evsel (full, i), rsp_perf_reader_get_evsel (fields, i));
       g_assert_cmpuint (n_tracepoints, >, 0);
 
       guint64 ha = READER_DIGEST_SEED, hb = READER_DIGEST_SEED;
@@ -808,21 +813,7 @@ test_formats_when_used (void)
       /* asked for, each evsel has the format the whole read gives */
       g_assert_cmpuint (rsp_perf_reader_get_n_evsels (lazy), ==, rsp_perf_reader_get_n_evsels (full));
       for (guint i = 0; i < n; i++)
-        {
-          const RspEvsel *a = rsp_perf_reader_get_evsel (full, i), *b = rsp_perf_reader_get_evsel (lazy, i);
-          g_assert_cmpstr (a->name, ==, b->name);
-          g_assert_true ((a->tp == NULL) == (b->tp == NULL));
-          if (a->tp == NULL)
-            continue;
-          const struct tep_format_field *fa = a->tp->format.fields, *fb = b->tp->format.fields;
-          for (; fa != NULL && fb != NULL; fa = fa->next, fb = fb->next)
-            {
-              g_assert_cmpstr (fa->name, ==, fb->name);
-              g_assert_cmpint (fa->offset, ==, fb->offset);
-              g_assert_cmpint (fa->size, ==, fb->size);
-            }
-          g_assert_true (fa == NULL && fb == NULL);
-        }
+        assert_same_format (rsp_perf_reader_get_evsel (full, i), rsp_perf_reader_get_evsel (lazy, i));
       g_test_message ("%s: %u of the instance's formats never needed", names[f], unparsed);
     }
   g_assert_cmpuint (unparsed_total, >, 0);
