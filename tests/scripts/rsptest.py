@@ -115,27 +115,13 @@ def require_perf_and_root():
     return perf
 
 
-# LeakSanitizer's own crash at exit (its stop-the-world tracer segfaults,
-# intermittently, on these VMs and in other projects' CI: not a leak report,
-# which reads "ERROR: LeakSanitizer: detected memory leaks").
-LSAN_TRACER_CRASH = ("Tracer caught signal", "LeakSanitizer has encountered a fatal error")
-
-
 def run(argv, timeout=300, check=True, **kwargs):
-    """Runs ARGV, returns the CompletedProcess (text mode).  Under a
-    sanitizer build, a run that LeakSanitizer's tracer crashed at exit is run
-    once more, saying so; a second crash is a failure like any other."""
-    for attempt in (1, 2):
-        try:
-            proc = subprocess.run(argv, capture_output=True, text=True, errors="replace",
-                                  timeout=timeout, **kwargs)
-        except subprocess.TimeoutExpired:
-            fail("timed out after %d s: %s" % (timeout, " ".join(argv)))
-        if attempt == 1 and proc.returncode != 0 and all(s in (proc.stderr or "") for s in LSAN_TRACER_CRASH):
-            log("LeakSanitizer's tracer crashed at the exit of %s (a sanitizer-runtime fault, not a leak); "
-                "running it once more" % " ".join(argv))
-            continue
-        break
+    """Runs ARGV, returns the CompletedProcess (text mode)."""
+    try:
+        proc = subprocess.run(argv, capture_output=True, text=True, errors="replace",
+                              timeout=timeout, **kwargs)
+    except subprocess.TimeoutExpired:
+        fail("timed out after %d s: %s" % (timeout, " ".join(argv)))
     if check and proc.returncode != 0:
         fail("%s exited with %d\nstdout: %s\nstderr: %s"
              % (" ".join(argv), proc.returncode, proc.stdout[-4000:], proc.stderr[-4000:]))
