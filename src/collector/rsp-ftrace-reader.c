@@ -23,6 +23,7 @@
 #include "rsp-disk-cache.h"
 #include "rsp-ftrace-section.h"
 #include "rsp-perf-reader.h"
+#include "rsp-tep-fields.h"
 #include "rsp-tep-guard.h"
 #include "rsp-tid-map.h"
 
@@ -178,6 +179,7 @@ struct _RspFtraceStream {
   IdEntry *by_id;          /* tracepoint id -> our RspEvsel and its common_pid field */
   guint n_by_id;
   GPtrArray *pending;      /* PendingFormat* by our evsel's index - first_evsel, NULL once parsed */
+  GPtrArray *own_events;   /* struct tep_event* made by rsp_tep_fields_event_new(), not in tep */
   /* per evsel index (the reader's numbering): the paired evsel of the other
    * channel, or -1 */
   GArray *twin_of;       /* gint */
@@ -328,6 +330,7 @@ parse_formats (RspFtraceStream *s, Cursor *c, const guint8 *header_page, gsize h
       while (g_hash_table_iter_next (&it, NULL, &best))
         chosen[GPOINTER_TO_UINT (best)] = TRUE;
       s->pending = g_ptr_array_new_with_free_func (pending_format_free);
+      s->own_events = g_ptr_array_new_with_free_func ((GDestroyNotify) rsp_tep_fields_event_free);
     }
   for (guint i = 0; i < formats->len; i++)
     {
@@ -575,6 +578,7 @@ rsp_ftrace_stream_free (RspFtraceStream *s)
   g_clear_pointer (&s->twin_of, g_array_unref);
   g_free (s->by_id);
   g_clear_pointer (&s->pending, g_ptr_array_unref);
+  g_clear_pointer (&s->own_events, g_ptr_array_unref);
   rsp_tid_map_free (s->tgid_of);
   tep_free (s->tep);
   g_free (s);
@@ -789,8 +793,16 @@ ensure_evsel (RspFtraceStream *s, RspEvsel *evsel)
   PendingFormat *pf = g_ptr_array_index (s->pending, k);
   if (pf == NULL)
     return; /* parsed already, or refused */
-  tep_parse_event (s->tep, pf->text, strlen (pf->text), pf->system);
-  struct tep_event *event = tep_find_event_by_name (s->tep, pf->system, pf->name);
+  /* the fields alone, as libtraceevent would read them, where the text
+   * has the kernel's shape (rsp-tep-fields.h); else libtraceevent's parse */
+  struct tep_event *event = rsp_tep_fields_event_new (s->tep, pf->text, pf->system);
+  if (event != NULL)
+    g_ptr_array_add (s->own_events, event);
+  else
+    {
+      tep_parse_event (s->tep, pf->text, strlen (pf->text), pf->system);
+      event = tep_find_event_by_name (s->tep, pf->system, pf->name);
+    }
   if (event != NULL && (guint64) event->id == evsel->attr.config)
     evsel->tp = event;
   pending_format_free (pf);

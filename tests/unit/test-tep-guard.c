@@ -5,6 +5,9 @@
 #include <glib.h>
 #include <string.h>
 
+#include <event-parse.h>
+
+#include "rsp-tep-fields.h"
 #include "rsp-tep-guard.h"
 
 #define COMMON \
@@ -206,6 +209,155 @@ test_bad_formats (void)
   g_assert_false (rsp_tep_check_printk (printk, strlen (printk)));
 }
 
+/* ---- fields without libtraceevent's parser (rsp-tep-fields.h) ---------- */
+
+static void
+assert_same_fields (const struct tep_format_field *a, const struct tep_format_field *b)
+{
+  for (; a != NULL && b != NULL; a = a->next, b = b->next)
+    {
+      g_assert_cmpstr (a->name, ==, b->name);
+      g_assert_cmpstr (a->alias, ==, b->alias);
+      g_assert_cmpstr (a->type, ==, b->type);
+      g_assert_cmpint (a->offset, ==, b->offset);
+      g_assert_cmpint (a->size, ==, b->size);
+      g_assert_cmpuint (a->arraylen, ==, b->arraylen);
+      g_assert_cmpuint (a->elementsize, ==, b->elementsize);
+      g_assert_cmpuint (a->flags, ==, b->flags);
+    }
+  g_assert_true (a == NULL && b == NULL);
+}
+
+/* TEXT (a whole format) read as a reader that never prints reads it: the
+ * guard's text with the print fmt emptied, parsed by libtraceevent and by
+ * rsp_tep_fields_event_new().  Where the latter takes it, the two events
+ * must be the same; returns whether it took it. */
+static gboolean
+compare_with_libtraceevent (const char *text, const char *system)
+{
+  g_autofree char *fixed = rsp_tep_format_text (text, strlen (text), FALSE);
+  if (fixed == NULL)
+    return FALSE;
+  struct tep_handle *tep = tep_alloc ();
+  tep_set_long_size (tep, 8);
+  struct tep_event *light = rsp_tep_fields_event_new (tep, fixed, system);
+  if (light == NULL)
+    {
+      tep_free (tep);
+      return FALSE;
+    }
+  enum tep_errno err = tep_parse_event (tep, fixed, strlen (fixed), system);
+  g_assert_cmpint (err, ==, 0);
+  struct tep_event *parsed = tep_find_event (tep, light->id);
+  g_assert_nonnull (parsed);
+  g_assert_cmpstr (light->name, ==, parsed->name);
+  g_assert_cmpstr (light->system, ==, parsed->system);
+  g_assert_cmpint (light->flags, ==, parsed->flags);
+  g_assert_cmpstr (light->print_fmt.format, ==, parsed->print_fmt.format);
+  g_assert_null (parsed->print_fmt.args);
+  g_assert_cmpint (light->format.nr_common, ==, parsed->format.nr_common);
+  g_assert_cmpint (light->format.nr_fields, ==, parsed->format.nr_fields);
+  assert_same_fields (light->format.common_fields, parsed->format.common_fields);
+  assert_same_fields (light->format.fields, parsed->format.fields);
+  rsp_tep_fields_event_free (light);
+  tep_free (tep);
+  return TRUE;
+}
+
+static char *
+fields_format (const char *fields)
+{
+  return g_strconcat ("name: x\nID: 7\nformat:\n" COMMON, fields, "\nprint fmt: \"%d\", REC->common_pid\n", NULL);
+}
+
+static void
+test_fields_same (void)
+{
+  /* the shapes of field lines, each taken and equal to libtraceevent's */
+  static const char *const taken[] = {
+    "\tfield:dev_t dev;\toffset:8;\tsize:4;\tsigned:0;\n",
+    "\tfield:char comm[16];\toffset:8;\tsize:16;\tsigned:0;\n",
+    "\tfield:__data_loc char[] name;\toffset:8;\tsize:4;\tsigned:0;\n",
+    "\tfield:__data_loc u32[] ids;\toffset:8;\tsize:4;\tsigned:0;\n",
+    "\tfield:__data_loc unsigned long[] ips;\toffset:8;\tsize:4;\tsigned:0;\n",
+    "\tfield:__rel_loc char[] msg;\toffset:8;\tsize:4;\tsigned:0;\n",
+    "\tfield:char buf[];\toffset:8;\tsize:0;\tsigned:0;\n",
+    "\tfield:u32 words[];\toffset:8;\tsize:0;\tsigned:0;\n",
+    "\tfield:unsigned long caller[4];\toffset:8;\tsize:32;\tsigned:0;\n",
+    "\tfield:unsigned long stack[0];\toffset:8;\tsize:0;\tsigned:0;\n",
+    "\tfield:u8 addr[6];\toffset:8;\tsize:6;\tsigned:0;\n",
+    "\tfield:const void * skaddr;\toffset:8;\tsize:8;\tsigned:0;\n",
+    "\tfield:char *buf;\toffset:8;\tsize:8;\tsigned:0;\n",
+    "\tfield:char* buf;\toffset:8;\tsize:8;\tsigned:0;\n",
+    "\tfield:const char * const * argv;\toffset:8;\tsize:8;\tsigned:0;\n",
+    "\tfield:long long delta;\toffset:8;\tsize:8;\tsigned:1;\n",
+    "\tfield:int  spaced;\toffset:8;\tsize:4;\tsigned:1;\n",
+    "\tfield:int old;\toffset:8;\tsize:4;\n",
+    "\tfield:pid_t pid;\toffset:8;\tsize:4;\tsigned:1;\n\tfield:s8 prio;\toffset:12;\tsize:1;\tsigned:1;\n",
+  };
+  for (gsize i = 0; i < G_N_ELEMENTS (taken); i++)
+    {
+      g_test_message ("fields %" G_GSIZE_FORMAT ": %s", i, taken[i]);
+      g_autofree char *text = fields_format (taken[i]);
+      g_assert_true (compare_with_libtraceevent (text, "sched"));
+    }
+  /* left to libtraceevent: not the kernel's shape, or a number that is not
+   * plain decimal */
+  static const char *const refused[] = {
+    "\tfield:int a;\toffset:010;\tsize:4;\tsigned:1;\n",
+    "\tfield:char c[010];\toffset:8;\tsize:8;\tsigned:0;\n",
+    "\tfield:char **argv;\toffset:8;\tsize:8;\tsigned:0;\n",
+  };
+  for (gsize i = 0; i < G_N_ELEMENTS (refused); i++)
+    {
+      g_autofree char *text = fields_format (refused[i]);
+      g_assert_false (compare_with_libtraceevent (text, "sched"));
+    }
+  g_autofree char *ok = fields_format ("\tfield:int a;\toffset:8;\tsize:4;\tsigned:1;\n");
+  g_assert_false (compare_with_libtraceevent (ok, "ftrace")); /* libtraceevent's special case */
+  /* no empty line after the common fields, or two: libtraceevent reads
+   * those otherwise */
+  const char *one_list = "name: x\nID: 7\nformat:\n"
+                         "\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"
+                         "\tfield:int a;\toffset:8;\tsize:4;\tsigned:1;\n\nprint fmt: \"\"\n";
+  g_assert_false (compare_with_libtraceevent (one_list, "sched"));
+  g_autofree char *two_blanks = g_strconcat ("name: x\nID: 7\nformat:\n" COMMON,
+                                             "\n\tfield:int a;\toffset:8;\tsize:4;\tsigned:1;\n\nprint fmt: \"\"\n", NULL);
+  g_assert_false (compare_with_libtraceevent (two_blanks, "sched"));
+
+  /* every format of the running kernel, where tracefs can be read */
+  const char *roots[] = { "/sys/kernel/tracing/events", "/sys/kernel/debug/tracing/events" };
+  guint seen = 0, took = 0;
+  for (gsize r = 0; r < G_N_ELEMENTS (roots) && seen == 0; r++)
+    {
+      g_autoptr (GDir) systems = g_dir_open (roots[r], 0, NULL);
+      const char *system;
+      while (systems != NULL && (system = g_dir_read_name (systems)) != NULL)
+        {
+          g_autofree char *sdir = g_build_filename (roots[r], system, NULL);
+          g_autoptr (GDir) events = g_dir_open (sdir, 0, NULL);
+          const char *name;
+          while (events != NULL && (name = g_dir_read_name (events)) != NULL)
+            {
+              g_autofree char *path = g_build_filename (sdir, name, "format", NULL);
+              g_autofree char *text = NULL;
+              if (!g_file_get_contents (path, &text, NULL, NULL))
+                continue;
+              seen++;
+              took += compare_with_libtraceevent (text, system);
+            }
+        }
+    }
+  if (seen == 0)
+    g_test_message ("no tracefs to read: the running kernel's formats were not compared");
+  else
+    {
+      g_test_message ("the running kernel's formats: %u, %u taken and equal to libtraceevent's", seen, took);
+      /* the shapes above are the kernel's: nearly all of them are taken */
+      g_assert_cmpuint (took, >=, seen * 9 / 10);
+    }
+}
+
 int
 main (int argc, char **argv)
 {
@@ -213,5 +365,6 @@ main (int argc, char **argv)
   g_test_add_func ("/tep-guard/real-formats", test_real_formats);
   g_test_add_func ("/tep-guard/dangerous-print-fmts", test_dangerous_print_fmts);
   g_test_add_func ("/tep-guard/bad-formats", test_bad_formats);
+  g_test_add_func ("/tep-fields/same-as-libtraceevent", test_fields_same);
   return g_test_run ();
 }
