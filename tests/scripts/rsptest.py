@@ -115,6 +115,15 @@ def require_perf_and_root():
     return perf
 
 
+def settle():
+    """Writes back what earlier tests left dirty before a recording whose
+    timing is checked: the kernel's writeback of it (cold_read leaves 64 MB,
+    sqlite_commits and the fsync scenarios their files) otherwise runs
+    during the workload, beside it on the 2 CPUs, and into its own
+    fsync()s."""
+    os.sync()
+
+
 def run(argv, timeout=300, check=True, **kwargs):
     """Runs ARGV, returns the CompletedProcess (text mode)."""
     try:

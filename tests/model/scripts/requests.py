@@ -88,7 +88,7 @@ def main_tcp(rsp, workload, out_dir, expect):
     # the slow requests' fdatasync must wait for their own writes only, not
     # for what an earlier test left dirty (cold_read's 64 MB): the first
     # slow requests then took 9-10 ms and the later 4 ms, two modes
-    os.sync()
+    t.settle()
     t.log("$ " + " ".join(argv))
     rec = t.run(argv, timeout=180)
     t.log(rec.stdout.strip() + "\n" + rec.stderr.strip())
@@ -145,6 +145,7 @@ def main_probe(rsp, workload, out_dir, expect):
     probe = "%s:serve_one" % workload
     before = uprobe_groups()
     argv = [rsp, "record", "--probe", probe, "-o", recording, "--", workload, "40", "5", "30"]
+    t.settle()
     t.log("$ " + " ".join(argv))
     t.log(t.run(argv, timeout=180).stderr.strip())
     expect(set(uprobe_groups()) <= set(before), "uprobes left after the recording: %s" % uprobe_groups())
@@ -235,6 +236,7 @@ def main():
         counter = os.path.join(tmp, "counter")
         argv = [rsp, "record", "--repeat", str(RUNS), "-o", recording, "--",
                 workload, counter, str(EVERY), str(FAST_MS), str(SLOW_MS)]
+        t.settle()
         t.log("$ " + " ".join(argv))
         rec = t.run(argv, timeout=180)
         t.log(rec.stderr.strip())

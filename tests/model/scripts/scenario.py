@@ -451,6 +451,7 @@ def main():
         target_args = ["--comm", os.path.basename(workload)]
     else:
         argv = [rsp, "record"] + (["--keep-awake"] if keep_awake else []) + ["-o", recording, "--", workload] + args
+    t.settle()
     t.log("$ " + " ".join(argv))
     rec = t.run(argv, timeout=120)
     t.log(rec.stdout.strip())
