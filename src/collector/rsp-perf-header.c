@@ -214,7 +214,10 @@ parse_features (RspPerfReader *self, const guint64 *bits, guint64 feature_table)
         case FEAT_TRACING_DATA:
           {
             g_autoptr (GError) error = NULL;
-            self->tep = rsp_trace_data_load (p, s.size, !self->no_print, &error);
+            /* a reader that never prints takes the formats' fields alone
+             * where it can (rsp-tep-fields.h) */
+            self->tep = self->no_print ? rsp_trace_data_load_fields (p, s.size, &self->tp_events, &error)
+                                       : rsp_trace_data_load (p, s.size, TRUE, &error);
             if (self->tep == NULL)
               {
                 rsp_perf_reader_warn (self, _("%s; tracepoint fields cannot be decoded"), error->message);
@@ -360,7 +363,7 @@ finish_evsels (RspPerfReader *self)
     {
       RspEvsel *evsel = g_ptr_array_index (self->evsels, i);
       if (evsel->attr.type == PERF_TYPE_TRACEPOINT && self->tep != NULL)
-        evsel->tp = tep_find_event (self->tep, (int) evsel->attr.config);
+        evsel->tp = rsp_trace_data_find_event (self->tep, self->tp_events, (int) evsel->attr.config);
       if (evsel->name == NULL)
         evsel->name = default_evsel_name (self, evsel);
       if (!(evsel->attr.sample_type & PERF_SAMPLE_IDENTIFIER))

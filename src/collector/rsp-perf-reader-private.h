@@ -51,6 +51,7 @@ struct _RspPerfReader {
   guint64 id_base, id_span;
   gboolean all_have_identifier;
   struct tep_handle *tep;
+  GPtrArray *tp_events;    /* perf's formats made from their fields alone (rsp_trace_data_load_fields()), or NULL */
   gboolean no_print;       /* RSP_PERF_READER_NO_PRINT: formats read without their print fmt */
 
   guint64 data_start, data_end;

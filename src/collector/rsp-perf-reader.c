@@ -933,6 +933,7 @@ rsp_perf_reader_free (RspPerfReader *self)
   g_free (self->id_table);
   g_clear_pointer (&self->aligned_slabs, g_ptr_array_unref);
   g_ptr_array_unref (self->warnings);
+  g_clear_pointer (&self->tp_events, g_ptr_array_unref);
   if (self->tep != NULL)
     tep_free (self->tep);
   g_free (self->header.hostname);

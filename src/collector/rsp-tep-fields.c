@@ -7,8 +7,9 @@
  *          "__data_loc char[]"
  *   flags  POINTER for a '*' word, ARRAY for a bracket, STRING for an array
  *          whose type contains "char", "u8" or "s8", DYNAMIC for __data_loc,
- *          DYNAMIC|RELATIVE for __rel_loc, LONG for a type containing
- *          "long", SIGNED for "signed:1"
+ *          LONG for a type containing
+ *          "long", SIGNED for "signed:1" (a __rel_loc field is left to
+ *          libtraceevent)
  *   arraylen  the number in the bracket, 0 for "[]"
  *   elementsize  for an array or a __data_loc field: size / arraylen, or
  *          (no length) the element type's size (u8…s64, char) for
@@ -208,6 +209,10 @@ read_field (struct tep_event *event, const char *line, const char *end)
     }
   f->type = g_string_free (type, FALSE);
   type = NULL;
+  /* __rel_loc: libtraceevent 1.7.1 gives such a field flags of its own
+   * (found by fuzz-trace-data), and the kernel's formats use none */
+  if (strncmp (f->type, "__rel_loc", 9) == 0)
+    goto refuse;
   f->name = f->alias = g_strndup (name, name_len);
 
   if (f->flags & TEP_FIELD_IS_ARRAY
@@ -215,8 +220,6 @@ read_field (struct tep_event *event, const char *line, const char *end)
     f->flags |= TEP_FIELD_IS_STRING;
   if (strncmp (f->type, "__data_loc", 10) == 0)
     f->flags |= TEP_FIELD_IS_DYNAMIC;
-  if (strncmp (f->type, "__rel_loc", 9) == 0)
-    f->flags |= TEP_FIELD_IS_DYNAMIC | TEP_FIELD_IS_RELATIVE;
   if (strstr (f->type, "long") != NULL)
     f->flags |= TEP_FIELD_IS_LONG;
 

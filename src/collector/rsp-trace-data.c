@@ -16,6 +16,7 @@
 #include <traceevent/event-parse.h>
 
 #include "rsp-perf-reader.h"
+#include "rsp-tep-fields.h"
 #include "rsp-tep-guard.h"
 
 typedef struct {
@@ -78,8 +79,22 @@ expect_bytes (Cursor *c, const char *bytes, gsize n)
   return cursor_take (c, n, &p) && memcmp (p, bytes, n) == 0;
 }
 
+/* A format waiting to be parsed (rsp_trace_data_load_fields()). */
+typedef struct {
+  char *text;
+  const char *system; /* in the blob's memory or a literal */
+} Waiting;
+
+static void
+waiting_clear (gpointer data)
+{
+  g_free (((Waiting *) data)->text);
+}
+
+/* WAITING: NULL, each format is parsed at once; else each is added there. */
 static gboolean
-parse_formats (struct tep_handle *tep, Cursor *c, const char *system, gboolean with_print, GError **error)
+parse_formats (struct tep_handle *tep, Cursor *c, const char *system, gboolean with_print, GArray *waiting,
+               GError **error)
 {
   guint32 count;
   if (!cursor_u32 (c, &count))
@@ -95,19 +110,72 @@ parse_formats (struct tep_handle *tep, Cursor *c, const char *system, gboolean w
        * and the reader then reports its samples as undecodable, as perf
        * does.  A sound format with a print fmt libtraceevent cannot take
        * keeps its fields and prints nothing. */
-      g_autofree char *text = rsp_tep_format_text ((const char *) p, size, with_print);
+      char *text = rsp_tep_format_text ((const char *) p, size, with_print);
       if (text == NULL)
         continue;
+      if (waiting != NULL)
+        {
+          Waiting w = { text, system };
+          g_array_append_val (waiting, w);
+          continue;
+        }
       tep_parse_event (tep, text, strlen (text), system);
+      g_free (text);
     }
   (void) error;
   return TRUE;
 }
 
-/* Parses the blob into a new handle; NULL when its structure is damaged. */
-static struct tep_handle *
-parse_blob (const guint8 *data, gsize size, gboolean with_print, gsize *error_pos)
+static gint
+compare_event_ids (gconstpointer a, gconstpointer b)
 {
+  const struct tep_event *x = *(struct tep_event *const *) a, *y = *(struct tep_event *const *) b;
+  return x->id < y->id ? -1 : x->id > y->id;
+}
+
+/* The waiting formats made from their fields alone when every one has the
+ * kernel's shape and no two share an id (so that a lookup by id finds
+ * what libtraceevent's would); NULL otherwise. */
+static GPtrArray *
+fields_events (struct tep_handle *tep, GArray *waiting)
+{
+  GPtrArray *events = g_ptr_array_new_full (waiting->len, (GDestroyNotify) rsp_tep_fields_event_free);
+  for (guint i = 0; i < waiting->len; i++)
+    {
+      const Waiting *w = &g_array_index (waiting, Waiting, i);
+      struct tep_event *event = rsp_tep_fields_event_new (tep, w->text, w->system);
+      if (event == NULL)
+        {
+          g_ptr_array_unref (events);
+          return NULL;
+        }
+      g_ptr_array_add (events, event);
+    }
+  g_ptr_array_sort (events, compare_event_ids);
+  for (guint i = 1; i < events->len; i++)
+    if (((struct tep_event *) g_ptr_array_index (events, i - 1))->id
+        == ((struct tep_event *) g_ptr_array_index (events, i))->id)
+      {
+        g_ptr_array_unref (events);
+        return NULL;
+      }
+  return events;
+}
+
+/* Parses the blob into a new handle; NULL when its structure is damaged.
+ * OWN: NULL, every format goes to libtraceevent; else (no print fmts) the
+ * events made from their fields alone, or NULL when libtraceevent had to
+ * parse them. */
+static struct tep_handle *
+parse_blob (const guint8 *data, gsize size, gboolean with_print, GPtrArray **own, gsize *error_pos)
+{
+  g_autoptr (GArray) waiting = NULL;
+  if (own != NULL)
+    {
+      *own = NULL;
+      waiting = g_array_new (FALSE, FALSE, sizeof (Waiting));
+      g_array_set_clear_func (waiting, waiting_clear);
+    }
   Cursor c = { data, size, 0, FALSE };
   struct tep_handle *tep = NULL;
   GError **error = NULL;
@@ -150,7 +218,7 @@ parse_blob (const guint8 *data, gsize size, gboolean with_print, gsize *error_po
       || !cursor_take (&c, header_size, &p))
     goto bad;
 
-  if (!parse_formats (tep, &c, "ftrace", with_print, error))
+  if (!parse_formats (tep, &c, "ftrace", with_print, waiting, error))
     goto bad;
 
   guint32 n_systems;
@@ -159,7 +227,7 @@ parse_blob (const guint8 *data, gsize size, gboolean with_print, gsize *error_po
   for (guint32 i = 0; i < n_systems; i++)
     {
       const char *system;
-      if (!cursor_string (&c, &system) || !parse_formats (tep, &c, system, with_print, error))
+      if (!cursor_string (&c, &system) || !parse_formats (tep, &c, system, with_print, waiting, error))
         goto bad;
     }
 
@@ -184,6 +252,15 @@ parse_blob (const guint8 *data, gsize size, gboolean with_print, gsize *error_po
    * tep_data_comm_from_pid), which RSP never asks for (comms come from
    * perf's COMM records and the payloads).  Parsing them was a twelfth of
    * a report of a small recording. */
+  if (waiting != NULL)
+    {
+      *own = fields_events (tep, waiting);
+      for (guint i = 0; *own == NULL && i < waiting->len; i++)
+        {
+          const Waiting *w = &g_array_index (waiting, Waiting, i);
+          tep_parse_event (tep, w->text, strlen (w->text), w->system);
+        }
+    }
   return tep;
 
 bad:
@@ -193,14 +270,47 @@ bad:
   return NULL;
 }
 
-struct tep_handle *
-rsp_trace_data_load (const guint8 *data, gsize size, gboolean with_print, GError **error)
+static struct tep_handle *
+load (const guint8 *data, gsize size, gboolean with_print, GPtrArray **own, GError **error)
 {
   gsize pos = 0;
-  struct tep_handle *tep = parse_blob (data, size, with_print, &pos);
+  struct tep_handle *tep = parse_blob (data, size, with_print, own, &pos);
   if (tep == NULL)
     g_set_error (error, RSP_READER_ERROR, RSP_READER_ERROR_CORRUPT,
                  _("the tracing data (tracepoint formats) is damaged at byte %llu of %llu"),
                  (unsigned long long) pos, (unsigned long long) size);
   return tep;
+}
+
+struct tep_handle *
+rsp_trace_data_load (const guint8 *data, gsize size, gboolean with_print, GError **error)
+{
+  return load (data, size, with_print, NULL, error);
+}
+
+struct tep_handle *
+rsp_trace_data_load_fields (const guint8 *data, gsize size, GPtrArray **events, GError **error)
+{
+  g_return_val_if_fail (events != NULL, NULL);
+  return load (data, size, FALSE, events, error);
+}
+
+struct tep_event *
+rsp_trace_data_find_event (struct tep_handle *tep, GPtrArray *events, int id)
+{
+  if (events == NULL)
+    return tep != NULL ? tep_find_event (tep, id) : NULL;
+  guint lo = 0, hi = events->len;
+  while (lo < hi)
+    {
+      guint mid = lo + (hi - lo) / 2;
+      struct tep_event *event = g_ptr_array_index (events, mid);
+      if (event->id == id)
+        return event;
+      if (event->id < id)
+        lo = mid + 1;
+      else
+        hi = mid;
+    }
+  return NULL;
 }
