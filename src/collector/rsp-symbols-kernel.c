@@ -69,6 +69,9 @@ kallsyms_replace (RspSymbolizer *self, GStringChunk *names, GMappedFile *map, co
   g_string_chunk_free (self->raw_names);
   self->raw_names = names;
   g_clear_pointer (&self->kallsyms_cache, g_mapped_file_unref);
+  g_clear_pointer (&self->kcache_source, g_free);
+  g_clear_pointer (&self->kcache_dir, g_free);
+  g_clear_pointer (&self->kcache_path, g_free);
   self->kallsyms_cache = map;
   self->kernel_source = source;
 }
@@ -203,11 +206,16 @@ rsp_symbolizer_load_kallsyms (RspSymbolizer *self, const char *text, gsize lengt
 
 /* ------------------------------------------------------------------ cache */
 
-/* An entry of the kernel symbol cache: this header, N entries, then the
- * names (NUL-terminated, NAMES_SIZE bytes); every integer in this
- * machine's byte order (the cache never leaves the machine). */
+/* An entry of the kernel symbol cache: this header, the index of the
+ * entries' blocks (KcacheBlock[n_blocks]), the N entries (KcacheEntry),
+ * then the names (NUL-terminated, NAMES_SIZE bytes): first the modules'
+ * (DSOS_SIZE bytes), then the symbols' in the entries' order, so that a
+ * block's names lie together.  Every integer in this machine's byte order
+ * (the cache never leaves the machine).  What a load reads at once — the
+ * header, the index and the modules' names — is checked then; each block
+ * when a lookup first lands in it (symbolizer_kcache_find()). */
 #define KCACHE_MAGIC "RSPKSYM"
-#define KCACHE_VERSION 3u /* 2: the word-wise hash of rsp-disk-cache.c; 3: its four lanes */
+#define KCACHE_VERSION 4u /* 2: the word-wise hash of rsp-disk-cache.c; 3: its four lanes; 4: blocks */
 
 typedef struct {
   char magic[8];
@@ -215,10 +223,10 @@ typedef struct {
   guint32 n;
   guint64 names_size;
   guint64 key;  /* hash of the boot id and /proc/modules */
-  guint64 body; /* hash of everything after the header */
+  guint32 n_blocks;
+  guint32 dsos_size;
+  guint64 head; /* hash of the index, then of the modules' names */
 } KcacheHeader;
-
-/* then KcacheEntry[n] (rsp-symbols-private.h) */
 
 /* The cache key of this boot with its modules, and the entry's path in
  * CACHE_DIR; FALSE when the boot id cannot be read. */
@@ -243,7 +251,22 @@ kcache_key (const char *cache_dir, const char *source, guint64 *key, char **path
   return TRUE;
 }
 
-/* The table from the cache entry at PATH if it is whole and for KEY. */
+static guint32
+kcache_n_blocks (guint32 n)
+{
+  return n / KCACHE_BLOCK + (n % KCACHE_BLOCK != 0);
+}
+
+static guint64
+kcache_block_hash (const KcacheEntry *e, guint32 n, const char *names, const KcacheBlock *block)
+{
+  guint64 h = rsp_disk_cache_hash (RSP_DISK_CACHE_HASH_INIT, e, (gsize) n * sizeof *e);
+  return rsp_disk_cache_hash (h, names + block->names_from, block->names_to - block->names_from);
+}
+
+/* The table from the cache entry at PATH if its header, index and
+ * modules' names are whole and it is for KEY; its blocks are checked when
+ * used. */
 static gboolean
 kcache_load (RspSymbolizer *self, const char *path, guint64 key)
 {
@@ -257,20 +280,28 @@ kcache_load (RspSymbolizer *self, const char *path, guint64 key)
   KcacheHeader h;
   memcpy (&h, data, sizeof h);
   if (memcmp (h.magic, KCACHE_MAGIC, sizeof KCACHE_MAGIC) != 0 || h.version != KCACHE_VERSION || h.key != key
-      || h.n == 0 || h.names_size == 0 || h.n > (size - sizeof h) / sizeof (KcacheEntry)
-      || h.names_size != size - sizeof h - (gsize) h.n * sizeof (KcacheEntry))
+      || h.n == 0 || h.names_size == 0 || h.names_size > size || h.n_blocks != kcache_n_blocks (h.n)
+      || h.dsos_size >= h.names_size
+      || (guint64) size != sizeof h + (guint64) h.n_blocks * sizeof (KcacheBlock)
+                               + (guint64) h.n * sizeof (KcacheEntry) + h.names_size)
     return FALSE;
-  rsp_disk_cache_populate (data, size);
-  if (rsp_disk_cache_hash (RSP_DISK_CACHE_HASH_INIT, data + sizeof h, size - sizeof h) != h.body)
+  /* the header keeps what follows it 8-aligned */
+  const KcacheBlock *blocks = (const KcacheBlock *) (data + sizeof h);
+  const KcacheEntry *e = (const KcacheEntry *) (blocks + h.n_blocks);
+  const char *names = (const char *) (e + h.n);
+  guint64 head = rsp_disk_cache_hash (RSP_DISK_CACHE_HASH_INIT, blocks, (gsize) h.n_blocks * sizeof *blocks);
+  if (rsp_disk_cache_hash (head, names, h.dsos_size) != h.head || names[h.names_size - 1] != '\0'
+      || (h.dsos_size > 0 && names[h.dsos_size - 1] != '\0'))
     return FALSE;
-  const KcacheEntry *e = (const KcacheEntry *) (data + sizeof h); /* the header keeps it 8-aligned */
-  const char *names = data + sizeof h + (gsize) h.n * sizeof (KcacheEntry);
-  if (names[h.names_size - 1] != '\0')
-    return FALSE;
-  for (guint32 i = 0; i < h.n; i++)
-    if (e[i].name >= h.names_size || (e[i].dso != KCACHE_KERNEL && e[i].dso >= h.names_size)
-        || (i > 0 && e[i].start <= e[i - 1].start))
+  /* the blocks in order, their names one after the other from the
+   * modules' to the end */
+  for (guint32 b = 0; b < h.n_blocks; b++)
+    if (blocks[b].names_from >= blocks[b].names_to
+        || blocks[b].names_from != (b == 0 ? h.dsos_size : blocks[b - 1].names_to)
+        || (b > 0 && blocks[b].first <= blocks[b - 1].first))
       return FALSE;
+  if (blocks[h.n_blocks - 1].names_to != h.names_size)
+    return FALSE;
 
   /* the table stays in the mapping; symbols are made as lookups find them */
   kallsyms_replace (self, g_string_chunk_new (64), g_steal_pointer (&map), "cache");
@@ -279,8 +310,114 @@ kcache_load (RspSymbolizer *self, const char *path, guint64 key)
   t->n_entries = h.n;
   t->names = names;
   t->names_size = h.names_size;
+  t->blocks = blocks;
+  t->n_blocks = h.n_blocks;
+  t->block_state = g_new0 (guint8, h.n_blocks);
+  t->dsos_size = h.dsos_size;
   t->made = g_hash_table_new_full (g_direct_hash, g_direct_equal, NULL, g_free);
   symbolizer_cache_clear (self);
+  return TRUE;
+}
+
+/* Whether block B of T is sound: its hash, its entries' names within its
+ * names, their modules among the modules' names, its entries in order
+ * from its first start to before the next block's.  Checked once. */
+static gboolean
+kcache_block_sound (KernelTable *t, guint b)
+{
+  if (t->block_state[b] != 0)
+    return t->block_state[b] == 1;
+  const KcacheBlock *block = &t->blocks[b];
+  guint32 from = b * KCACHE_BLOCK, to = MIN (t->n_entries, from + KCACHE_BLOCK);
+  const KcacheEntry *e = t->entries;
+  gboolean sound = kcache_block_hash (e + from, to - from, t->names, block) == block->hash
+                   && t->names[block->names_to - 1] == '\0'
+                   && (b + 1 == t->n_blocks || e[to - 1].start < t->blocks[b + 1].first);
+  for (guint32 i = from; sound && i < to; i++)
+    sound = e[i].name >= block->names_from && e[i].name < block->names_to
+            && (e[i].dso == KCACHE_KERNEL || e[i].dso < t->dsos_size)
+            && (i == from ? e[i].start == block->first : e[i].start > e[i - 1].start);
+  t->block_state[b] = sound ? 1 : 2;
+  return sound;
+}
+
+/* A used symbol of the mapped table, to be found again in the one made
+ * from the text. */
+typedef struct {
+  guint64 start;
+  const char *raw; /* in the mapping, kept until the symbols are found */
+} UsedKsym;
+
+static gboolean kallsyms_load_text (RspSymbolizer *self, const char *source, GError **error);
+static gboolean kcache_write (RspSymbolizer *self, const char *cache_dir, const char *path, guint64 key);
+
+/* A block of the mapped table is damaged: the table is made again from
+ * the text it was cached from and the entry written again, the symbols
+ * used so far marked used in the new table (the names handed out are
+ * interned: they stay valid).  FALSE, the mapped table kept, if the text
+ * cannot be read now. */
+static gboolean
+kcache_recover (RspSymbolizer *self)
+{
+  if (self->kcache_source == NULL)
+    return FALSE;
+  g_autofree char *source = g_steal_pointer (&self->kcache_source);
+  g_autofree char *dir = g_steal_pointer (&self->kcache_dir);
+  g_autofree char *path = g_steal_pointer (&self->kcache_path);
+  /* the mapping stays until the used symbols are found again */
+  g_autoptr (GMappedFile) map = g_mapped_file_ref (self->kallsyms_cache);
+  g_autoptr (GArray) used = g_array_new (FALSE, FALSE, sizeof (UsedKsym));
+  if (g_hash_table_size (self->used) > 0)
+    {
+      GHashTableIter it;
+      gpointer value;
+      g_hash_table_iter_init (&it, self->kallsyms.made);
+      while (g_hash_table_iter_next (&it, NULL, &value))
+        {
+          const RspSym *sym = &((MappedKsym *) value)->sym;
+          if (g_hash_table_contains (self->used, sym))
+            g_array_append_val (used, ((UsedKsym){ sym->start, sym->raw }));
+        }
+    }
+  if (!kallsyms_load_text (self, source, NULL))
+    return FALSE;
+  const KernelTable *t = &self->kallsyms;
+  for (guint i = 0; i < used->len; i++)
+    {
+      const UsedKsym *u = &g_array_index (used, UsedKsym, i);
+      const RspSym *sym = rsp_sym_table_lookup (t->syms, t->n, u->start);
+      if (sym != NULL && sym->start == u->start && strcmp (sym->raw, u->raw) == 0)
+        g_hash_table_insert (self->used, (gpointer) sym, NULL);
+    }
+  kcache_write (self, dir, path, self->kcache_key);
+  return TRUE;
+}
+
+gboolean
+symbolizer_kcache_find (RspSymbolizer *self, KernelTable *t, guint64 ip, gssize *index)
+{
+  *index = -1;
+  /* the block with the last start at or below IP */
+  guint lo = 0, hi = t->n_blocks;
+  while (lo < hi)
+    {
+      guint mid = lo + (hi - lo) / 2;
+      if (t->blocks[mid].first <= ip)
+        lo = mid + 1;
+      else
+        hi = mid;
+    }
+  if (lo == 0)
+    return TRUE;
+  /* the search looks back a few entries for a symbol that contains IP
+   * (rsp_sym_range_find): the block before is read too */
+  guint last = lo - 1, first = last > 0 ? last - 1 : 0;
+  for (guint b = first; b <= last; b++)
+    if (!kcache_block_sound (t, b))
+      return t == &self->kallsyms && kcache_recover (self) ? FALSE : TRUE;
+  guint32 from = first * KCACHE_BLOCK, to = MIN (t->n_entries, (last + 1) * KCACHE_BLOCK);
+  gssize i = rsp_sym_range_find (t->entries + from, sizeof *t->entries, to - from, ip);
+  *index = i >= 0 ? (gssize) from + i : -1;
   return TRUE;
 }
 
@@ -291,55 +428,68 @@ kcache_write (RspSymbolizer *self, const char *cache_dir, const char *path, guin
 {
   const KernelTable *t = &self->kallsyms;
   const char *kernel_dso = symbolizer_intern (self, KERNEL_DSO);
+  if (t->n == 0 || t->n > G_MAXUINT32 - KCACHE_BLOCK)
+    return FALSE;
+  /* the modules' names first, then the symbols' */
   g_autoptr (GByteArray) names = g_byte_array_new ();
   g_autoptr (GHashTable) dso_at = g_hash_table_new (g_direct_hash, g_direct_equal);
-  g_autofree KcacheEntry *e = g_new (KcacheEntry, MAX (t->n, 1));
+  g_autofree KcacheEntry *e = g_new (KcacheEntry, t->n);
   for (guint i = 0; i < t->n; i++)
     {
+      gpointer at = GUINT_TO_POINTER (KCACHE_KERNEL);
+      if (t->dsos[i] != kernel_dso && !g_hash_table_lookup_extended (dso_at, t->dsos[i], NULL, &at))
+        {
+          at = GUINT_TO_POINTER (names->len);
+          g_byte_array_append (names, (const guint8 *) t->dsos[i], strlen (t->dsos[i]) + 1);
+          g_hash_table_insert (dso_at, (gpointer) t->dsos[i], at);
+        }
+      e[i].dso = GPOINTER_TO_UINT (at);
+    }
+  guint32 dsos_size = names->len;
+  guint32 n_blocks = kcache_n_blocks (t->n);
+  g_autofree KcacheBlock *blocks = g_new0 (KcacheBlock, n_blocks);
+  for (guint i = 0; i < t->n; i++)
+    {
+      if (i % KCACHE_BLOCK == 0)
+        {
+          blocks[i / KCACHE_BLOCK].first = t->syms[i].start;
+          blocks[i / KCACHE_BLOCK].names_from = names->len;
+        }
       e[i].start = t->syms[i].start;
       e[i].size = t->syms[i].size;
       e[i].name = names->len;
       g_byte_array_append (names, (const guint8 *) t->syms[i].raw, strlen (t->syms[i].raw) + 1);
-      if (t->dsos[i] == kernel_dso)
-        e[i].dso = KCACHE_KERNEL;
-      else
-        {
-          gpointer at;
-          if (!g_hash_table_lookup_extended (dso_at, t->dsos[i], NULL, &at))
-            {
-              at = GUINT_TO_POINTER (names->len);
-              g_byte_array_append (names, (const guint8 *) t->dsos[i], strlen (t->dsos[i]) + 1);
-              g_hash_table_insert (dso_at, (gpointer) t->dsos[i], at);
-            }
-          e[i].dso = GPOINTER_TO_UINT (at);
-        }
       if (names->len >= KCACHE_KERNEL)
         return FALSE;
+      blocks[i / KCACHE_BLOCK].names_to = names->len;
     }
-  KcacheHeader h = { .version = KCACHE_VERSION, .n = t->n, .names_size = names->len, .key = key };
+  for (guint32 b = 0; b < n_blocks; b++)
+    {
+      guint32 from = b * KCACHE_BLOCK;
+      blocks[b].hash = kcache_block_hash (e + from, MIN (t->n - from, KCACHE_BLOCK), (const char *) names->data,
+                                          &blocks[b]);
+    }
+  KcacheHeader h = { .version = KCACHE_VERSION, .n = t->n, .names_size = names->len, .key = key,
+                     .n_blocks = n_blocks, .dsos_size = dsos_size };
   memcpy (h.magic, KCACHE_MAGIC, sizeof KCACHE_MAGIC);
-  g_autoptr (GByteArray) out = g_byte_array_sized_new (sizeof h + t->n * sizeof *e + names->len);
+  h.head = rsp_disk_cache_hash (RSP_DISK_CACHE_HASH_INIT, blocks, (gsize) n_blocks * sizeof *blocks);
+  h.head = rsp_disk_cache_hash (h.head, names->data, dsos_size);
+  g_autoptr (GByteArray) out
+      = g_byte_array_sized_new (sizeof h + n_blocks * sizeof *blocks + t->n * sizeof *e + names->len);
   g_byte_array_append (out, (const guint8 *) &h, sizeof h);
+  g_byte_array_append (out, (const guint8 *) blocks, n_blocks * sizeof *blocks);
   g_byte_array_append (out, (const guint8 *) e, t->n * sizeof *e);
   g_byte_array_append (out, names->data, names->len);
-  h.body = rsp_disk_cache_hash (RSP_DISK_CACHE_HASH_INIT, out->data + sizeof h, out->len - sizeof h);
-  memcpy (out->data, &h, sizeof h);
   return rsp_disk_cache_write (cache_dir, path, out->data, out->len);
 }
 
-gboolean
-rsp_symbolizer_load_kallsyms_file_cached (RspSymbolizer *self, const char *source, const char *cache_dir,
-                                          GError **error)
+/* The kallsyms table from the text at SOURCE. */
+static gboolean
+kallsyms_load_text (RspSymbolizer *self, const char *source, GError **error)
 {
-  g_autofree char *text = NULL, *path = NULL;
+  g_autofree char *text = NULL;
   gsize length = 0;
-  guint64 key = 0;
   g_autoptr (GError) local = NULL;
-
-  g_return_val_if_fail (self != NULL && source != NULL, FALSE);
-  gboolean cached = cache_dir != NULL && kcache_key (cache_dir, source, &key, &path);
-  if (cached && kcache_load (self, path, key))
-    return TRUE;
   if (!g_file_get_contents (source, &text, &length, &local))
     {
       g_set_error (error, RSP_SYMBOLIZER_ERROR, RSP_SYMBOLIZER_ERROR_IO, _("cannot read %s: %s"), source,
@@ -357,6 +507,28 @@ rsp_symbolizer_load_kallsyms_file_cached (RspSymbolizer *self, const char *sourc
       return FALSE;
     }
   self->kernel_source = "kallsyms";
+  return TRUE;
+}
+
+gboolean
+rsp_symbolizer_load_kallsyms_file_cached (RspSymbolizer *self, const char *source, const char *cache_dir,
+                                          GError **error)
+{
+  g_autofree char *path = NULL;
+  guint64 key = 0;
+
+  g_return_val_if_fail (self != NULL && source != NULL, FALSE);
+  gboolean cached = cache_dir != NULL && kcache_key (cache_dir, source, &key, &path);
+  if (cached && kcache_load (self, path, key))
+    {
+      self->kcache_source = g_strdup (source);
+      self->kcache_dir = g_strdup (cache_dir);
+      self->kcache_path = g_steal_pointer (&path);
+      self->kcache_key = key;
+      return TRUE;
+    }
+  if (!kallsyms_load_text (self, source, error))
+    return FALSE;
   if (cached)
     kcache_write (self, cache_dir, path, key);
   return TRUE;

@@ -38,6 +38,16 @@ typedef struct {
 G_STATIC_ASSERT (G_STRUCT_OFFSET (KcacheEntry, start) == G_STRUCT_OFFSET (RspSym, start)
                  && G_STRUCT_OFFSET (KcacheEntry, size) == G_STRUCT_OFFSET (RspSym, size));
 
+/* The entries of the cache come in blocks of KCACHE_BLOCK, each checked
+ * (its hash, names and order) the first time a lookup lands in it: a
+ * report checks the few hundred kilobytes it uses, not all 6 MB. */
+#define KCACHE_BLOCK 128u
+typedef struct {
+  guint64 first;                /* start of the block's first entry */
+  guint64 hash;                 /* of its entries, then of names[names_from, names_to) */
+  guint32 names_from, names_to; /* where its entries' names lie */
+} KcacheBlock;
+
 /* A symbol of a mapped kernel table, made when a lookup first finds it. */
 typedef struct {
   RspSym sym; /* first: a MappedKsym* is its RspSym* */
@@ -61,6 +71,10 @@ typedef struct {
   GHashTable *made;           /* entry index -> MappedKsym* (owned); their raw
                                * names lie in NAMES, which is how a symbol is
                                * known as one of them (symbolizer_kernel_sym_dso) */
+  const KcacheBlock *blocks;  /* with ENTRIES: their index, checked when mapped */
+  guint n_blocks;
+  guint8 *block_state;        /* per block: 0 not checked yet, 1 sound, 2 damaged */
+  gsize dsos_size;            /* the modules' names: names[0, dsos_size) */
 } KernelTable;
 
 /* A binary of a stored table. */
@@ -96,6 +110,10 @@ struct _RspSymbolizer {
   GStringChunk *strings; /* interned names and paths */
   GStringChunk *raw_names; /* kallsyms names, not interned */
   GMappedFile *kallsyms_cache; /* the cache entry the kallsyms table's names point into, or NULL */
+  /* with KALLSYMS_CACHE: where the entry came from, to make the table again
+   * from the text (and the entry) if a block of it turns out damaged */
+  char *kcache_source, *kcache_dir, *kcache_path;
+  guint64 kcache_key;
   const char *kernel_source;
 
   KernelTable kallsyms;
@@ -157,6 +175,11 @@ void symbolizer_kernel_table_clear (KernelTable *t);
 void symbolizer_kernel_table_forget_used (RspSymbolizer *self, KernelTable *t);
 /* The symbol of T containing IP, or NULL. */
 const RspSym *symbolizer_kernel_table_lookup (RspSymbolizer *self, KernelTable *t, guint64 ip);
+/* rsp-symbols-kernel.c: the index of the entry of T (mapped from the
+ * cache) containing IP in *INDEX (-1: none), the blocks it reads checked
+ * first; FALSE when one is damaged and SELF's kallsyms table was made
+ * again from its text instead (then look again). */
+gboolean symbolizer_kcache_find (RspSymbolizer *self, KernelTable *t, guint64 ip, gssize *index);
 void symbolizer_stored_dso_free (gpointer stored_dso);
 /* "[kernel.kallsyms]" or "[module]" for a kernel symbol. */
 const char *symbolizer_kernel_sym_dso (RspSymbolizer *self, const RspSym *sym);

@@ -62,6 +62,10 @@ symbolizer_kernel_table_clear (KernelTable *t)
   t->n_entries = 0;
   t->names = NULL;
   t->names_size = 0;
+  t->blocks = NULL;
+  t->n_blocks = 0;
+  g_clear_pointer (&t->block_state, g_free);
+  t->dsos_size = 0;
 }
 
 void
@@ -136,6 +140,9 @@ rsp_symbolizer_free (RspSymbolizer *self)
   g_free (self->cache);
   g_string_chunk_free (self->raw_names);
   g_clear_pointer (&self->kallsyms_cache, g_mapped_file_unref);
+  g_free (self->kcache_source);
+  g_free (self->kcache_dir);
+  g_free (self->kcache_path);
   g_string_chunk_free (self->strings);
   g_free (self);
 }
@@ -324,7 +331,9 @@ symbolizer_kernel_table_lookup (RspSymbolizer *self, KernelTable *t, guint64 ip)
 {
   if (t->entries == NULL)
     return rsp_sym_table_lookup (t->syms, t->n, ip);
-  gssize i = rsp_sym_range_find (t->entries, sizeof *t->entries, t->n_entries, ip);
+  gssize i;
+  if (!symbolizer_kcache_find (self, t, ip, &i))
+    return symbolizer_kernel_table_lookup (self, t, ip); /* T made again from the text */
   return i >= 0 ? mapped_ksym (self, t, (guint) i) : NULL;
 }
 

@@ -467,31 +467,84 @@ test_kallsyms_cache (void)
     g_assert_cmpuint (modules, >, 0);
   }
 
-  /* damaged: each is found, and the entry is made again, byte for byte */
-  static const char *const damages[] = { "a byte of a name", "the key", "the length (half)", "the length (empty)",
-                                         "the version" };
+  /* damaged: each is found, and the entry is made again, byte for byte.
+   * The header, the blocks' index and the modules' names are checked when
+   * the entry is mapped; a block of entries and names when a lookup first
+   * lands in it: then the table is made from the text, the lookups give
+   * what the text gives, before the damage and after it, and the symbols
+   * used so far stay used, once each. */
+  static const struct {
+    const char *what;
+    gsize at; /* from the end when FROM_END */
+    gboolean from_end, when_used;
+  } damages[] = {
+    { "a byte of a name in the last block", 10, TRUE, TRUE },
+    { "a byte of an entry in the middle", 48 + 24 * 24 + 1500 * 24 + 3, FALSE, TRUE },
+    { "the key", 24, FALSE, FALSE }, /* KcacheHeader.key */
+    { "the version", 8, FALSE, FALSE },
+    { "a block's first start in the index", 48 + 24 * 7 + 2, FALSE, FALSE },
+    { "a byte of a module's name", 48 + 24 * 24 + 3000 * 24 + 3, FALSE, FALSE },
+    { "the length (half)", 0, FALSE, FALSE },
+    { "the length (empty)", 0, FALSE, FALSE },
+  };
+  g_autoptr (RspSymbolizer) from_text = rsp_symbolizer_new ();
+  g_assert_true (rsp_symbolizer_load_kallsyms (from_text, text->str, text->len, NULL));
+  rsp_symbolizer_set_track_used (from_text, TRUE);
+  for (guint i = 0; i < 3000; i += 7)
+    {
+      RspFrame f;
+      rsp_symbolizer_resolve (from_text, -1, G_GUINT64_CONSTANT (0xffffffff80000000) + 0x1000 + i * 0x40 + 1, TRUE,
+                              &f);
+    }
+  g_autoptr (GBytes) used_text = rsp_symbolizer_export_used (from_text);
   for (guint d = 0; d < G_N_ELEMENTS (damages); d++)
     {
       g_autofree char *bad = g_memdup2 (good, len);
       gsize bad_len = len;
-      if (d == 0)
-        bad[len - 10] ^= 0x20;
-      else if (d == 1)
-        bad[24] ^= 1; /* KcacheHeader.key */
-      else if (d == 2)
+      if (strstr (damages[d].what, "half") != NULL)
         bad_len = len / 2;
-      else if (d == 3)
+      else if (strstr (damages[d].what, "empty") != NULL)
         bad_len = 0;
       else
-        bad[8] ^= 2; /* KcacheHeader.version */
+        bad[damages[d].from_end ? len - damages[d].at : damages[d].at] ^= 0x20;
       g_assert_true (g_file_set_contents (entry, bad, bad_len, NULL));
-      g_assert_cmpstr (load_from (source, dir), ==, "kallsyms");
+      g_autoptr (RspSymbolizer) s = rsp_symbolizer_new ();
+      g_assert_true (rsp_symbolizer_load_kallsyms_file_cached (s, source, dir, NULL));
+      g_assert_cmpstr (rsp_symbolizer_kernel_source (s), ==, damages[d].when_used ? "cache" : "kallsyms");
+      rsp_symbolizer_set_track_used (s, TRUE);
+      for (guint i = 0; i < 3000; i += 7)
+        {
+          guint64 addr = G_GUINT64_CONSTANT (0xffffffff80000000) + 0x1000 + i * 0x40 + 1;
+          RspFrame fa, fb;
+          rsp_symbolizer_resolve (from_text, -1, addr, TRUE, &fa);
+          rsp_symbolizer_resolve (s, -1, addr, TRUE, &fb);
+          g_assert_cmpstr (fa.symbol, ==, fb.symbol);
+          g_assert_cmpstr (fa.dso, ==, fb.dso);
+          g_assert_cmpuint (fa.offset, ==, fb.offset);
+        }
+      g_assert_cmpstr (rsp_symbolizer_kernel_source (s), ==, "kallsyms");
+      g_autoptr (GBytes) used = rsp_symbolizer_export_used (s);
+      g_assert_true (g_bytes_equal (used, used_text));
       g_autofree char *again = NULL;
       gsize again_len = 0;
       g_assert_true (g_file_get_contents (entry, &again, &again_len, NULL));
       g_assert_cmpmem (again, again_len, good, len);
-      g_test_message ("a cache entry with %s damaged: rebuilt", damages[d]);
+      g_test_message ("a cache entry with %s damaged: found %s, rebuilt", damages[d].what,
+                      damages[d].when_used ? "when used" : "when mapped");
     }
+  /* a damaged block never used costs nothing: a report reads only what it uses */
+  {
+    g_autofree char *bad = g_memdup2 (good, len);
+    bad[len - 10] ^= 0x20;
+    g_assert_true (g_file_set_contents (entry, bad, len, NULL));
+    g_autoptr (RspSymbolizer) s = rsp_symbolizer_new ();
+    g_assert_true (rsp_symbolizer_load_kallsyms_file_cached (s, source, dir, NULL));
+    RspFrame f;
+    rsp_symbolizer_resolve (s, -1, G_GUINT64_CONSTANT (0xffffffff80000000) + 0x1000 + 5, TRUE, &f);
+    g_assert_cmpstr (f.symbol, ==, "sym_0");
+    g_assert_cmpstr (rsp_symbolizer_kernel_source (s), ==, "cache");
+    g_assert_true (g_file_set_contents (entry, good, len, NULL));
+  }
 
   /* concurrent writers into an empty directory: each loads, one whole
    * entry is left */
