@@ -58,6 +58,9 @@ typedef struct {
   /* the current event, when has_event */
   gboolean has_event;
   guint64 time;
+  guint64 pull_limit;   /* perf's events up to here are pulled before it is
+                         * delivered: its time, plus the twin window when
+                         * perf records its type too */
   const guint8 *payload;
   guint32 payload_size;
 } CpuCursor;
@@ -185,6 +188,8 @@ struct _RspFtraceStream {
   GArray *twin_of;       /* gint */
 
   /* merge state */
+  CpuCursor *oldest;     /* the cursor whose event is the oldest, when OLDEST_KNOWN */
+  gboolean oldest_known; /* until a cursor moves */
   HeldRing ahead;        /* perf events pulled, not yet delivered */
   HeldRing recent;       /* perf events delivered within the window, twin candidates */
   gboolean perf_done;
@@ -710,10 +715,13 @@ damaged:
   return FALSE;
 }
 
+static gboolean may_have_twin (const RspFtraceStream *s, const CpuCursor *cc);
+
 /* Steps CPU's cursor to its next event. */
 static void
 advance (RspFtraceStream *s, CpuCursor *cc)
 {
+  s->oldest_known = FALSE;
   cc->has_event = FALSE;
   for (;;)
     {
@@ -741,6 +749,7 @@ advance (RspFtraceStream *s, CpuCursor *cc)
       cc->time = ts;
       cc->payload = payload;
       cc->payload_size = size;
+      cc->pull_limit = ts + (may_have_twin (s, cc) ? RSP_FTRACE_TWIN_WINDOW_NS : 0);
       return;
     }
 }
@@ -748,6 +757,7 @@ advance (RspFtraceStream *s, CpuCursor *cc)
 void
 rsp_ftrace_stream_rewind (RspFtraceStream *s)
 {
+  s->oldest_known = FALSE;
   ring_clear (&s->ahead);
   ring_clear (&s->recent);
   rsp_tid_map_remove_all (s->tgid_of);
@@ -766,10 +776,13 @@ rsp_ftrace_stream_rewind (RspFtraceStream *s)
     }
 }
 
-/* The CPU whose current event is the oldest, or NULL. */
+/* The CPU whose current event is the oldest, or NULL; found again only
+ * after a cursor moved. */
 static CpuCursor *
 oldest_cpu (RspFtraceStream *s)
 {
+  if (s->oldest_known)
+    return s->oldest;
   CpuCursor *best = NULL;
   for (guint i = 0; i < s->cpus->len; i++)
     {
@@ -777,6 +790,8 @@ oldest_cpu (RspFtraceStream *s)
       if (cc->has_event && (best == NULL || cc->time < best->time))
         best = cc;
     }
+  s->oldest = best;
+  s->oldest_known = TRUE;
   return best;
 }
 
@@ -874,7 +889,7 @@ learn_tgid (RspFtraceStream *s, const RspEvent *ev)
     pid = ev->u.comm.pid, tid = ev->u.comm.tid;
   else if (ev->type == PERF_RECORD_FORK)
     pid = ev->u.fork.pid, tid = ev->u.fork.tid;
-  if (tid > 0 && pid > 0)
+  if (tid > 0 && pid > 0 && rsp_tid_map_lookup (s->tgid_of, tid) != GINT_TO_POINTER (pid))
     rsp_tid_map_insert (s->tgid_of, tid, GINT_TO_POINTER (pid));
 }
 
@@ -1044,7 +1059,7 @@ rsp_ftrace_stream_next_ref (RspFtraceStream *s, RspFtracePullFunc pull, gpointer
         }
       /* perf's events up to the instance's oldest one; a window past it
        * too when that one may have a twin there */
-      pull_until (s, pull, source, cc->time + (may_have_twin (s, cc) ? RSP_FTRACE_TWIN_WINDOW_NS : 0));
+      pull_until (s, pull, source, cc->pull_limit);
       Held *head = ring_peek_head (&s->ahead);
       if (head != NULL && (!head->event.has_time || head->event.time <= cc->time))
         {
