@@ -16,6 +16,7 @@
 #include "rsp-elf-cache.h"
 #include "rsp-maps.h"
 #include "rsp-unwind.h"
+#include "rsp-interner.h"
 
 G_BEGIN_DECLS
 
@@ -107,7 +108,7 @@ typedef struct {
 } CacheSlot;
 
 struct _RspSymbolizer {
-  GStringChunk *strings; /* interned names and paths */
+  RspInterner *strings;  /* interned names and paths */
   GStringChunk *raw_names; /* kallsyms names, not interned */
   GMappedFile *kallsyms_cache; /* the cache entry the kallsyms table's names point into, or NULL */
   /* with KALLSYMS_CACHE: where the entry came from, to make the table again

@@ -91,7 +91,7 @@ rsp_symbolizer_new (void)
 {
   RspSymbolizer *self = g_new0 (RspSymbolizer, 1);
 
-  self->strings = g_string_chunk_new (64 * 1024);
+  self->strings = rsp_interner_new ();
   self->raw_names = g_string_chunk_new (256 * 1024);
   self->stored_dsos = g_ptr_array_new_with_free_func (symbolizer_stored_dso_free);
   self->stored_by_build_id = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
@@ -143,28 +143,20 @@ rsp_symbolizer_free (RspSymbolizer *self)
   g_free (self->kcache_source);
   g_free (self->kcache_dir);
   g_free (self->kcache_path);
-  g_string_chunk_free (self->strings);
+  rsp_interner_free (self->strings);
   g_free (self);
 }
 
 const char *
 symbolizer_intern (RspSymbolizer *self, const char *s)
 {
-  return g_string_chunk_insert_const (self->strings, s);
+  return rsp_interner_intern (self->strings, s);
 }
 
 const char *
 symbolizer_intern_len (RspSymbolizer *self, const char *s, gsize len)
 {
-  char buf[256];
-  g_autofree char *heap = NULL;
-  char *tmp = buf;
-
-  if (len >= sizeof buf)
-    tmp = heap = g_malloc (len + 1);
-  memcpy (tmp, s, len);
-  tmp[len] = '\0';
-  return symbolizer_intern (self, tmp);
+  return rsp_interner_intern_len (self->strings, s, len);
 }
 
 /* ------------------------------------------------------------------------ */

@@ -2,6 +2,7 @@
 #pragma once
 
 #include "rsp-model.h"
+#include "rsp-interner.h"
 
 G_BEGIN_DECLS
 
@@ -50,7 +51,7 @@ struct _RspModel {
   RspRecordingMeta *meta; /* copy, NULL for a plain perf.data */
   RspSymbolizer *symbolizer; /* owns the interned names of the frames */
   GPtrArray *describing;     /* stack id -> the frame that describes it (rsp_model_compute_frames) */
-  GStringChunk *strings;     /* the names read from the recording: comms, endpoints, irq names (rsp_model_intern) */
+  RspInterner *strings;      /* the names read from the recording: comms, endpoints, irq names (rsp_model_intern) */
   guint bad_file_names;      /* lines of the recording's files section that could not be read */
 };
 

@@ -68,7 +68,7 @@ rsp_model_new (void)
   m->frames = g_array_new (FALSE, TRUE, sizeof (RspModelFrame));
   m->stack_index = g_array_new (FALSE, TRUE, sizeof (guint32));
   m->stack_ids = g_hash_table_new_full (stack_key_hash, stack_key_equal, g_free, NULL);
-  m->strings = g_string_chunk_new (4096);
+  m->strings = rsp_interner_new ();
   guint32 empty[2] = { 0, 0 };
   g_array_append_vals (m->stack_index, empty, 2);
   return m;
@@ -124,7 +124,7 @@ rsp_model_unref (RspModel *m)
   rsp_recording_meta_free (m->meta);
   g_clear_pointer (&m->symbolizer, rsp_symbolizer_free);
   g_clear_pointer (&m->describing, g_ptr_array_unref);
-  g_string_chunk_free (m->strings);
+  rsp_interner_free (m->strings);
   g_free (m);
 }
 
@@ -163,14 +163,14 @@ rsp_model_stack (const RspModel *m, RspStackId stack, guint *n_frames)
 const char *
 rsp_model_intern (RspModel *m, const char *text)
 {
-  return text != NULL ? g_string_chunk_insert_const (m->strings, text) : NULL;
+  return rsp_interner_intern (m->strings, text);
 }
 
 /* The frame that names STACK.  A binary without symbols is named "[cc1]",
  * a string kept in STRINGS (and in BINARIES by its dso, when not NULL);
  * with STRINGS NULL such a stack has no name. */
 static const char *
-compute_describing_frame (const RspModel *m, RspStackId stack, GStringChunk *strings, GHashTable *binaries)
+compute_describing_frame (const RspModel *m, RspStackId stack, RspInterner *strings, GHashTable *binaries)
 {
   guint n;
   const RspModelFrame *frames = rsp_model_stack (m, stack, &n);
@@ -191,7 +191,7 @@ compute_describing_frame (const RspModel *m, RspStackId stack, GStringChunk *str
         return known;
       g_autofree char *base = g_path_get_basename (user_dso);
       g_autofree char *label = g_strdup_printf ("[%s]", base);
-      const char *interned = g_string_chunk_insert_const (strings, label);
+      const char *interned = rsp_interner_intern (strings, label);
       if (binaries != NULL)
         g_hash_table_insert (binaries, (gpointer) user_dso, (gpointer) interned);
       return interned;
@@ -228,7 +228,7 @@ put_hex (char *p, guint64 v)
  * every stack it is part of, and each label costs formatting, hashing and
  * a lookup in the string chunk.  Open addressing over a power-of-two
  * table; the prefixes are interned (or static), so equal pointers mean
- * equal text, and a hit returns what g_string_chunk_insert_const() gave
+ * equal text, and a hit returns what rsp_interner_intern() gave
  * for the same text. */
 typedef struct {
   const char *prefix;
@@ -302,7 +302,7 @@ frame_label (RspModel *m, const RspModelFrame *f, LabelCache *c)
         {
           g_autofree char *base = g_path_get_basename (f->dso);
           g_autofree char *with_plus = g_strconcat (base, "+", NULL);
-          prefix = g_string_chunk_insert_const (m->strings, with_plus);
+          prefix = rsp_interner_intern (m->strings, with_plus);
           g_hash_table_insert (c->bases, (gpointer) f->dso, (gpointer) prefix);
         }
       value = f->offset;
@@ -314,8 +314,9 @@ frame_label (RspModel *m, const RspModelFrame *f, LabelCache *c)
   char stack_buf[256];
   char *buf = len + 19 <= sizeof stack_buf ? stack_buf : g_malloc (len + 19);
   memcpy (buf, prefix, len);
-  *put_hex (buf + len, value) = '\0';
-  const char *label = g_string_chunk_insert_const (m->strings, buf);
+  char *end = put_hex (buf + len, value);
+  *end = '\0';
+  const char *label = rsp_interner_intern_len (m->strings, buf, (gsize) (end - buf));
   if (buf != stack_buf)
     g_free (buf);
   *slot = (LabelSlot) { prefix, value, label };
