@@ -256,6 +256,34 @@ deliver (RspPerfReader *self, guint64 offset, RspEvsel *evsel, RspEvent *event)
 
 static gboolean perf_next (RspPerfReader *self, RspEvent *event);
 
+/* At the end of the instance's events: says once what its section could
+ * not give.  Apart from rsp_perf_reader_next_ref(), called for every
+ * event, so that it sets up no stack frame. */
+static G_GNUC_NO_INLINE void
+warn_ftrace_end (RspPerfReader *self)
+{
+  const RspFtraceStats *fs = rsp_ftrace_stream_get_stats (self->ftrace);
+  if (self->warned_ftrace
+      || (fs->bad_subbuffers == 0 && fs->missed_events == 0 && fs->unknown_ids == 0 && fs->lost_cpus == 0))
+    return;
+  self->warned_ftrace = TRUE;
+  if (fs->lost_cpus > 0)
+    rsp_perf_reader_warn (self, _("the ftrace section is cut or damaged in the buffers of %u of its CPUs: the events of "
+                         "RSP's tracefs instance on them are lost, the other CPUs' are read"),
+                 fs->lost_cpus);
+  if (fs->bad_subbuffers > 0)
+    rsp_perf_reader_warn (self, _("%llu of %llu sub-buffers in the ftrace section are damaged: the events of RSP's "
+                         "tracefs instance in them are lost, the rest is read"),
+                 (unsigned long long) fs->bad_subbuffers, (unsigned long long) fs->subbuffers);
+  if (fs->missed_events > 0)
+    rsp_perf_reader_warn (self, _("RSP's tracefs instance lost events before %llu of its sub-buffers (its buffer "
+                         "filled during the recording): the analysis infers what is missing"),
+                 (unsigned long long) fs->missed_events);
+  if (fs->unknown_ids > 0)
+    rsp_perf_reader_warn (self, _("%llu events in the ftrace section have no stored format and are skipped"),
+                 (unsigned long long) fs->unknown_ids);
+}
+
 const RspEvent *
 rsp_perf_reader_next_ref (RspPerfReader *self)
 {
@@ -263,30 +291,9 @@ rsp_perf_reader_next_ref (RspPerfReader *self)
   if (self->ftrace == NULL)
     return perf_next (self, &self->next) ? &self->next : NULL;
   const RspEvent *next = rsp_ftrace_stream_next_ref (self->ftrace, (RspFtracePullFunc) perf_next, self);
-  if (next != NULL)
+  if (G_LIKELY (next != NULL))
     return next;
-  /* the end: say once what the instance's section could not give */
-  const RspFtraceStats *fs = rsp_ftrace_stream_get_stats (self->ftrace);
-  if (!self->warned_ftrace
-      && (fs->bad_subbuffers > 0 || fs->missed_events > 0 || fs->unknown_ids > 0 || fs->lost_cpus > 0))
-    {
-      self->warned_ftrace = TRUE;
-      if (fs->lost_cpus > 0)
-        rsp_perf_reader_warn (self, _("the ftrace section is cut or damaged in the buffers of %u of its CPUs: the events of "
-                             "RSP's tracefs instance on them are lost, the other CPUs' are read"),
-                     fs->lost_cpus);
-      if (fs->bad_subbuffers > 0)
-        rsp_perf_reader_warn (self, _("%llu of %llu sub-buffers in the ftrace section are damaged: the events of RSP's "
-                             "tracefs instance in them are lost, the rest is read"),
-                     (unsigned long long) fs->bad_subbuffers, (unsigned long long) fs->subbuffers);
-      if (fs->missed_events > 0)
-        rsp_perf_reader_warn (self, _("RSP's tracefs instance lost events before %llu of its sub-buffers (its buffer "
-                             "filled during the recording): the analysis infers what is missing"),
-                     (unsigned long long) fs->missed_events);
-      if (fs->unknown_ids > 0)
-        rsp_perf_reader_warn (self, _("%llu events in the ftrace section have no stored format and are skipped"),
-                     (unsigned long long) fs->unknown_ids);
-    }
+  warn_ftrace_end (self);
   return NULL;
 }
 

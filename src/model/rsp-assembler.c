@@ -121,19 +121,25 @@ new_task (Assembler *a, gint32 tid, gint32 pid, const char *comm, guint64 time, 
   return a->m->tasks->len - 1;
 }
 
-static TidState *
-tid_state (Assembler *a, gint32 tid, guint64 time)
+/* The state of a thread first seen at TIME: apart from tid_state(), so
+ * that its lookup, done for nearly every event, sets up no stack frame. */
+static G_GNUC_NO_INLINE TidState *
+tid_state_new (Assembler *a, gint32 tid, guint64 time)
 {
-  TidState *ts = rsp_tid_map_lookup (a->tid_index, tid);
-  if (ts != NULL)
-    return ts;
-  ts = g_new0 (TidState, 1);
+  TidState *ts = g_new0 (TidState, 1);
   ts->open_run = ts->open_sleep = ts->last_run = RSP_NONE;
   const char *comm = g_hash_table_lookup (a->comms, GINT_TO_POINTER (tid));
   ts->task = new_task (a, tid, tid, comm, time, RSP_NONE, 0);
   g_hash_table_insert (a->tids, GINT_TO_POINTER (tid), ts);
   rsp_tid_map_insert (a->tid_index, tid, ts);
   return ts;
+}
+
+static inline TidState *
+tid_state (Assembler *a, gint32 tid, guint64 time)
+{
+  TidState *ts = rsp_tid_map_lookup (a->tid_index, tid);
+  return G_LIKELY (ts != NULL) ? ts : tid_state_new (a, tid, time);
 }
 
 static RspStackId
