@@ -51,6 +51,10 @@ typedef struct {
   guint64 *ids;
   guint n_ids;
   gsize id_trailer_size;       /* bytes of sample_id_all trailer */
+  /* where a sample of it holds its time and CPU, 0 when it holds none (a
+   * sample's fields before them have fixed sizes), for the ordering
+   * queue's read of every record (rsp_perf_record_time) */
+  guint16 sample_time_at, sample_cpu_at;
 } RspEvsel;
 
 /* Decoded sample fields, present according to evsel->attr.sample_type. */

@@ -479,22 +479,12 @@ rsp_perf_record_time (const RspEvsel *evsel, const guint8 *rec, const struct per
     return FALSE;
   if (h->type == PERF_RECORD_SAMPLE)
     {
-      gsize pos = sizeof *h;
-      if (st & PERF_SAMPLE_IDENTIFIER) pos += 8;
-      if (st & PERF_SAMPLE_IP) pos += 8;
-      if (st & PERF_SAMPLE_TID) pos += 8;
-      if (pos + 8 > h->size)
+      /* the offsets the header's reader found (sample_time_offsets()) */
+      if ((guint) evsel->sample_time_at + 8 > h->size)
         return FALSE;
-      *time = rsp_read_u64 (rec + pos);
-      pos += 8;
-      if (st & PERF_SAMPLE_CPU)
-        {
-          if (st & PERF_SAMPLE_ADDR) pos += 8;
-          if (st & PERF_SAMPLE_ID) pos += 8;
-          if (st & PERF_SAMPLE_STREAM_ID) pos += 8;
-          if (pos + 8 <= h->size)
-            *cpu = (gint32) rsp_read_u32 (rec + pos);
-        }
+      *time = rsp_read_u64 (rec + evsel->sample_time_at);
+      if (evsel->sample_cpu_at != 0 && (guint) evsel->sample_cpu_at + 8 <= h->size)
+        *cpu = (gint32) rsp_read_u32 (rec + evsel->sample_cpu_at);
       return TRUE;
     }
   if (!evsel->attr.sample_id_all || evsel->id_trailer_size > h->size - sizeof *h)

@@ -647,6 +647,34 @@ rsp_symbolizer_resolve (RspSymbolizer *self, gint32 pid, guint64 ip, gboolean ke
 /* ------------------------------------------------------------------------ */
 /* Records                                                                  */
 
+/* A mapping: apart from rsp_symbolizer_process_event(), which sees every
+ * event, so that the samples it passes over set up no frame. */
+static G_GNUC_NO_INLINE void
+process_mmap (RspSymbolizer *self, const RspEvent *event)
+{
+  const RspMmap *m = &event->u.mmap;
+  guint cpumode = event->misc & PERF_RECORD_MISC_CPUMODE_MASK;
+  RspMap map = { 0 };
+
+  /* Kernel and module maps (pid -1): kernel addresses are resolved
+   * through kallsyms, not maps. */
+  if (m->pid == -1 || cpumode == PERF_RECORD_MISC_KERNEL || cpumode == PERF_RECORD_MISC_GUEST_KERNEL)
+    return;
+  if (m->len == 0 || m->start + m->len < m->start)
+    return;
+  map.start = m->start;
+  map.end = m->start + m->len;
+  map.pgoff = m->pgoff;
+  map.filename = symbolizer_intern (self, m->filename != NULL ? m->filename : "//anon");
+  if (event->type == PERF_RECORD_MMAP2 && m->build_id_size > 0)
+    {
+      map.build_id_size = MIN (m->build_id_size, sizeof map.build_id);
+      memcpy (map.build_id, m->build_id, map.build_id_size);
+    }
+  rsp_maps_add (self->maps, m->pid, &map);
+  symbolizer_jit_note_mmap (self, m->pid, map.filename);
+}
+
 void
 rsp_symbolizer_process_event (RspSymbolizer *self, const RspEvent *event)
 {
@@ -656,31 +684,8 @@ rsp_symbolizer_process_event (RspSymbolizer *self, const RspEvent *event)
     {
     case PERF_RECORD_MMAP:
     case PERF_RECORD_MMAP2:
-      {
-        const RspMmap *m = &event->u.mmap;
-        guint cpumode = event->misc & PERF_RECORD_MISC_CPUMODE_MASK;
-        RspMap map = { 0 };
-
-        /* Kernel and module maps (pid -1): kernel addresses are resolved
-         * through kallsyms, not maps. */
-        if (m->pid == -1 || cpumode == PERF_RECORD_MISC_KERNEL ||
-            cpumode == PERF_RECORD_MISC_GUEST_KERNEL)
-          return;
-        if (m->len == 0 || m->start + m->len < m->start)
-          return;
-        map.start = m->start;
-        map.end = m->start + m->len;
-        map.pgoff = m->pgoff;
-        map.filename = symbolizer_intern (self, m->filename != NULL ? m->filename : "//anon");
-        if (event->type == PERF_RECORD_MMAP2 && m->build_id_size > 0)
-          {
-            map.build_id_size = MIN (m->build_id_size, sizeof map.build_id);
-            memcpy (map.build_id, m->build_id, map.build_id_size);
-          }
-        rsp_maps_add (self->maps, m->pid, &map);
-        symbolizer_jit_note_mmap (self, m->pid, map.filename);
-        break;
-      }
+      process_mmap (self, event);
+      break;
     case PERF_RECORD_COMM:
       if (event->u.comm.exec)
         rsp_maps_exec (self->maps, event->u.comm.pid);
