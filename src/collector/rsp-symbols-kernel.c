@@ -384,10 +384,23 @@ kcache_recover (RspSymbolizer *self)
   const KernelTable *t = &self->kallsyms;
   for (guint i = 0; i < used->len; i++)
     {
+      /* the symbol of that start and name (of those that share a start) */
       const UsedKsym *u = &g_array_index (used, UsedKsym, i);
-      const RspSym *sym = rsp_sym_table_lookup (t->syms, t->n, u->start);
-      if (sym != NULL && sym->start == u->start && strcmp (sym->raw, u->raw) == 0)
-        g_hash_table_insert (self->used, (gpointer) sym, NULL);
+      guint lo = 0, hi = t->n;
+      while (lo < hi)
+        {
+          guint mid = lo + (hi - lo) / 2;
+          if (t->syms[mid].start < u->start)
+            lo = mid + 1;
+          else
+            hi = mid;
+        }
+      for (guint k = lo; k < t->n && t->syms[k].start == u->start; k++)
+        if (strcmp (t->syms[k].raw, u->raw) == 0)
+          {
+            g_hash_table_insert (self->used, (gpointer) &t->syms[k], NULL);
+            break;
+          }
     }
   kcache_write (self, dir, path, self->kcache_key);
   return TRUE;
