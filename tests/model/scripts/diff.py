@@ -3,7 +3,8 @@
 diff A B` must name that delay first.  slow_every runs once in each: in A
 without its slow path (5 ms of CPU), in B with it (the same CPU, then a
 40 ms sleep).  The first change must be slow_every's deliberate sleep,
-+40 ms within 20%, and the wall time must grow as much; then --pid (B's
++40 ms within 20%, and the wall time must grow as much (a pair in which
+the machine's own noise changed more is recorded again, once); then --pid (B's
 process matched by command and place in the process tree), --comm, and
 the messages for one file and for two recordings with nothing in common.
 
@@ -38,19 +39,31 @@ def main():
             problems.append(msg)
         return ok
 
-    with tempfile.TemporaryDirectory() as tmp:
-        os.chmod(tmp, 0o777)
-        counter = os.path.join(tmp, "counter")
-        # EVERY 0: never the slow path; EVERY 1: every run takes it
-        for out, every in ((a, "0"), (b, "1")):
-            argv = [rsp, "record", "-o", out, "--", workload, counter, every, "5", str(DELAY_MS)]
-            t.settle()
-            t.log("$ " + " ".join(argv))
-            t.log(t.run(argv, timeout=120).stderr.strip())
+    def record_pair():
+        with tempfile.TemporaryDirectory() as tmp:
+            os.chmod(tmp, 0o777)
+            counter = os.path.join(tmp, "counter")
+            # EVERY 0: never the slow path; EVERY 1: every run takes it
+            for out, every in ((a, "0"), (b, "1")):
+                argv = [rsp, "record", "-o", out, "--", workload, counter, every, "5", str(DELAY_MS)]
+                t.settle()
+                t.log("$ " + " ".join(argv))
+                t.log(t.run(argv, timeout=120).stderr.strip())
+        return json.loads(t.run([rsp, "diff", "--json", a, b]).stdout)
 
+    # The wall time must grow by the planted delay alone; a pair of
+    # recordings in which the machine itself changed more (on a VM whose
+    # host is busy, the workload waited 15 ms for the other CPU to answer
+    # an IPI in smp_call_function_many_cond(), which the diff reported as
+    # such) is recorded again, once, and the second pair must hold.
+    report = record_pair()
+    if abs(report["wall_delta_ms"] - DELAY_MS) > 0.2 * DELAY_MS:
+        others = [c["summary"] for c in report["changes"][1:3]]
+        t.log("the wall time grew by %.2f ms, planted %d ms; the next changes: %s; recording the pair again"
+              % (report["wall_delta_ms"], DELAY_MS, others))
+        report = record_pair()
     text = t.run([rsp, "diff", a, b]).stdout
     t.log(text)
-    report = json.loads(t.run([rsp, "diff", "--json", a, b]).stdout)
     with open(b + ".diff.json", "w") as f:
         json.dump(report, f, indent=1)
 
