@@ -24,13 +24,12 @@
 /* ------------------------------------------------------------------------ */
 /* Symbol tables                                                            */
 
-gssize
-rsp_sym_range_find (const void *table, gsize stride, guint n, guint64 addr)
+guint
+rsp_sym_count_at_or_below (const void *table, gsize stride, guint n, guint64 addr)
 {
   const guint8 *base = table;
   guint lo = 0, hi = n;
 
-  /* Last symbol with start <= addr. */
   while (lo < hi)
     {
       guint mid = lo + (hi - lo) / 2;
@@ -41,6 +40,15 @@ rsp_sym_range_find (const void *table, gsize stride, guint n, guint64 addr)
       else
         hi = mid;
     }
+  return lo;
+}
+
+gssize
+rsp_sym_range_find (const void *table, gsize stride, guint n, guint64 addr)
+{
+  const guint8 *base = table;
+  /* Last symbol with start <= addr: the one before LO. */
+  guint lo = rsp_sym_count_at_or_below (table, stride, n, addr);
   /* Symbols may nest (an assembler label inside a sized function): look
    * back a little for one that contains ADDR.  The bound keeps a bogus
    * address from walking the whole table. */

@@ -36,6 +36,9 @@ const RspSym *rsp_sym_table_lookup (const RspSym *syms, guint n_syms, guint64 ad
  * with a guint64 start and a guint64 size as RspSym does (the kernel
  * symbol cache's mapped entries): the entry's index, or -1. */
 gssize rsp_sym_range_find (const void *table, gsize stride, guint n, guint64 addr);
+/* How many of the N entries of TABLE (STRIDE bytes each, beginning with a
+ * guint64 start, sorted by it) start at or below ADDR. */
+guint rsp_sym_count_at_or_below (const void *table, gsize stride, guint n, guint64 addr);
 
 /* perf's choose_best_symbol() for two symbols at the same address: TRUE
  * when the first should be kept (sized over unsized, strong over weak,

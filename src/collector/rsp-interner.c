@@ -3,6 +3,7 @@
  * Open addressing over a power-of-two table of (hash, length, pointer),
  * at most half full; the text itself in a GStringChunk. */
 #include "rsp-interner.h"
+#include "rsp-disk-cache.h"
 
 #include <string.h>
 
@@ -44,32 +45,26 @@ rsp_interner_size (const RspInterner *self)
   return (guint) self->used;
 }
 
-/* Eight bytes at a time (the tail zero-padded), then mixed so that the
- * low bits, which pick the slot, depend on every byte. */
+/* The project's word-wise hash (rsp-disk-cache.h), then mixed so that
+ * the low bits, which pick the slot, depend on every byte. */
 static guint64
 text_hash (const char *s, gsize len)
 {
-  guint64 h = G_GUINT64_CONSTANT (0xcbf29ce484222325) ^ len;
-  gsize i = 0;
-  for (; i + 8 <= len; i += 8)
-    {
-      guint64 w;
-      memcpy (&w, s + i, 8);
-      h = (h ^ w) * G_GUINT64_CONSTANT (0x100000001b3);
-      h ^= h >> 32;
-    }
-  if (i < len)
-    {
-      guint64 w = 0;
-      memcpy (&w, s + i, len - i);
-      h = (h ^ w) * G_GUINT64_CONSTANT (0x100000001b3);
-    }
+  guint64 h = rsp_disk_cache_hash (RSP_DISK_CACHE_HASH_INIT ^ len, s, len);
   h ^= h >> 33;
   h *= G_GUINT64_CONSTANT (0xff51afd7ed558ccd);
   h ^= h >> 33;
-  h *= G_GUINT64_CONSTANT (0xc4ceb9fe1a85ec53);
-  h ^= h >> 33;
   return h;
+}
+
+/* The first empty slot on HASH's probe sequence. */
+static Slot *
+empty_slot (RspInterner *self, guint64 hash)
+{
+  gsize k = hash & self->mask;
+  while (self->slots[k].text != NULL)
+    k = (k + 1) & self->mask;
+  return &self->slots[k];
 }
 
 static void
@@ -81,47 +76,40 @@ grow (RspInterner *self)
   self->slots = g_new0 (Slot, self->mask + 1);
   for (gsize i = 0; i < old_n; i++)
     if (old[i].text != NULL)
-      {
-        gsize k = old[i].hash & self->mask;
-        while (self->slots[k].text != NULL)
-          k = (k + 1) & self->mask;
-        self->slots[k] = old[i];
-      }
+      *empty_slot (self, old[i].hash) = old[i];
   g_free (old);
+}
+
+/* S of LEN bytes, none of them NUL. */
+static const char *
+intern (RspInterner *self, const char *s, gsize len)
+{
+  guint64 h = text_hash (s, len);
+  for (gsize k = h & self->mask; self->slots[k].text != NULL; k = (k + 1) & self->mask)
+    {
+      const Slot *slot = &self->slots[k];
+      if (slot->hash == h && slot->len == len && memcmp (slot->text, s, len) == 0)
+        return slot->text;
+    }
+  if (2 * (self->used + 1) > self->mask + 1)
+    grow (self);
+  const char *text = g_string_chunk_insert_len (self->chunk, s, (gssize) len);
+  *empty_slot (self, h) = (Slot){ h, text, len };
+  self->used++;
+  return text;
 }
 
 const char *
 rsp_interner_intern_len (RspInterner *self, const char *s, gsize len)
 {
   g_return_val_if_fail (self != NULL, NULL);
-  if (s == NULL)
-    return NULL;
-  len = strnlen (s, len); /* the text is a C string: up to a NUL */
-  guint64 h = text_hash (s, len);
-  gsize k = h & self->mask;
-  for (;; k = (k + 1) & self->mask)
-    {
-      Slot *slot = &self->slots[k];
-      if (slot->text == NULL)
-        break;
-      if (slot->hash == h && slot->len == len && memcmp (slot->text, s, len) == 0)
-        return slot->text;
-    }
-  const char *text = g_string_chunk_insert_len (self->chunk, s, (gssize) len);
-  if (2 * (self->used + 1) > self->mask + 1)
-    {
-      grow (self);
-      k = h & self->mask;
-      while (self->slots[k].text != NULL)
-        k = (k + 1) & self->mask;
-    }
-  self->slots[k] = (Slot){ h, text, len };
-  self->used++;
-  return text;
+  /* the text is a C string: up to a NUL */
+  return s != NULL ? intern (self, s, strnlen (s, len)) : NULL;
 }
 
 const char *
 rsp_interner_intern (RspInterner *self, const char *s)
 {
-  return s != NULL ? rsp_interner_intern_len (self, s, strlen (s)) : NULL;
+  g_return_val_if_fail (self != NULL, NULL);
+  return s != NULL ? intern (self, s, strlen (s)) : NULL;
 }

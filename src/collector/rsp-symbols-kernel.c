@@ -69,9 +69,7 @@ kallsyms_replace (RspSymbolizer *self, GStringChunk *names, GMappedFile *map, co
   g_string_chunk_free (self->raw_names);
   self->raw_names = names;
   g_clear_pointer (&self->kallsyms_cache, g_mapped_file_unref);
-  g_clear_pointer (&self->kcache_source, g_free);
-  g_clear_pointer (&self->kcache_dir, g_free);
-  g_clear_pointer (&self->kcache_path, g_free);
+  g_clear_pointer (&self->kcache_origin, symbolizer_kcache_origin_free);
   self->kallsyms_cache = map;
   self->kernel_source = source;
 }
@@ -228,6 +226,26 @@ typedef struct {
   guint64 head; /* hash of the index, then of the modules' names */
 } KcacheHeader;
 
+/* Where a mapped table's entry came from (the symbolizer's kcache_origin). */
+typedef struct _KcacheOrigin {
+  char *source; /* the kallsyms text */
+  char *dir, *path;
+  guint64 key;
+} KcacheOrigin;
+
+void
+symbolizer_kcache_origin_free (KcacheOrigin *origin)
+{
+  if (origin == NULL)
+    return;
+  g_free (origin->source);
+  g_free (origin->dir);
+  g_free (origin->path);
+  g_free (origin);
+}
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (KcacheOrigin, symbolizer_kcache_origin_free)
+
 /* The cache key of this boot with its modules, and the entry's path in
  * CACHE_DIR; FALSE when the boot id cannot be read. */
 static gboolean
@@ -325,8 +343,8 @@ kcache_load (RspSymbolizer *self, const char *path, guint64 key)
 static gboolean
 kcache_block_sound (KernelTable *t, guint b)
 {
-  if (t->block_state[b] != 0)
-    return t->block_state[b] == 1;
+  if (t->block_state[b] != KCACHE_BLOCK_UNCHECKED)
+    return t->block_state[b] == KCACHE_BLOCK_SOUND;
   const KcacheBlock *block = &t->blocks[b];
   guint32 from = b * KCACHE_BLOCK, to = MIN (t->n_entries, from + KCACHE_BLOCK);
   const KcacheEntry *e = t->entries;
@@ -337,7 +355,7 @@ kcache_block_sound (KernelTable *t, guint b)
     sound = e[i].name >= block->names_from && e[i].name < block->names_to
             && (e[i].dso == KCACHE_KERNEL || e[i].dso < t->dsos_size)
             && (i == from ? e[i].start == block->first : e[i].start > e[i - 1].start);
-  t->block_state[b] = sound ? 1 : 2;
+  t->block_state[b] = sound ? KCACHE_BLOCK_SOUND : KCACHE_BLOCK_DAMAGED;
   return sound;
 }
 
@@ -359,11 +377,9 @@ static gboolean kcache_write (RspSymbolizer *self, const char *cache_dir, const 
 static gboolean
 kcache_recover (RspSymbolizer *self)
 {
-  if (self->kcache_source == NULL)
+  g_autoptr (KcacheOrigin) origin = g_steal_pointer (&self->kcache_origin);
+  if (origin == NULL)
     return FALSE;
-  g_autofree char *source = g_steal_pointer (&self->kcache_source);
-  g_autofree char *dir = g_steal_pointer (&self->kcache_dir);
-  g_autofree char *path = g_steal_pointer (&self->kcache_path);
   /* the mapping stays until the used symbols are found again */
   g_autoptr (GMappedFile) map = g_mapped_file_ref (self->kallsyms_cache);
   g_autoptr (GArray) used = g_array_new (FALSE, FALSE, sizeof (UsedKsym));
@@ -379,30 +395,22 @@ kcache_recover (RspSymbolizer *self)
             g_array_append_val (used, ((UsedKsym){ sym->start, sym->raw }));
         }
     }
-  if (!kallsyms_load_text (self, source, NULL))
+  if (!kallsyms_load_text (self, origin->source, NULL))
     return FALSE;
   const KernelTable *t = &self->kallsyms;
   for (guint i = 0; i < used->len; i++)
     {
       /* the symbol of that start and name (of those that share a start) */
       const UsedKsym *u = &g_array_index (used, UsedKsym, i);
-      guint lo = 0, hi = t->n;
-      while (lo < hi)
-        {
-          guint mid = lo + (hi - lo) / 2;
-          if (t->syms[mid].start < u->start)
-            lo = mid + 1;
-          else
-            hi = mid;
-        }
-      for (guint k = lo; k < t->n && t->syms[k].start == u->start; k++)
-        if (strcmp (t->syms[k].raw, u->raw) == 0)
+      for (guint k = rsp_sym_count_at_or_below (t->syms, sizeof *t->syms, t->n, u->start);
+           k > 0 && t->syms[k - 1].start == u->start; k--)
+        if (strcmp (t->syms[k - 1].raw, u->raw) == 0)
           {
-            g_hash_table_insert (self->used, (gpointer) &t->syms[k], NULL);
+            g_hash_table_insert (self->used, (gpointer) &t->syms[k - 1], NULL);
             break;
           }
     }
-  kcache_write (self, dir, path, self->kcache_key);
+  kcache_write (self, origin->dir, origin->path, origin->key);
   return TRUE;
 }
 
@@ -410,16 +418,9 @@ gboolean
 symbolizer_kcache_find (RspSymbolizer *self, KernelTable *t, guint64 ip, gssize *index)
 {
   *index = -1;
-  /* the block with the last start at or below IP */
-  guint lo = 0, hi = t->n_blocks;
-  while (lo < hi)
-    {
-      guint mid = lo + (hi - lo) / 2;
-      if (t->blocks[mid].first <= ip)
-        lo = mid + 1;
-      else
-        hi = mid;
-    }
+  /* the block with the last start at or below IP (blocks begin with it) */
+  G_STATIC_ASSERT (G_STRUCT_OFFSET (KcacheBlock, first) == 0);
+  guint lo = rsp_sym_count_at_or_below (t->blocks, sizeof *t->blocks, t->n_blocks, ip);
   if (lo == 0)
     return TRUE;
   /* the search looks back a few entries for a symbol that contains IP
@@ -427,7 +428,7 @@ symbolizer_kcache_find (RspSymbolizer *self, KernelTable *t, guint64 ip, gssize 
   guint last = lo - 1, first = last > 0 ? last - 1 : 0;
   for (guint b = first; b <= last; b++)
     if (!kcache_block_sound (t, b))
-      return t == &self->kallsyms && kcache_recover (self) ? FALSE : TRUE;
+      return !kcache_recover (self);
   guint32 from = first * KCACHE_BLOCK, to = MIN (t->n_entries, (last + 1) * KCACHE_BLOCK);
   gssize i = rsp_sym_range_find (t->entries + from, sizeof *t->entries, to - from, ip);
   *index = i >= 0 ? (gssize) from + i : -1;
@@ -534,10 +535,9 @@ rsp_symbolizer_load_kallsyms_file_cached (RspSymbolizer *self, const char *sourc
   gboolean cached = cache_dir != NULL && kcache_key (cache_dir, source, &key, &path);
   if (cached && kcache_load (self, path, key))
     {
-      self->kcache_source = g_strdup (source);
-      self->kcache_dir = g_strdup (cache_dir);
-      self->kcache_path = g_steal_pointer (&path);
-      self->kcache_key = key;
+      KcacheOrigin *origin = g_new (KcacheOrigin, 1);
+      *origin = (KcacheOrigin){ g_strdup (source), g_strdup (cache_dir), g_steal_pointer (&path), key };
+      self->kcache_origin = origin;
       return TRUE;
     }
   if (!kallsyms_load_text (self, source, error))

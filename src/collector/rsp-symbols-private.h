@@ -43,6 +43,7 @@ G_STATIC_ASSERT (G_STRUCT_OFFSET (KcacheEntry, start) == G_STRUCT_OFFSET (RspSym
  * (its hash, names and order) the first time a lookup lands in it: a
  * report checks the few hundred kilobytes it uses, not all 6 MB. */
 #define KCACHE_BLOCK 128u
+typedef enum { KCACHE_BLOCK_UNCHECKED, KCACHE_BLOCK_SOUND, KCACHE_BLOCK_DAMAGED } KcacheBlockState;
 typedef struct {
   guint64 first;                /* start of the block's first entry */
   guint64 hash;                 /* of its entries, then of names[names_from, names_to) */
@@ -74,7 +75,7 @@ typedef struct {
                                * known as one of them (symbolizer_kernel_sym_dso) */
   const KcacheBlock *blocks;  /* with ENTRIES: their index, checked when mapped */
   guint n_blocks;
-  guint8 *block_state;        /* per block: 0 not checked yet, 1 sound, 2 damaged */
+  guint8 *block_state;        /* per block: a KcacheBlockState */
   gsize dsos_size;            /* the modules' names: names[0, dsos_size) */
 } KernelTable;
 
@@ -113,8 +114,7 @@ struct _RspSymbolizer {
   GMappedFile *kallsyms_cache; /* the cache entry the kallsyms table's names point into, or NULL */
   /* with KALLSYMS_CACHE: where the entry came from, to make the table again
    * from the text (and the entry) if a block of it turns out damaged */
-  char *kcache_source, *kcache_dir, *kcache_path;
-  guint64 kcache_key;
+  struct _KcacheOrigin *kcache_origin;
   const char *kernel_source;
 
   KernelTable kallsyms;
@@ -172,6 +172,8 @@ const char *symbolizer_sym_name (RspSymbolizer *self, const RspSym *sym, gboolea
 /* Before a table is freed: its symbols leave the used set. */
 void symbolizer_forget_used_in (RspSymbolizer *self, const RspSym *syms, guint n);
 void symbolizer_kernel_table_clear (KernelTable *t);
+/* rsp-symbols-kernel.c */
+void symbolizer_kcache_origin_free (struct _KcacheOrigin *origin);
 /* Before T is cleared: its symbols leave the used set. */
 void symbolizer_kernel_table_forget_used (RspSymbolizer *self, KernelTable *t);
 /* The symbol of T containing IP, or NULL. */

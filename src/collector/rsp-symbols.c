@@ -140,9 +140,7 @@ rsp_symbolizer_free (RspSymbolizer *self)
   g_free (self->cache);
   g_string_chunk_free (self->raw_names);
   g_clear_pointer (&self->kallsyms_cache, g_mapped_file_unref);
-  g_free (self->kcache_source);
-  g_free (self->kcache_dir);
-  g_free (self->kcache_path);
+  g_clear_pointer (&self->kcache_origin, symbolizer_kcache_origin_free);
   rsp_interner_free (self->strings);
   g_free (self);
 }

@@ -298,6 +298,20 @@ test_proc_kallsyms (void)
   g_assert_cmpstr (resolve_name (sym, -1, addr + 1, TRUE, NULL), ==, "schedule");
 }
 
+/* Kernel address ADDR resolved by A and B: the same name, offset and
+ * module; B's module. */
+static const char *
+resolve_alike (RspSymbolizer *a, RspSymbolizer *b, guint64 addr)
+{
+  RspFrame fa, fb;
+  rsp_symbolizer_resolve (a, -1, addr, TRUE, &fa);
+  rsp_symbolizer_resolve (b, -1, addr, TRUE, &fb);
+  g_assert_cmpstr (fa.symbol, ==, fb.symbol);
+  g_assert_cmpstr (fa.dso, ==, fb.dso);
+  g_assert_cmpuint (fa.offset, ==, fb.offset);
+  return fb.dso;
+}
+
 /* Every 50th kept kallsyms line's address (+1, itself, and the byte before
  * it: a neighbour's or a gap), resolved by A and B: the same name, offset
  * and module.  The cache's table is searched where it is mapped, its
@@ -320,14 +334,7 @@ compare_kernel_tables (RspSymbolizer *a, RspSymbolizer *b)
         continue;
       guint64 addr = g_ascii_strtoull (line, NULL, 16);
       for (gint64 delta = -1; delta <= 1; delta++)
-        {
-          RspFrame fa, fb;
-          rsp_symbolizer_resolve (a, -1, addr + (guint64) delta, TRUE, &fa);
-          rsp_symbolizer_resolve (b, -1, addr + (guint64) delta, TRUE, &fb);
-          g_assert_cmpstr (fa.symbol, ==, fb.symbol);
-          g_assert_cmpstr (fa.dso, ==, fb.dso);
-          g_assert_cmpuint (fa.offset, ==, fb.offset);
-        }
+        resolve_alike (a, b, addr + (guint64) delta);
       compared++;
     }
   g_autoptr (GBytes) used_a = rsp_symbolizer_export_used (a);
@@ -456,13 +463,8 @@ test_kallsyms_cache (void)
       for (guint k = 0; k < 4; k++)
         {
           guint64 addr = G_GUINT64_CONSTANT (0xffffffff80000000) + 0x1000 + i * 0x40 + (guint64[]){ 0, 1, 0x3f, 0x40 }[k];
-          RspFrame fa, fb;
-          rsp_symbolizer_resolve (from_text, -1, addr, TRUE, &fa);
-          rsp_symbolizer_resolve (from_entry, -1, addr, TRUE, &fb);
-          g_assert_cmpstr (fa.symbol, ==, fb.symbol);
-          g_assert_cmpstr (fa.dso, ==, fb.dso);
-          g_assert_cmpuint (fa.offset, ==, fb.offset);
-          modules += fb.dso != NULL && strcmp (fb.dso, "[some_module]") == 0;
+          const char *dso = resolve_alike (from_text, from_entry, addr);
+          modules += dso != NULL && strcmp (dso, "[some_module]") == 0;
         }
     g_assert_cmpuint (modules, >, 0);
   }
@@ -513,15 +515,7 @@ test_kallsyms_cache (void)
       g_assert_cmpstr (rsp_symbolizer_kernel_source (s), ==, damages[d].when_used ? "cache" : "kallsyms");
       rsp_symbolizer_set_track_used (s, TRUE);
       for (guint i = 0; i < 3000; i += 7)
-        {
-          guint64 addr = G_GUINT64_CONSTANT (0xffffffff80000000) + 0x1000 + i * 0x40 + 1;
-          RspFrame fa, fb;
-          rsp_symbolizer_resolve (from_text, -1, addr, TRUE, &fa);
-          rsp_symbolizer_resolve (s, -1, addr, TRUE, &fb);
-          g_assert_cmpstr (fa.symbol, ==, fb.symbol);
-          g_assert_cmpstr (fa.dso, ==, fb.dso);
-          g_assert_cmpuint (fa.offset, ==, fb.offset);
-        }
+        resolve_alike (from_text, s, G_GUINT64_CONSTANT (0xffffffff80000000) + 0x1000 + i * 0x40 + 1);
       g_assert_cmpstr (rsp_symbolizer_kernel_source (s), ==, "kallsyms");
       g_autoptr (GBytes) used = rsp_symbolizer_export_used (s);
       g_assert_true (g_bytes_equal (used, used_text));
@@ -562,15 +556,8 @@ test_kallsyms_cache (void)
         g_assert_true (rsp_symbolizer_load_kallsyms_file_cached (s, source, dir, NULL));
         for (guint i = 0; i < 3000; i++)
           for (guint k = 0; k < 2; k++)
-            {
-              guint64 addr = G_GUINT64_CONSTANT (0xffffffff80000000) + 0x1000 + i * 0x40 + (k == 0 ? 0 : 0x3f);
-              RspFrame fa, fb;
-              rsp_symbolizer_resolve (from_text, -1, addr, TRUE, &fa);
-              rsp_symbolizer_resolve (s, -1, addr, TRUE, &fb);
-              g_assert_cmpstr (fa.symbol, ==, fb.symbol);
-              g_assert_cmpstr (fa.dso, ==, fb.dso);
-              g_assert_cmpuint (fa.offset, ==, fb.offset);
-            }
+            resolve_alike (from_text, s,
+                           G_GUINT64_CONSTANT (0xffffffff80000000) + 0x1000 + i * 0x40 + (k == 0 ? 0 : 0x3f));
         found += strcmp (rsp_symbolizer_kernel_source (s), "kallsyms") == 0;
       }
     g_rand_free (rand);
