@@ -382,6 +382,7 @@ kcache_recover (RspSymbolizer *self)
     return FALSE;
   /* the mapping stays until the used symbols are found again */
   g_autoptr (GMappedFile) map = g_mapped_file_ref (self->kallsyms_cache);
+  (void) map; /* held, not read */
   g_autoptr (GArray) used = g_array_new (FALSE, FALSE, sizeof (UsedKsym));
   if (g_hash_table_size (self->used) > 0)
     {
