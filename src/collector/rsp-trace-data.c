@@ -238,7 +238,11 @@ parse_blob (const guint8 *data, gsize size, gboolean with_print, GPtrArray **own
 
   if (!cursor_u32 (&c, &blob_size) || !cursor_take (&c, blob_size, &p))
     goto bad;
-  if (blob_size > 0)
+  /* perf's printk formats (the texts of trace_printk() and the like, by
+   * address) serve only to print an event: without its print fmt nothing
+   * reads them.  Checking and parsing them was a tenth of a report of a
+   * 0.2 MB recording. */
+  if (blob_size > 0 && with_print)
     {
       g_autofree char *printk = g_strndup ((const char *) p, blob_size);
       g_autofree char *clean = rsp_tep_clean_printk (printk, strlen (printk));

@@ -10,10 +10,31 @@
 /* ------------------------------------------------------------------ accounting */
 
 static gint
-compare_u64 (gconstpointer pa, gconstpointer pb)
+compare_u64 (gconstpointer pa, gconstpointer pb, gpointer unused)
 {
   guint64 a = *(const guint64 *) pa, b = *(const guint64 *) pb;
   return a < b ? -1 : a > b;
+}
+
+/* A disk wait's cut points: a handful (its ends, each candidate's three
+ * moments), where a call to the library's merge sort cost more than the
+ * sorting; insertion sort up to 16. */
+static void
+sort_u64 (guint64 *v, guint n)
+{
+  if (n > 16)
+    {
+      g_qsort_with_data (v, (gint) n, sizeof *v, compare_u64, NULL);
+      return;
+    }
+  for (guint i = 1; i < n; i++)
+    {
+      guint64 x = v[i];
+      guint j = i;
+      for (; j > 0 && v[j - 1] > x; j--)
+        v[j] = v[j - 1];
+      v[j] = x;
+    }
 }
 
 typedef struct {
@@ -22,6 +43,7 @@ typedef struct {
   RspCauseKind link_kind; /* what explains the stretches being made */
   RspIdx link;
   const char *file;       /* the file of the sleep being split, or NULL */
+  guint64 *task_ns;       /* the segment's (path, task) total, once looked up */
 } StretchCtx;
 
 /* One stretch of a segment, decided once: it goes into the table, the
@@ -52,15 +74,17 @@ sample_stretch (StretchCtx *c, guint64 s0, guint64 s1, RspCategory cat, const ch
   g_array_index (a->paths, RspControlPath, seg->path).category_ns[cat] += s1 - s0;
   if (inferred)
     a->inferred_ns[cat] += s1 - s0;
-  guint64 key = ((guint64) seg->path << 32) | seg->task;
-  guint64 *slot = g_hash_table_lookup (a->path_task_ns, &key);
-  if (slot == NULL)
+  if (c->task_ns == NULL)
     {
-      guint64 *k = g_memdup2 (&key, sizeof key);
-      slot = g_new0 (guint64, 1);
-      g_hash_table_insert (a->path_task_ns, k, slot);
+      guint64 key = ((guint64) seg->path << 32) | seg->task;
+      c->task_ns = g_hash_table_lookup (a->path_task_ns, &key);
+      if (c->task_ns == NULL)
+        {
+          c->task_ns = g_new0 (guint64, 1);
+          g_hash_table_insert (a->path_task_ns, g_memdup2 (&key, sizeof key), c->task_ns);
+        }
     }
-  *slot += s1 - s0;
+  *c->task_ns += s1 - s0;
 }
 
 static void
@@ -202,7 +226,14 @@ disk_stretches (StretchCtx *c, RspIdx task, guint64 s0, guint64 s1, const char *
 {
   RspAnalysis *a = c->a;
   const GArray *ops = a->m->disk_ops;
-  g_autoptr (GArray) cand = g_array_new (FALSE, FALSE, sizeof (RspIdx));
+  if (a->disk_cand == NULL)
+    {
+      a->disk_cand = g_array_new (FALSE, FALSE, sizeof (RspIdx));
+      a->disk_cuts = g_array_new (FALSE, FALSE, sizeof (guint64));
+    }
+  GArray *cand = a->disk_cand, *cuts = a->disk_cuts;
+  g_array_set_size (cand, 0);
+  g_array_set_size (cuts, 0);
   disk_candidates (a, task, main_op, s0, s1, cand);
   if (cand->len == 0 && main_op == RSP_NONE)
     {
@@ -211,7 +242,6 @@ disk_stretches (StretchCtx *c, RspIdx task, guint64 s0, guint64 s1, const char *
       stretch (c, s0, s1, RSP_CAT_DISK_IO, frame, NULL);
       return;
     }
-  g_autoptr (GArray) cuts = g_array_new (FALSE, FALSE, sizeof (guint64));
   g_array_append_val (cuts, s0);
   g_array_append_val (cuts, s1);
   for (guint i = 0; i < cand->len; i++)
@@ -229,7 +259,7 @@ disk_stretches (StretchCtx *c, RspIdx task, guint64 s0, guint64 s1, const char *
     first_io = MIN (first_io, g_array_index (ops, RspDiskOp, g_array_index (cand, RspIdx, i)).insert);
   if (first_io > s0 && first_io < s1)
     g_array_append_val (cuts, first_io);
-  g_array_sort (cuts, compare_u64);
+  sort_u64 ((guint64 *) (gpointer) cuts->data, cuts->len);
   const guint64 *cv = (const guint64 *) cuts->data;
   for (guint i = 0; i + 1 < cuts->len; i++)
     {
@@ -376,7 +406,7 @@ void
 analysis_account (RspAnalysis *a, RspIdx seg_idx)
 {
   RspSegment seg = *seg_at (a, seg_idx);
-  StretchCtx c = { a, seg_idx, RSP_CAUSE_NONE, RSP_NONE };
+  StretchCtx c = { a, seg_idx, RSP_CAUSE_NONE, RSP_NONE, NULL, NULL };
   guint64 cursor = seg.start;
   for (guint k = 0; k < seg.n_children; k++)
     {

@@ -55,6 +55,10 @@ struct _RspAnalysis {
    * .. finding_first[i + 1]), indexes into stretches. */
   guint32 *finding_first;
   guint32 *finding_stretches;
+
+  /* the accounting's scratch, kept across the disk waits it splits:
+   * candidate requests (RspIdx) and cut points (guint64) */
+  GArray *disk_cand, *disk_cuts;
 };
 
 /* Findings aggregate by process name, not thread: sixty cc1 processes of

@@ -201,6 +201,8 @@ rsp_analysis_free (RspAnalysis *a)
   g_free (a->seg_first_stretch);
   g_free (a->finding_first);
   g_free (a->finding_stretches);
+  g_clear_pointer (&a->disk_cand, g_array_unref);
+  g_clear_pointer (&a->disk_cuts, g_array_unref);
   rsp_model_unref (a->m);
   g_free (a);
 }

@@ -103,10 +103,19 @@ analysis_sort_findings (RspAnalysis *a)
   g_autofree guint32 *fill = g_memdup2 (a->finding_first, sizeof (guint32) * (n + 1));
   for (guint i = 0; i < a->stretches->len; i++)
     a->finding_stretches[fill[g_array_index (a->stretches, RspStretch, i).finding]++] = i;
+  /* most findings' stretches come from one segment, already in time
+   * order: sorted (stably) only where they are not */
   for (guint r = 0; r < n; r++)
-    g_qsort_with_data (a->finding_stretches + a->finding_first[r],
-                       (gint) (a->finding_first[r + 1] - a->finding_first[r]), sizeof (guint32),
-                       compare_stretch_starts, a->stretches);
+    {
+      guint32 *list = a->finding_stretches + a->finding_first[r];
+      guint len = a->finding_first[r + 1] - a->finding_first[r];
+      for (guint k = 1; k < len; k++)
+        if (compare_stretch_starts (&list[k - 1], &list[k], a->stretches) > 0)
+          {
+            g_qsort_with_data (list, (gint) len, sizeof (guint32), compare_stretch_starts, a->stretches);
+            break;
+          }
+    }
 }
 
 const guint32 *
