@@ -213,7 +213,7 @@ rsp_symbolizer_load_kallsyms (RspSymbolizer *self, const char *text, gsize lengt
  * header, the index and the modules' names — is checked then; each block
  * when a lookup first lands in it (symbolizer_kcache_find()). */
 #define KCACHE_MAGIC "RSPKSYM"
-#define KCACHE_VERSION 4u /* 2: the word-wise hash of rsp-disk-cache.c; 3: its four lanes; 4: blocks */
+#define KCACHE_VERSION 5u /* 2: the word-wise hash of rsp-disk-cache.c; 3: its four lanes; 4: blocks; 5: of 32 */
 
 typedef struct {
   char magic[8];

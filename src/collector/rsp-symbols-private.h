@@ -42,7 +42,7 @@ G_STATIC_ASSERT (G_STRUCT_OFFSET (KcacheEntry, start) == G_STRUCT_OFFSET (RspSym
 /* The entries of the cache come in blocks of KCACHE_BLOCK, each checked
  * (its hash, names and order) the first time a lookup lands in it: a
  * report checks the few hundred kilobytes it uses, not all 6 MB. */
-#define KCACHE_BLOCK 128u
+#define KCACHE_BLOCK 32u
 typedef enum { KCACHE_BLOCK_UNCHECKED, KCACHE_BLOCK_SOUND, KCACHE_BLOCK_DAMAGED } KcacheBlockState;
 typedef struct {
   guint64 first;                /* start of the block's first entry */

@@ -16,6 +16,7 @@
 #include "rsp-elf-store.h"
 #include "rsp-maps.h"
 #include "rsp-symbols.h"
+#include "rsp-symbols-private.h" /* KCACHE_BLOCK, KcacheBlock, KcacheEntry */
 #include "rsp-unwind.h"
 #include "symbols/symfix.h"
 
@@ -475,17 +476,20 @@ test_kallsyms_cache (void)
    * lands in it: then the table is made from the text, the lookups give
    * what the text gives, before the damage and after it, and the symbols
    * used so far stay used, once each. */
+  /* the entry: a 48-byte header, the blocks' index, the entries, the names */
+  enum { HEADER = 48, INDEX = sizeof (KcacheBlock) * ((3000 + KCACHE_BLOCK - 1) / KCACHE_BLOCK) };
+  G_STATIC_ASSERT (sizeof (KcacheBlock) == 24 && sizeof (KcacheEntry) == 24);
   static const struct {
     const char *what;
     gsize at; /* from the end when FROM_END */
     gboolean from_end, when_used;
   } damages[] = {
     { "a byte of a name in the last block", 10, TRUE, TRUE },
-    { "a byte of an entry in the middle", 48 + 24 * 24 + 1500 * 24 + 3, FALSE, TRUE },
+    { "a byte of an entry in the middle", HEADER + INDEX + 1500 * 24 + 3, FALSE, TRUE },
     { "the key", 24, FALSE, FALSE }, /* KcacheHeader.key */
     { "the version", 8, FALSE, FALSE },
-    { "a block's first start in the index", 48 + 24 * 7 + 2, FALSE, FALSE },
-    { "a byte of a module's name", 48 + 24 * 24 + 3000 * 24 + 3, FALSE, FALSE },
+    { "a block's first start in the index", HEADER + 24 * 7 + 2, FALSE, FALSE },
+    { "a byte of a module's name", HEADER + INDEX + 3000 * 24 + 3, FALSE, FALSE },
     { "the length (half)", 0, FALSE, FALSE },
     { "the length (empty)", 0, FALSE, FALSE },
   };
