@@ -42,7 +42,11 @@ struct _RspAnalysis {
   guint64 category_ns[RSP_CAT_N];
   guint64 inferred_ns[RSP_CAT_N]; /* the part of each inferred from a sleeper's stack */
   GHashTable *path_task_ns;  /* (path << 32 | task) -> guint64* */
-  GHashTable *finding_index; /* FindingKey -> index in findings */
+  /* FindingKey -> index in findings, while the accounting adds to them:
+   * open addressing, FINDING_SLOTS_MIN or more slots (a power of two), at
+   * most half full; NULL after analysis_sort_findings() */
+  struct _FindingSlot *finding_slots;
+  guint finding_mask;
   GArray *findings;          /* RspFinding */
   GArray *finding_best;      /* guint64: largest single contribution, to pick the path */
 
@@ -109,8 +113,6 @@ void analysis_account (RspAnalysis *a, RspIdx seg_idx);
 void analysis_index_stretches (RspAnalysis *a);
 
 /* rsp-findings.c */
-guint analysis_finding_key_hash (gconstpointer p);
-gboolean analysis_finding_key_equal (gconstpointer pa, gconstpointer pb);
 guint32 analysis_add_finding (RspAnalysis *a, RspCategory cat, RspIdx seg_idx, const char *frame, const char *endpoint,
                               const char *file,
                            guint64 start, guint64 ns);

@@ -73,7 +73,6 @@ rsp_analysis_new_for_thread (const RspModel *model, gint32 pid, gint32 tid, guin
   a->segments = g_array_new (FALSE, TRUE, sizeof (RspSegment));
   a->paths = g_array_new (FALSE, TRUE, sizeof (RspControlPath));
   a->path_of_run = g_hash_table_new (g_direct_hash, g_direct_equal);
-  a->finding_index = g_hash_table_new_full (analysis_finding_key_hash, analysis_finding_key_equal, g_free, NULL);
   a->findings = g_array_new (FALSE, TRUE, sizeof (RspFinding));
   a->stretches = g_array_new (FALSE, FALSE, sizeof (RspStretch));
   a->finding_best = g_array_new (FALSE, TRUE, sizeof (guint64));
@@ -194,7 +193,7 @@ rsp_analysis_free (RspAnalysis *a)
   g_array_unref (a->paths);
   g_hash_table_unref (a->path_of_run);
   g_hash_table_unref (a->path_task_ns);
-  g_hash_table_unref (a->finding_index);
+  g_free (a->finding_slots);
   g_array_unref (a->findings);
   g_array_unref (a->finding_best);
   g_clear_pointer (&a->stretches, g_array_unref);

@@ -2,6 +2,8 @@
  * process name, describing frame, endpoint), each keeping the path of its
  * largest stretch; their sentences are composed where they are shown
  * (rsp-describe.c). */
+#include <string.h>
+
 #include "rsp-analysis-private.h"
 
 char *
@@ -27,20 +29,63 @@ rsp_finding_cause_slot (GHashTable *index, GArray *slots, const RspModel *m, con
 
 /* ------------------------------------------------------------------ findings */
 
-guint
-analysis_finding_key_hash (gconstpointer p)
-{
-  const FindingKey *k = p;
-  return (guint) k->category * 31 + GPOINTER_TO_UINT (k->comm) * 17 + GPOINTER_TO_UINT (k->frame)
-         + GPOINTER_TO_UINT (k->endpoint) + GPOINTER_TO_UINT (k->file) * 7 + (guint) k->own;
-}
+/* The findings' index (RspAnalysis.finding_slots): every stretch looks
+ * its finding up, and GHashTable's lookup through two callbacks was a
+ * twentieth of the analysis of a build. */
+typedef struct _FindingSlot {
+  FindingKey key;
+  guint32 index; /* in findings, + 1; 0 for an empty slot */
+} FindingSlot;
 
-gboolean
-analysis_finding_key_equal (gconstpointer pa, gconstpointer pb)
+#define FINDING_SLOTS_MIN 64u
+
+static gboolean
+finding_key_equal (const FindingKey *ka, const FindingKey *kb)
 {
-  const FindingKey *ka = pa, *kb = pb;
   return ka->category == kb->category && ka->comm == kb->comm && ka->frame == kb->frame
          && ka->endpoint == kb->endpoint && ka->file == kb->file && ka->own == kb->own;
+}
+
+static guint64
+finding_key_hash (const FindingKey *k)
+{
+  /* the strings are interned: their addresses are their identity */
+  const guint64 m = G_GUINT64_CONSTANT (0x9e3779b97f4a7c15);
+  guint64 h = ((guint64) k->category << 1 | (guint64) (k->own != 0)) * m;
+  h = (h ^ (guint64) (guintptr) k->comm) * m;
+  h = (h ^ (guint64) (guintptr) k->frame) * m;
+  h = (h ^ (guint64) (guintptr) k->endpoint) * m;
+  h = (h ^ (guint64) (guintptr) k->file) * m;
+  return h ^ (h >> 32);
+}
+
+/* The slot of KEY: its own, or the empty one where it would go. */
+static FindingSlot *
+finding_slot (RspAnalysis *a, const FindingKey *key)
+{
+  for (guint i = (guint) finding_key_hash (key) & a->finding_mask;; i = (i + 1) & a->finding_mask)
+    {
+      FindingSlot *slot = &a->finding_slots[i];
+      if (slot->index == 0 || finding_key_equal (&slot->key, key))
+        return slot;
+    }
+}
+
+/* Room for one more finding: the slots doubled and refilled past half. */
+static void
+finding_slots_reserve (RspAnalysis *a, guint n_findings)
+{
+  guint cap = a->finding_slots != NULL ? a->finding_mask + 1 : 0;
+  if ((n_findings + 1) * 2 <= cap)
+    return;
+  FindingSlot *old = a->finding_slots;
+  guint new_cap = MAX (cap * 2, FINDING_SLOTS_MIN);
+  a->finding_slots = g_new0 (FindingSlot, new_cap);
+  a->finding_mask = new_cap - 1;
+  for (guint i = 0; i < cap; i++)
+    if (old[i].index != 0)
+      *finding_slot (a, &old[i].key) = old[i];
+  g_free (old);
 }
 
 /* Findings by index, largest first; equal ones in a fixed order. */
@@ -57,13 +102,44 @@ compare_findings (gconstpointer pa, gconstpointer pb, gpointer data)
   return ia < ib ? -1 : ia > ib;
 }
 
-static gint
-compare_stretch_starts (gconstpointer pa, gconstpointer pb, gpointer data)
+/* A stretch's index with its start, sorted by start. */
+typedef struct {
+  guint64 start;
+  guint32 index;
+} KeyedStretch;
+
+/* A stable sort of V by start (TMP holds N / 2 + 1): a merge sort that
+ * leaves two halves already in order as they are, insertion sort below 17
+ * elements.  Stable, as g_qsort_with_data() is, so that equal starts keep
+ * their stretches' order. */
+static void
+sort_keyed_stretches (KeyedStretch *v, KeyedStretch *tmp, guint n)
 {
-  const GArray *stretches = data;
-  const RspStretch *sa = &g_array_index (stretches, RspStretch, *(const guint32 *) pa);
-  const RspStretch *sb = &g_array_index (stretches, RspStretch, *(const guint32 *) pb);
-  return sa->start < sb->start ? -1 : sa->start > sb->start;
+  if (n <= 16)
+    {
+      for (guint i = 1; i < n; i++)
+        {
+          KeyedStretch x = v[i];
+          guint j = i;
+          for (; j > 0 && v[j - 1].start > x.start; j--)
+            v[j] = v[j - 1];
+          v[j] = x;
+        }
+      return;
+    }
+  guint h = n / 2;
+  sort_keyed_stretches (v, tmp, h);
+  sort_keyed_stretches (v + h, tmp, n - h);
+  if (v[h - 1].start <= v[h].start)
+    return;
+  memcpy (tmp, v, h * sizeof *v);
+  /* the left half from TMP, the right in place: the write never passes
+   * the right half's next element */
+  guint i = 0, j = h, k = 0;
+  while (i < h && j < n)
+    v[k++] = v[j].start < tmp[i].start ? v[j++] : tmp[i++];
+  while (i < h)
+    v[k++] = tmp[i++];
 }
 
 void
@@ -87,7 +163,7 @@ analysis_sort_findings (RspAnalysis *a)
   g_array_unref (a->finding_best);
   a->findings = sorted;
   a->finding_best = best;
-  g_hash_table_remove_all (a->finding_index); /* it held the old order */
+  g_clear_pointer (&a->finding_slots, g_free); /* it held the old order */
 
   /* each finding's stretches: counted, then placed, then put in time order */
   a->finding_first = g_new0 (guint32, n + 1);
@@ -103,18 +179,30 @@ analysis_sort_findings (RspAnalysis *a)
   g_autofree guint32 *fill = g_memdup2 (a->finding_first, sizeof (guint32) * (n + 1));
   for (guint i = 0; i < a->stretches->len; i++)
     a->finding_stretches[fill[g_array_index (a->stretches, RspStretch, i).finding]++] = i;
-  /* most findings' stretches come from one segment, already in time
-   * order: sorted (stably) only where they are not */
+  /* each finding's stretches are its segments' (each in time order), one
+   * segment after another: put in time order by a merge sort that finds
+   * sorted halves in one comparison */
+  guint longest = 0;
+  for (guint r = 0; r < n; r++)
+    longest = MAX (longest, a->finding_first[r + 1] - a->finding_first[r]);
+  g_autofree KeyedStretch *keyed = g_new (KeyedStretch, MAX (longest, 1));
+  g_autofree KeyedStretch *tmp = g_new (KeyedStretch, MAX (longest / 2 + 1, 1));
+  const RspStretch *all = (const RspStretch *) (gconstpointer) a->stretches->data;
   for (guint r = 0; r < n; r++)
     {
       guint32 *list = a->finding_stretches + a->finding_first[r];
       guint len = a->finding_first[r + 1] - a->finding_first[r];
-      for (guint k = 1; k < len; k++)
-        if (compare_stretch_starts (&list[k - 1], &list[k], a->stretches) > 0)
-          {
-            g_qsort_with_data (list, (gint) len, sizeof (guint32), compare_stretch_starts, a->stretches);
-            break;
-          }
+      gboolean in_order = TRUE;
+      for (guint k = 0; k < len; k++)
+        {
+          keyed[k] = (KeyedStretch){ all[list[k]].start, list[k] };
+          in_order = in_order && (k == 0 || keyed[k - 1].start <= keyed[k].start);
+        }
+      if (in_order)
+        continue;
+      sort_keyed_stretches (keyed, tmp, len);
+      for (guint k = 0; k < len; k++)
+        list[k] = keyed[k].index;
     }
 }
 
@@ -137,9 +225,10 @@ analysis_add_finding (RspAnalysis *a, RspCategory cat, RspIdx seg_idx, const cha
     endpoint = analysis_segment_endpoint (a, seg_at (a, i));
   const RspTask *task = &g_array_index (a->m->tasks, RspTask, seg->task);
   FindingKey key = { cat, task->comm, frame, endpoint, file, task->pid == a->pid };
-  gpointer found = g_hash_table_lookup (a->finding_index, &key);
+  finding_slots_reserve (a, a->findings->len);
+  FindingSlot *slot = finding_slot (a, &key);
   guint idx;
-  if (found == NULL)
+  if (slot->index == 0)
     {
       RspFinding f = { 0 };
       f.category = cat;
@@ -152,10 +241,10 @@ analysis_add_finding (RspAnalysis *a, RspCategory cat, RspIdx seg_idx, const cha
       guint64 zero = 0;
       g_array_append_val (a->finding_best, zero);
       idx = a->findings->len - 1;
-      g_hash_table_insert (a->finding_index, g_memdup2 (&key, sizeof key), GUINT_TO_POINTER (idx + 1));
+      *slot = (FindingSlot){ key, idx + 1 };
     }
   else
-    idx = GPOINTER_TO_UINT (found) - 1;
+    idx = slot->index - 1;
   RspFinding *f = &g_array_index (a->findings, RspFinding, idx);
   f->ns += ns;
   /* The largest single stretch represents the finding (its task, its path),

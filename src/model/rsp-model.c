@@ -381,6 +381,7 @@ static GArray *
 completion_reach (const RspModel *m, const GArray *list, gboolean in_order_only)
 {
   GArray *reach = g_array_sized_new (FALSE, FALSE, sizeof (guint64), list->len);
+  g_array_set_size (reach, list->len);
   guint64 latest = 0, last_insert = 0;
   for (guint i = 0; i < list->len; i++)
     {
@@ -392,7 +393,7 @@ completion_reach (const RspModel *m, const GArray *list, gboolean in_order_only)
         }
       last_insert = op->insert;
       latest = MAX (latest, op->complete == 0 ? G_MAXUINT64 : op->complete);
-      g_array_append_val (reach, latest);
+      g_array_index (reach, guint64, i) = latest;
     }
   return reach;
 }
@@ -408,9 +409,17 @@ build_index (const RspModel *m)
   for (guint t = 0; t < n_tasks; t++)
     {
       const RspTask *task = &g_array_index (m->tasks, RspTask, t);
+      /* written in place: an append per run was a fiftieth of a small
+       * report (n_runs is the chain's length; the append is a safeguard) */
       GArray *runs = g_array_sized_new (FALSE, FALSE, sizeof (RspIdx), task->n_runs);
-      for (RspIdx r = task->first_run; r != RSP_NONE; r = g_array_index (m->runs, RspRun, r).next_run)
-        g_array_append_val (runs, r);
+      g_array_set_size (runs, task->n_runs);
+      guint k = 0;
+      for (RspIdx r = task->first_run; r != RSP_NONE; r = g_array_index (m->runs, RspRun, r).next_run, k++)
+        if (k < runs->len)
+          g_array_index (runs, RspIdx, k) = r;
+        else
+          g_array_append_val (runs, r);
+      g_array_set_size (runs, k);
       x->task_runs[t] = runs;
     }
   x->device_ops = g_hash_table_new_full (g_direct_hash, g_direct_equal, NULL, (GDestroyNotify) g_array_unref);
