@@ -55,6 +55,12 @@ typedef struct {
    * sample's fields before them have fixed sizes), for the ordering
    * queue's read of every record (rsp_perf_record_time) */
   guint16 sample_time_at, sample_cpu_at;
+  /* a sample of fixed-size fields (IDENTIFIER to PERIOD), then at most a
+   * callchain and a raw payload, as RSP's and most perf recordings' are:
+   * where its fixed fields end (0: another layout) and where each lies (0:
+   * absent), for rsp_perf_record_decode()'s direct read */
+  guint16 sample_fixed_end;
+  guint16 sample_ip_at, sample_tid_at, sample_id_at, sample_addr_at, sample_stream_id_at, sample_period_at;
 } RspEvsel;
 
 /* Decoded sample fields, present according to evsel->attr.sample_type. */

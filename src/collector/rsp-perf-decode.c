@@ -295,10 +295,149 @@ decode_sample_tail (Span *s, const struct perf_event_attr *attr, RspSample *smp)
   return !(st & PERF_SAMPLE_AUX) || span_blob (s, &smp->aux_size, &smp->aux);
 }
 
-/* A PERF_RECORD_SAMPLE: its fields in the order of perf_event_open(2). */
-static gboolean
-decode_sample (const RspEvsel *evsel, const guint8 *rec, gsize size, RspEvent *ev)
+/* Where a sample of EVSEL holds its time and CPU (0: none): after the
+ * fixed-size fields perf writes before them. */
+static void
+sample_time_offsets (RspEvsel *evsel)
 {
+  guint64 st = evsel->attr.sample_type;
+  evsel->sample_time_at = evsel->sample_cpu_at = 0;
+  if (!(st & PERF_SAMPLE_TIME))
+    return;
+  guint16 pos = sizeof (struct perf_event_header);
+  if (st & PERF_SAMPLE_IDENTIFIER)
+    pos += 8;
+  if (st & PERF_SAMPLE_IP)
+    pos += 8;
+  if (st & PERF_SAMPLE_TID)
+    pos += 8;
+  evsel->sample_time_at = pos;
+  pos += 8;
+  if (!(st & PERF_SAMPLE_CPU))
+    return;
+  if (st & PERF_SAMPLE_ADDR)
+    pos += 8;
+  if (st & PERF_SAMPLE_ID)
+    pos += 8;
+  if (st & PERF_SAMPLE_STREAM_ID)
+    pos += 8;
+  evsel->sample_cpu_at = pos;
+}
+
+/* The direct layout of a sample (RspEvsel.sample_fixed_end). */
+static void
+sample_layout (RspEvsel *evsel)
+{
+  guint64 st = evsel->attr.sample_type;
+  const guint64 fixed = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME
+                        | PERF_SAMPLE_ADDR | PERF_SAMPLE_ID | PERF_SAMPLE_STREAM_ID | PERF_SAMPLE_CPU
+                        | PERF_SAMPLE_PERIOD;
+  evsel->sample_fixed_end = 0;
+  /* the time and CPU offsets are sample_time_offsets()'s, which finds
+   * the CPU's only after a time */
+  if ((st & ~(fixed | PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_RAW)) != 0
+      || ((st & PERF_SAMPLE_CPU) && !(st & PERF_SAMPLE_TIME)))
+    return;
+  guint16 pos = sizeof (struct perf_event_header);
+  /* in perf_event_open(2)'s order; ID after IDENTIFIER: both fill the id,
+   * the later one last */
+  guint16 identifier_at = 0, id_at = 0;
+  if (st & PERF_SAMPLE_IDENTIFIER)
+    identifier_at = pos, pos += 8;
+  evsel->sample_ip_at = (st & PERF_SAMPLE_IP) ? pos : 0;
+  pos += (st & PERF_SAMPLE_IP) ? 8 : 0;
+  evsel->sample_tid_at = (st & PERF_SAMPLE_TID) ? pos : 0;
+  pos += (st & PERF_SAMPLE_TID) ? 8 : 0;
+  pos += (st & PERF_SAMPLE_TIME) ? 8 : 0; /* sample_time_at */
+  evsel->sample_addr_at = (st & PERF_SAMPLE_ADDR) ? pos : 0;
+  pos += (st & PERF_SAMPLE_ADDR) ? 8 : 0;
+  if (st & PERF_SAMPLE_ID)
+    id_at = pos, pos += 8;
+  evsel->sample_id_at = id_at != 0 ? id_at : identifier_at;
+  evsel->sample_stream_id_at = (st & PERF_SAMPLE_STREAM_ID) ? pos : 0;
+  pos += (st & PERF_SAMPLE_STREAM_ID) ? 8 : 0;
+  pos += (st & PERF_SAMPLE_CPU) ? 8 : 0; /* sample_cpu_at */
+  evsel->sample_period_at = (st & PERF_SAMPLE_PERIOD) ? pos : 0;
+  pos += (st & PERF_SAMPLE_PERIOD) ? 8 : 0;
+  evsel->sample_fixed_end = pos;
+}
+
+void
+rsp_perf_evsel_sample_offsets (RspEvsel *evsel)
+{
+  sample_time_offsets (evsel);
+  sample_layout (evsel);
+}
+
+/* A sample of the direct layout (RspEvsel.sample_fixed_end): its fixed
+ * fields read where they lie, then the callchain and the payload.  FALSE
+ * where the record is too short for them: the general decoder then reads
+ * it again, and decides (the fields written here are the ones it writes,
+ * with the same values).  Walking sample_type's flags for every record
+ * was a twentieth of the model's build of a 300 MB perf.data. */
+static gboolean
+decode_sample_direct (const RspEvsel *evsel, const guint8 *rec, gsize size, RspEvent *ev)
+{
+  if (evsel->sample_fixed_end > size)
+    return FALSE;
+  RspSample *smp = &ev->sample;
+  if (evsel->sample_id_at != 0)
+    smp->id = rsp_read_u64 (rec + evsel->sample_id_at);
+  if (evsel->sample_ip_at != 0)
+    smp->ip = rsp_read_u64 (rec + evsel->sample_ip_at);
+  if (evsel->sample_tid_at != 0)
+    {
+      guint64 v = rsp_read_u64 (rec + evsel->sample_tid_at);
+      ev->pid = (gint32) (v & 0xffffffffu);
+      ev->tid = (gint32) (v >> 32);
+    }
+  if (evsel->sample_time_at != 0)
+    {
+      ev->time = rsp_read_u64 (rec + evsel->sample_time_at);
+      ev->has_time = TRUE;
+    }
+  if (evsel->sample_addr_at != 0)
+    smp->addr = rsp_read_u64 (rec + evsel->sample_addr_at);
+  if (evsel->sample_stream_id_at != 0)
+    smp->stream_id = rsp_read_u64 (rec + evsel->sample_stream_id_at);
+  if (evsel->sample_cpu_at != 0)
+    ev->cpu = (gint32) rsp_read_u32 (rec + evsel->sample_cpu_at);
+  if (evsel->sample_period_at != 0)
+    smp->period = rsp_read_u64 (rec + evsel->sample_period_at);
+  const guint8 *p = rec + evsel->sample_fixed_end, *end = rec + size;
+  guint64 st = evsel->attr.sample_type;
+  if (st & PERF_SAMPLE_CALLCHAIN)
+    {
+      if (end - p < 8)
+        return FALSE;
+      guint64 n = rsp_read_u64 (p);
+      p += 8;
+      if (n > (guint64) (end - p) / 8)
+        return FALSE;
+      smp->n_callchain = n;
+      smp->callchain = (const guint64 *) (gconstpointer) p;
+      p += n * 8;
+    }
+  if (st & PERF_SAMPLE_RAW)
+    {
+      if (end - p < 4)
+        return FALSE;
+      guint32 raw_size = rsp_read_u32 (p);
+      /* u32 size + data is padded to 8 bytes */
+      if ((((guint64) raw_size + 4 + 7) & ~7ULL) > (guint64) (end - p))
+        return FALSE;
+      smp->raw_size = raw_size;
+      smp->raw = p + 4;
+    }
+  return TRUE;
+}
+
+/* A PERF_RECORD_SAMPLE: its fields in the order of perf_event_open(2). */
+gboolean
+rsp_perf_sample_decode (const RspEvsel *evsel, const guint8 *rec, gsize size, RspEvent *ev)
+{
+  if (evsel->sample_fixed_end != 0 && decode_sample_direct (evsel, rec, size, ev))
+    return TRUE;
   Span s = { rec + sizeof (struct perf_event_header), rec + size };
   return decode_sample_head (&s, evsel->attr.sample_type, ev) && decode_sample_arrays (&s, &evsel->attr, &ev->sample)
          && decode_sample_tail (&s, &evsel->attr, &ev->sample);
@@ -460,7 +599,7 @@ rsp_perf_record_decode (RspPerfReader *self, guint64 offset, RspEvsel *evsel, Rs
     {
       if (evsel == NULL)
         return FALSE;
-      return decode_sample (evsel, rec, h->size, ev);
+      return rsp_perf_sample_decode (evsel, rec, h->size, ev);
     }
   return decode_other (evsel, rec, h->size, ev);
 }

@@ -70,35 +70,6 @@ id_trailer_size (guint64 sample_type)
   return n;
 }
 
-/* Where a sample of EVSEL holds its time and CPU (0: none): after the
- * fixed-size fields perf writes before them. */
-static void
-sample_time_offsets (RspEvsel *evsel)
-{
-  guint64 st = evsel->attr.sample_type;
-  evsel->sample_time_at = evsel->sample_cpu_at = 0;
-  if (!(st & PERF_SAMPLE_TIME))
-    return;
-  guint16 pos = sizeof (struct perf_event_header);
-  if (st & PERF_SAMPLE_IDENTIFIER)
-    pos += 8;
-  if (st & PERF_SAMPLE_IP)
-    pos += 8;
-  if (st & PERF_SAMPLE_TID)
-    pos += 8;
-  evsel->sample_time_at = pos;
-  pos += 8;
-  if (!(st & PERF_SAMPLE_CPU))
-    return;
-  if (st & PERF_SAMPLE_ADDR)
-    pos += 8;
-  if (st & PERF_SAMPLE_ID)
-    pos += 8;
-  if (st & PERF_SAMPLE_STREAM_ID)
-    pos += 8;
-  evsel->sample_cpu_at = pos;
-}
-
 static const char *
 software_event_name (guint64 config)
 {
@@ -350,7 +321,7 @@ parse_attrs (RspPerfReader *self, guint64 attr_size, const FileSection *attrs, G
       for (guint k = 0; k < evsel->n_ids; k++)
         g_hash_table_insert (self->id_to_evsel, g_memdup2 (&evsel->ids[k], 8), GUINT_TO_POINTER (i + 1));
       evsel->id_trailer_size = evsel->attr.sample_id_all ? id_trailer_size (evsel->attr.sample_type) : 0;
-      sample_time_offsets (evsel);
+      rsp_perf_evsel_sample_offsets (evsel);
     }
   return TRUE;
 }

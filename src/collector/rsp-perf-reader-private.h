@@ -115,6 +115,16 @@ RspEvsel *rsp_perf_record_evsel (RspPerfReader *self, const struct perf_event_he
  * the record does not carry it.  FALSE when it carries no time. */
 gboolean rsp_perf_record_time (const RspEvsel *evsel, const guint8 *rec, const struct perf_event_header *h,
                                guint64 *time, gint32 *cpu);
+/* Where EVSEL's samples hold their time and CPU (sample_time_at,
+ * sample_cpu_at) and, for a sample of fixed-size fields with at most a
+ * callchain and a payload after them, every field (sample_fixed_end and
+ * the offsets after it). */
+void rsp_perf_evsel_sample_offsets (RspEvsel *evsel);
+/* Decodes a PERF_RECORD_SAMPLE of EVSEL (REC, SIZE bytes, 8-aligned, header
+ * included) into EV, which the caller cleared.  FALSE when it is
+ * malformed.  The direct read where EVSEL's layout allows it, else the
+ * general one; both give the same event (test /perf-decode/direct). */
+gboolean rsp_perf_sample_decode (const RspEvsel *evsel, const guint8 *rec, gsize size, RspEvent *ev);
 /* Decodes the record at OFFSET into EV.  FALSE when it is malformed. */
 gboolean rsp_perf_record_decode (RspPerfReader *self, guint64 offset, RspEvsel *evsel, RspEvent *ev);
 

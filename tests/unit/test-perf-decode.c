@@ -1,0 +1,144 @@
+/* test-perf-decode.c — the direct read of a sample (a layout of fixed-size
+ * fields, then at most a callchain and a payload) gives the event the
+ * general decoder gives, field for field, on random layouts, contents and
+ * truncations. */
+#include <glib.h>
+#include <linux/perf_event.h>
+#include <string.h>
+
+#include "rsp-perf-reader-private.h"
+
+/* The flags the direct read covers, and one it does not (a tail field). */
+static const guint64 direct_flags[] = {
+  PERF_SAMPLE_IDENTIFIER, PERF_SAMPLE_IP, PERF_SAMPLE_TID,    PERF_SAMPLE_TIME,      PERF_SAMPLE_ADDR,
+  PERF_SAMPLE_ID,         PERF_SAMPLE_STREAM_ID, PERF_SAMPLE_CPU, PERF_SAMPLE_PERIOD, PERF_SAMPLE_CALLCHAIN,
+  PERF_SAMPLE_RAW,
+};
+
+/* A sample of SAMPLE_TYPE with random words, N_CHAIN ips and RAW_SIZE
+ * payload bytes, in WORDS (8-aligned); its size in bytes. */
+static gsize
+make_sample (GRand *rand, guint64 sample_type, guint n_chain, guint raw_size, guint64 *words, gsize max_words)
+{
+  gsize n = 1; /* the header, written last */
+  for (guint i = 0; i < G_N_ELEMENTS (direct_flags); i++)
+    {
+      guint64 f = direct_flags[i];
+      if (!(sample_type & f) || f == PERF_SAMPLE_CALLCHAIN || f == PERF_SAMPLE_RAW)
+        continue;
+      words[n++] = ((guint64) g_rand_int (rand) << 32) | g_rand_int (rand);
+    }
+  if (sample_type & PERF_SAMPLE_CALLCHAIN)
+    {
+      words[n++] = n_chain;
+      for (guint k = 0; k < n_chain; k++)
+        words[n++] = 0xffffffff81000000ULL + g_rand_int_range (rand, 0, 1 << 20);
+    }
+  if (sample_type & PERF_SAMPLE_RAW)
+    {
+      guint8 *p = (guint8 *) &words[n];
+      guint32 size = raw_size;
+      memcpy (p, &size, 4);
+      for (guint k = 0; k < raw_size; k++)
+        p[4 + k] = (guint8) g_rand_int (rand);
+      n += (raw_size + 4 + 7) / 8;
+    }
+  if (sample_type & PERF_SAMPLE_WEIGHT)
+    words[n++] = g_rand_int (rand);
+  g_assert_cmpuint (n, <=, max_words);
+  struct perf_event_header h = { PERF_RECORD_SAMPLE, 0, (guint16) (n * 8) };
+  memcpy (&words[0], &h, sizeof h);
+  return n * 8;
+}
+
+static gboolean
+decode (const RspEvsel *evsel, const guint64 *words, gsize size, RspEvent *ev)
+{
+  memset (ev, 0, sizeof *ev);
+  ev->pid = ev->tid = ev->cpu = -1;
+  return rsp_perf_sample_decode (evsel, (const guint8 *) words, size, ev);
+}
+
+static void
+test_direct (void)
+{
+  g_autoptr (GRand) rand = g_rand_new_with_seed (20261128);
+  guint64 words[256];
+  guint direct = 0, refused = 0;
+  for (guint round = 0; round < 20000; round++)
+    {
+      RspEvsel evsel = { 0 };
+      for (guint i = 0; i < G_N_ELEMENTS (direct_flags); i++)
+        if (g_rand_boolean (rand))
+          evsel.attr.sample_type |= direct_flags[i];
+      if (g_rand_int_range (rand, 0, 8) == 0)
+        evsel.attr.sample_type |= PERF_SAMPLE_WEIGHT; /* a layout the direct read leaves alone */
+      rsp_perf_evsel_sample_offsets (&evsel);
+      RspEvsel general = evsel;
+      general.sample_fixed_end = 0;
+      direct += evsel.sample_fixed_end != 0;
+
+      gsize size = make_sample (rand, evsel.attr.sample_type, g_rand_int_range (rand, 0, 9),
+                                g_rand_int_range (rand, 0, 41), words, G_N_ELEMENTS (words));
+      /* a record cut short, or claiming a longer callchain or payload */
+      switch (g_rand_int_range (rand, 0, 4))
+        {
+        case 0:
+          size = g_rand_int_range (rand, sizeof (struct perf_event_header), (gint32) size + 1);
+          break;
+        case 1:
+          for (guint k = 1; k < size / 8; k++)
+            if (g_rand_int_range (rand, 0, 6) == 0)
+              words[k] = g_rand_int_range (rand, 0, 64);
+          break;
+        default:
+          break;
+        }
+      RspEvent a, b;
+      gboolean ok_a = decode (&evsel, words, size, &a);
+      gboolean ok_b = decode (&general, words, size, &b);
+      g_assert_cmpint (ok_a, ==, ok_b);
+      refused += !ok_a;
+      /* the whole event, byte for byte: every field either read writes */
+      g_assert_cmpmem (&a, sizeof a, &b, sizeof b);
+    }
+  /* both kinds of layout and both outcomes were met */
+  g_assert_cmpuint (direct, >, 1000);
+  g_assert_cmpuint (direct, <, 19000);
+  g_assert_cmpuint (refused, >, 100);
+}
+
+/* The offsets of RSP's own sample layout, checked against the words a
+ * sample of it holds. */
+static void
+test_offsets (void)
+{
+  RspEvsel evsel = { 0 };
+  evsel.attr.sample_type = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME
+                           | PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD | PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_RAW;
+  rsp_perf_evsel_sample_offsets (&evsel);
+  g_assert_cmpuint (evsel.sample_id_at, ==, 8);
+  g_assert_cmpuint (evsel.sample_ip_at, ==, 16);
+  g_assert_cmpuint (evsel.sample_tid_at, ==, 24);
+  g_assert_cmpuint (evsel.sample_time_at, ==, 32);
+  g_assert_cmpuint (evsel.sample_cpu_at, ==, 40);
+  g_assert_cmpuint (evsel.sample_period_at, ==, 48);
+  g_assert_cmpuint (evsel.sample_fixed_end, ==, 56);
+  /* a CPU without a time: its offset is not known, no direct read */
+  evsel.attr.sample_type = PERF_SAMPLE_TID | PERF_SAMPLE_CPU;
+  rsp_perf_evsel_sample_offsets (&evsel);
+  g_assert_cmpuint (evsel.sample_fixed_end, ==, 0);
+  /* registers after the payload: the general read */
+  evsel.attr.sample_type = PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_REGS_USER;
+  rsp_perf_evsel_sample_offsets (&evsel);
+  g_assert_cmpuint (evsel.sample_fixed_end, ==, 0);
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+  g_test_add_func ("/perf-decode/direct", test_direct);
+  g_test_add_func ("/perf-decode/offsets", test_offsets);
+  return g_test_run ();
+}
