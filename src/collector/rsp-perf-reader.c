@@ -89,12 +89,24 @@ release_pages (RspPerfReader *self)
 {
   if (!self->mapped)
     return;
-  guint64 keep_from = MIN (rsp_ordered_queue_min_offset (&self->queue), self->pos);
-  /* the records handed to the reading thread and not yet decoded there */
+  guint64 queued = rsp_ordered_queue_min_offset (&self->queue);
+  guint64 keep_from = MIN (queued, self->pos);
+  /* the records handed to the reading thread and not yet decoded there.
+   * Read once: the reading thread takes items meanwhile, and MIN() with
+   * the call in it read it twice, the second time (the ring emptied in
+   * between) as "nothing pending", G_MAXUINT64.  RELEASED then went past
+   * the end, and the next release started a page before the mapping, on
+   * the scanning thread's own stack and thread block: a crash of one
+   * report in ten of a 300 MB perf.data when the CPUs were busy. */
   if (self->scanner != NULL)
-    keep_from = MIN (keep_from, scanner_min_pending (self->scanner));
+    {
+      guint64 pending = scanner_min_pending (self->scanner);
+      keep_from = MIN (keep_from, pending);
+    }
   long page = sysconf (_SC_PAGESIZE);
   guint64 upto = keep_from & ~((guint64) page - 1);
+  /* never past the scan position, whatever the above said */
+  g_assert (upto <= self->pos && self->released <= self->pos);
   if (upto > self->released + RELEASE_CHUNK)
     {
       guint64 from = self->released & ~((guint64) page - 1);
