@@ -176,6 +176,22 @@ span_blob (Span *s, guint64 *size, const guint8 **bytes)
   return span_skip (s, *size);
 }
 
+/* PERF_SAMPLE_TID's word: the pid, then the tid. */
+static inline void
+set_pid_tid (RspEvent *ev, guint64 word)
+{
+  ev->pid = (gint32) (word & 0xffffffffu);
+  ev->tid = (gint32) (word >> 32);
+}
+
+/* The bytes of a PERF_SAMPLE_RAW field of RAW_SIZE payload bytes: its u32
+ * size and the payload, padded to 8 bytes. */
+static inline guint64
+raw_field_bytes (guint32 raw_size)
+{
+  return ((guint64) raw_size + 4 + 7) & ~7ULL;
+}
+
 /* IDENTIFIER to PERIOD: one word each, in sample_type order. */
 static gboolean
 decode_sample_head (Span *s, guint64 st, RspEvent *ev)
@@ -190,8 +206,7 @@ decode_sample_head (Span *s, guint64 st, RspEvent *ev)
     {
       if (!span_u64 (s, &v))
         return FALSE;
-      ev->pid = (gint32) (v & 0xffffffffu);
-      ev->tid = (gint32) (v >> 32);
+      set_pid_tid (ev, v);
     }
   if (st & PERF_SAMPLE_TIME)
     {
@@ -234,8 +249,7 @@ decode_sample_arrays (Span *s, const struct perf_event_attr *attr, RspSample *sm
         return FALSE;
       smp->raw_size = rsp_read_u32 (s->p);
       smp->raw = s->p + 4;
-      /* u32 size + data is padded to 8 bytes */
-      if (!span_skip (s, ((guint64) smp->raw_size + 4 + 7) & ~7ULL))
+      if (!span_skip (s, raw_field_bytes (smp->raw_size)))
         return FALSE;
     }
   if (st & PERF_SAMPLE_BRANCH_STACK)
@@ -295,78 +309,45 @@ decode_sample_tail (Span *s, const struct perf_event_attr *attr, RspSample *smp)
   return !(st & PERF_SAMPLE_AUX) || span_blob (s, &smp->aux_size, &smp->aux);
 }
 
-/* Where a sample of EVSEL holds its time and CPU (0: none): after the
- * fixed-size fields perf writes before them. */
-static void
-sample_time_offsets (RspEvsel *evsel)
+/* The offset of sample_type's FLAG field at *POS, which moves past it;
+ * 0 when the sample has no such field. */
+static guint16
+fixed_field_at (guint64 sample_type, guint64 flag, guint16 *pos)
 {
-  guint64 st = evsel->attr.sample_type;
-  evsel->sample_time_at = evsel->sample_cpu_at = 0;
-  if (!(st & PERF_SAMPLE_TIME))
-    return;
-  guint16 pos = sizeof (struct perf_event_header);
-  if (st & PERF_SAMPLE_IDENTIFIER)
-    pos += 8;
-  if (st & PERF_SAMPLE_IP)
-    pos += 8;
-  if (st & PERF_SAMPLE_TID)
-    pos += 8;
-  evsel->sample_time_at = pos;
-  pos += 8;
-  if (!(st & PERF_SAMPLE_CPU))
-    return;
-  if (st & PERF_SAMPLE_ADDR)
-    pos += 8;
-  if (st & PERF_SAMPLE_ID)
-    pos += 8;
-  if (st & PERF_SAMPLE_STREAM_ID)
-    pos += 8;
-  evsel->sample_cpu_at = pos;
-}
-
-/* The direct layout of a sample (RspEvsel.sample_fixed_end). */
-static void
-sample_layout (RspEvsel *evsel)
-{
-  guint64 st = evsel->attr.sample_type;
-  const guint64 fixed = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME
-                        | PERF_SAMPLE_ADDR | PERF_SAMPLE_ID | PERF_SAMPLE_STREAM_ID | PERF_SAMPLE_CPU
-                        | PERF_SAMPLE_PERIOD;
-  evsel->sample_fixed_end = 0;
-  /* the time and CPU offsets are sample_time_offsets()'s, which finds
-   * the CPU's only after a time */
-  if ((st & ~(fixed | PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_RAW)) != 0
-      || ((st & PERF_SAMPLE_CPU) && !(st & PERF_SAMPLE_TIME)))
-    return;
-  guint16 pos = sizeof (struct perf_event_header);
-  /* in perf_event_open(2)'s order; ID after IDENTIFIER: both fill the id,
-   * the later one last */
-  guint16 identifier_at = 0, id_at = 0;
-  if (st & PERF_SAMPLE_IDENTIFIER)
-    identifier_at = pos, pos += 8;
-  evsel->sample_ip_at = (st & PERF_SAMPLE_IP) ? pos : 0;
-  pos += (st & PERF_SAMPLE_IP) ? 8 : 0;
-  evsel->sample_tid_at = (st & PERF_SAMPLE_TID) ? pos : 0;
-  pos += (st & PERF_SAMPLE_TID) ? 8 : 0;
-  pos += (st & PERF_SAMPLE_TIME) ? 8 : 0; /* sample_time_at */
-  evsel->sample_addr_at = (st & PERF_SAMPLE_ADDR) ? pos : 0;
-  pos += (st & PERF_SAMPLE_ADDR) ? 8 : 0;
-  if (st & PERF_SAMPLE_ID)
-    id_at = pos, pos += 8;
-  evsel->sample_id_at = id_at != 0 ? id_at : identifier_at;
-  evsel->sample_stream_id_at = (st & PERF_SAMPLE_STREAM_ID) ? pos : 0;
-  pos += (st & PERF_SAMPLE_STREAM_ID) ? 8 : 0;
-  pos += (st & PERF_SAMPLE_CPU) ? 8 : 0; /* sample_cpu_at */
-  evsel->sample_period_at = (st & PERF_SAMPLE_PERIOD) ? pos : 0;
-  pos += (st & PERF_SAMPLE_PERIOD) ? 8 : 0;
-  evsel->sample_fixed_end = pos;
+  if (!(sample_type & flag))
+    return 0;
+  guint16 at = *pos;
+  *pos += 8;
+  return at;
 }
 
 void
 rsp_perf_evsel_sample_offsets (RspEvsel *evsel)
 {
-  sample_time_offsets (evsel);
-  sample_layout (evsel);
+  guint64 st = evsel->attr.sample_type;
+  /* the fixed-size fields, in perf_event_open(2)'s order */
+  guint16 pos = sizeof (struct perf_event_header);
+  guint16 identifier_at = fixed_field_at (st, PERF_SAMPLE_IDENTIFIER, &pos);
+  evsel->sample_ip_at = fixed_field_at (st, PERF_SAMPLE_IP, &pos);
+  evsel->sample_tid_at = fixed_field_at (st, PERF_SAMPLE_TID, &pos);
+  evsel->sample_time_at = fixed_field_at (st, PERF_SAMPLE_TIME, &pos);
+  evsel->sample_addr_at = fixed_field_at (st, PERF_SAMPLE_ADDR, &pos);
+  guint16 id_at = fixed_field_at (st, PERF_SAMPLE_ID, &pos);
+  evsel->sample_stream_id_at = fixed_field_at (st, PERF_SAMPLE_STREAM_ID, &pos);
+  evsel->sample_cpu_at = fixed_field_at (st, PERF_SAMPLE_CPU, &pos);
+  evsel->sample_period_at = fixed_field_at (st, PERF_SAMPLE_PERIOD, &pos);
+  /* both fill the id, the later one last */
+  evsel->sample_id_at = id_at != 0 ? id_at : identifier_at;
+  /* the ordering queue reads the CPU of a sample with a time only */
+  if (evsel->sample_time_at == 0)
+    evsel->sample_cpu_at = 0;
+
+  const guint64 fixed = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME
+                        | PERF_SAMPLE_ADDR | PERF_SAMPLE_ID | PERF_SAMPLE_STREAM_ID | PERF_SAMPLE_CPU
+                        | PERF_SAMPLE_PERIOD;
+  gboolean direct = (st & ~(fixed | PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_RAW)) == 0
+                    && !((st & PERF_SAMPLE_CPU) && evsel->sample_cpu_at == 0);
+  evsel->sample_fixed_end = direct ? pos : 0;
 }
 
 /* A sample of the direct layout (RspEvsel.sample_fixed_end): its fixed
@@ -386,11 +367,7 @@ decode_sample_direct (const RspEvsel *evsel, const guint8 *rec, gsize size, RspE
   if (evsel->sample_ip_at != 0)
     smp->ip = rsp_read_u64 (rec + evsel->sample_ip_at);
   if (evsel->sample_tid_at != 0)
-    {
-      guint64 v = rsp_read_u64 (rec + evsel->sample_tid_at);
-      ev->pid = (gint32) (v & 0xffffffffu);
-      ev->tid = (gint32) (v >> 32);
-    }
+    set_pid_tid (ev, rsp_read_u64 (rec + evsel->sample_tid_at));
   if (evsel->sample_time_at != 0)
     {
       ev->time = rsp_read_u64 (rec + evsel->sample_time_at);
@@ -423,8 +400,7 @@ decode_sample_direct (const RspEvsel *evsel, const guint8 *rec, gsize size, RspE
       if (end - p < 4)
         return FALSE;
       guint32 raw_size = rsp_read_u32 (p);
-      /* u32 size + data is padded to 8 bytes */
-      if ((((guint64) raw_size + 4 + 7) & ~7ULL) > (guint64) (end - p))
+      if (raw_field_bytes (raw_size) > (guint64) (end - p))
         return FALSE;
       smp->raw_size = raw_size;
       smp->raw = p + 4;

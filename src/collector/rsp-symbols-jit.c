@@ -260,13 +260,13 @@ symbolizer_jit_note_mmap (RspSymbolizer *self, gint32 pid, const char *filename)
     return;
   const char *base = strrchr (filename, '/');
   base = base != NULL ? base + 1 : filename;
-  /* "jit-PID.dump", asked of every mapping: read, not printed */
-  if (strncmp (base, "jit-", 4) != 0)
+  /* "jit-PID.dump", asked of every mapping: read, not printed (PID > 0
+   * is written without a sign or a leading zero) */
+  if (strncmp (base, "jit-", 4) != 0 || base[4] < '1' || base[4] > '9')
     return;
   char *end = NULL;
-  guint64 n = g_ascii_strtoull (base + 4, &end, 10);
-  if (end == base + 4 || !g_ascii_isdigit (base[4]) || (base[4] == '0' && end != base + 5) || n != (guint64) pid
-      || strcmp (end, ".dump") != 0 || g_hash_table_contains (self->jitdumps, GINT_TO_POINTER (pid)))
+  if (g_ascii_strtoull (base + 4, &end, 10) != (guint64) pid || strcmp (end, ".dump") != 0
+      || g_hash_table_contains (self->jitdumps, GINT_TO_POINTER (pid)))
     return;
   g_hash_table_insert (self->jitdumps, GINT_TO_POINTER (pid), (gpointer) filename);
   /* JIT code ran before the dump was mapped (its map looked up then, and

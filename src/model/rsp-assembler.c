@@ -70,7 +70,7 @@ typedef struct {
   guint64 data_ready_time;
 } CpuState;
 
-#define SIG_CACHE_SIZE 1024u
+#define SIG_CACHE_BITS 10
 
 struct _RspAssembler {
   RspModel *m;
@@ -88,7 +88,7 @@ struct _RspAssembler {
   struct {
     const char *symbol;
     RspKernelSig sig;
-  } sig_cache[SIG_CACHE_SIZE];
+  } sig_cache[1u << SIG_CACHE_BITS];
   const RspFileTable *files; /* the recording's file names, or NULL */
   GArray *chain_stacks;      /* the decoder's: RspStackId by chain number - 1 */
   GHashTable *file_labels;   /* RspFileId -> interned label */
@@ -270,8 +270,8 @@ frame_sig (Assembler *a, const char *symbol)
     return RSP_SIG_NONE;
   /* a direct-mapped slot first: the hash table's lookup was a twentieth
    * of the model's build of a 300 MB perf.data */
-  guint k = (guint) ((((guint64) (guintptr) symbol >> 3) * G_GUINT64_CONSTANT (0x9e3779b97f4a7c15)) >> 54);
-  G_STATIC_ASSERT (SIG_CACHE_SIZE == 1024);
+  guint k = (guint) ((((guint64) (guintptr) symbol >> 3) * G_GUINT64_CONSTANT (0x9e3779b97f4a7c15))
+                     >> (64 - SIG_CACHE_BITS));
   if (a->sig_cache[k].symbol == symbol)
     return a->sig_cache[k].sig;
   gpointer cached = g_hash_table_lookup (a->sigs, symbol);

@@ -409,17 +409,19 @@ build_index (const RspModel *m)
   for (guint t = 0; t < n_tasks; t++)
     {
       const RspTask *task = &g_array_index (m->tasks, RspTask, t);
-      /* written in place: an append per run was a fiftieth of a small
-       * report (n_runs is the chain's length; the append is a safeguard) */
+      /* written in place (an append per run was a fiftieth of a small
+       * report): the assembler counts each run it links, n_runs is the
+       * chain's length */
       GArray *runs = g_array_sized_new (FALSE, FALSE, sizeof (RspIdx), task->n_runs);
       g_array_set_size (runs, task->n_runs);
-      guint k = 0;
-      for (RspIdx r = task->first_run; r != RSP_NONE; r = g_array_index (m->runs, RspRun, r).next_run, k++)
-        if (k < runs->len)
+      RspIdx r = task->first_run;
+      for (guint k = 0; k < task->n_runs; k++)
+        {
+          g_assert (r != RSP_NONE);
           g_array_index (runs, RspIdx, k) = r;
-        else
-          g_array_append_val (runs, r);
-      g_array_set_size (runs, k);
+          r = g_array_index (m->runs, RspRun, r).next_run;
+        }
+      g_assert (r == RSP_NONE);
       x->task_runs[t] = runs;
     }
   x->device_ops = g_hash_table_new_full (g_direct_hash, g_direct_equal, NULL, (GDestroyNotify) g_array_unref);

@@ -22,7 +22,6 @@ struct _RspWindow {
   GCancellable *cancellable;
   guint progress_source;
   gint progress_permille; /* written by the loading thread */
-  gint progress_shown;    /* what the bar shows */
   GFile *file;
   RspModel *model;
 };
@@ -188,12 +187,10 @@ static gboolean
 update_progress (gpointer user_data)
 {
   RspWindow *self = user_data;
-  gint permille = g_atomic_int_get (&self->progress_permille);
-  if (permille != self->progress_shown)
-    {
-      self->progress_shown = permille;
-      gtk_progress_bar_set_fraction (GTK_PROGRESS_BAR (self->progress), permille / 1000.0);
-    }
+  gdouble fraction = g_atomic_int_get (&self->progress_permille) / 1000.0;
+  GtkProgressBar *bar = GTK_PROGRESS_BAR (self->progress);
+  if (fraction != gtk_progress_bar_get_fraction (bar))
+    gtk_progress_bar_set_fraction (bar, fraction);
   return G_SOURCE_CONTINUE;
 }
 
@@ -267,7 +264,6 @@ rsp_window_open (RspWindow *self, GFile *file)
   gtk_label_set_text (GTK_LABEL (self->progress_label), label);
   gtk_progress_bar_set_fraction (GTK_PROGRESS_BAR (self->progress), 0);
   g_atomic_int_set (&self->progress_permille, 0);
-  self->progress_shown = 0;
   gtk_stack_set_visible_child_name (GTK_STACK (self->stack), "loading");
 
   self->cancellable = g_cancellable_new ();
