@@ -8,7 +8,7 @@
      own, from the ring-buffer sub-buffer layout, independently of RSP's
      reader: at least 128 block:block_rq_complete events (one per read dd
      issued at the least) and a sched:sched_waking of dd for each time it
-     slept waiting (sched_switch in state D; at least half the reads); the
+     slept waiting (sched_switch in state D; it must have slept 8 times); the
      number of decoded events equals the instance's "read events"; the
      meta's "ftrace" member names the instance, clock mono, the events, the
      per-CPU statistics, no loss and no error.  perf's own counts are logged
@@ -39,6 +39,7 @@ import rsptest as t  # noqa: E402
 TRACEFS = "/sys/kernel/tracing"
 INSTANCES = os.path.join(TRACEFS, "instances")
 READS = 128
+MIN_SLEEPS = 8
 BLOCK = 512 * 1024
 
 # ring buffer event types (kernel/trace/ring_buffer.c)
@@ -258,8 +259,13 @@ def check_dd(rsp, perf, workdir):
         t.fail("the instance recorded %d block_rq_complete, dd issued %d reads" % (complete, READS))
     # a wake-up for every wait: a read whose completion came before dd went
     # to sleep (the host's cache behind a virtio disk can be that fast)
-    # needs none
-    if dd_waking < d_sleeps or dd_waking < READS // 2:
+    # needs none, and how many did is the disk's business (128 reads slept
+    # 33 to 128 times on the same VM); the check needs some waits to mean
+    # anything
+    if d_sleeps < MIN_SLEEPS:
+        t.fail("dd slept waiting for the disk %d times in %d reads, too few to check the wake-ups "
+               "(at least %d needed): the disk answered before dd slept" % (d_sleeps, READS, MIN_SLEEPS))
+    if dd_waking < d_sleeps:
         t.fail("the instance recorded %d wake-ups of dd, which slept waiting %d times for its %d reads"
                % (dd_waking, d_sleeps, READS))
 

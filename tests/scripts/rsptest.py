@@ -13,6 +13,7 @@ import re
 import shutil
 import subprocess
 import sys
+import time
 
 SKIP = 77
 
@@ -122,6 +123,117 @@ def settle():
     during the workload, beside it on the 2 CPUs, and into its own
     fsync()s."""
     os.sync()
+
+
+def host_steal_ms():
+    """The CPU time the hypervisor gave to others while this machine's
+    CPUs wanted it ("steal" in /proc/stat), summed over the CPUs, in ms
+    since boot; 0 on bare metal."""
+    try:
+        with open("/proc/stat") as f:
+            fields = f.readline().split()
+    except OSError:
+        return 0.0
+    if len(fields) < 9 or fields[0] != "cpu":
+        return 0.0
+    return int(fields[8]) * 1000.0 / os.sysconf("SC_CLK_TCK")
+
+
+class Recorded:
+    """A recording's process, and what the host took from the machine
+    while it ran."""
+
+    def __init__(self, proc, wall_s, steal_ms):
+        self.proc = proc
+        self.wall_s = wall_s
+        self.steal_ms = steal_ms
+        self.stdout = proc.stdout
+        self.stderr = proc.stderr
+
+    @property
+    def steal_share(self):
+        """The stolen share of all CPUs' time during the recording."""
+        return self.steal_ms / 1000.0 / max(self.wall_s * (os.cpu_count() or 1), 1e-9)
+
+    def describe(self):
+        return ("the host took %.0f ms of the CPUs during the %.2f s recording (%.1f%% of their time)"
+                % (self.steal_ms, self.wall_s, 100 * self.steal_share))
+
+
+# On a VM the host takes a CPU away for milliseconds at a time ("steal"):
+# the guest's scheduler sees the task on that CPU running all along, so a
+# recording shows a process running beside its peer when it was in fact
+# frozen (a control path split off), a 5 ms request taking 24 ms, or a
+# write's wake-up IPI followed by 2 ms of nothing.  A recording whose
+# checks failed while the host took at least this share of the CPUs' time
+# is made again, up to ATTEMPTS in all; on bare metal, or on a quiet host,
+# the first failure stands.
+STEAL_RETRY_SHARE = 0.01
+ATTEMPTS = 3
+
+
+def until_it_holds(name, attempt):
+    """Runs ATTEMPT() (record, report, check once; returns its problems and
+    the Recorded) until its checks hold, again only while the host's steal
+    explains a failure (see STEAL_RETRY_SHARE); fails with the last
+    attempt's problems."""
+    for n in range(1, ATTEMPTS + 1):
+        problems, rec = attempt()
+        if not problems:
+            if n > 1:
+                log("%s: attempt %d of %d held" % (name, n, ATTEMPTS))
+            return
+        summary = "%s: %d problem(s):\n  - %s" % (name, len(problems), "\n  - ".join(problems))
+        if n == ATTEMPTS or rec is None or rec.steal_share < STEAL_RETRY_SHARE:
+            fail(summary + ("\n(attempt %d of %d; %s)" % (n, ATTEMPTS, rec.describe()) if rec else ""))
+        log("attempt %d of %d: %s\n%s, at least %.0f%%: recording again"
+            % (n, ATTEMPTS, summary, rec.describe(), 100 * STEAL_RETRY_SHARE))
+
+
+DUMP_LINE = re.compile(r"^\s*(\d+\.\d+) \[(\d+)\] .*? -?\d+/(-?\d+) (\S+?):")
+
+
+def host_gaps(rsp, recording, tids, period_ms=1.0):
+    """Where the host had taken a CPU from one of TIDS: the CPU's sampling
+    timer (cpu-clock, PERIOD_MS apart) fired nothing for 1.8 periods or
+    more between two samples of the same task, with no context switch on
+    that CPU between them.  The guest saw the task
+    running across; it ran nothing.  (start_ms, end_ms, tid) from the
+    recording's first event, as rsp report's times are."""
+    out = run([rsp, "dump", recording], timeout=300).stdout
+    first, last, gaps = None, {}, []
+    for line in out.splitlines():
+        m = DUMP_LINE.match(line)
+        if not m:
+            continue
+        ts = float(m.group(1))
+        if ts == 0:
+            continue  # the synthesized records before the first event
+        if first is None or ts < first:
+            first = ts
+        cpu, tid = int(m.group(2)), int(m.group(3))
+        if m.group(4).startswith("sched:sched_switch"):
+            last.pop(cpu, None)  # a switch between: not one stretch of running
+            continue
+        if not m.group(4).startswith("cpu-clock"):
+            continue
+        prev = last.get(cpu)
+        if prev and prev[1] == tid and tid in tids and (ts - prev[0]) * 1e3 >= 1.8 * period_ms:
+            gaps.append((prev[0], ts, tid))
+        last[cpu] = (ts, tid)
+    return [((a - first) * 1e3, (b - first) * 1e3, tid) for a, b, tid in gaps]
+
+
+def record(argv, timeout=180):
+    """Runs a recording command ARGV after settle(), logging it and how much
+    CPU time the host stole meanwhile; a Recorded."""
+    settle()
+    log("$ " + " ".join(argv))
+    steal0, t0 = host_steal_ms(), time.monotonic()
+    proc = run(argv, timeout=timeout)
+    rec = Recorded(proc, time.monotonic() - t0, host_steal_ms() - steal0)
+    log(rec.describe())
+    return rec
 
 
 def run(argv, timeout=300, check=True, **kwargs):

@@ -46,9 +46,7 @@ def main():
             # EVERY 0: never the slow path; EVERY 1: every run takes it
             for out, every in ((a, "0"), (b, "1")):
                 argv = [rsp, "record", "-o", out, "--", workload, counter, every, "5", str(DELAY_MS)]
-                t.settle()
-                t.log("$ " + " ".join(argv))
-                t.log(t.run(argv, timeout=120).stderr.strip())
+                t.log(t.record(argv, timeout=120).stderr.strip())
         return json.loads(t.run([rsp, "diff", "--json", a, b]).stdout)
 
     # The wall time must grow by the planted delay alone; a pair of

@@ -21,6 +21,10 @@ first cause, and the causes under fdatasync() adding up to the slow path's
 time the server measured itself, within 20%; a port without traffic is
 one message.
 
+A recording whose checks fail while the host of a VM took 1% or more of
+the CPUs' time is made again, up to three times (rsptest.until_it_holds);
+on bare metal or a quiet host the first failure stands.
+
 Exit codes follow meson: 0 pass, 77 skip (no root or perf; a failure when
 CI=true), anything else fail.
 """
@@ -88,9 +92,7 @@ def main_tcp(rsp, workload, out_dir, expect):
     # the slow requests' fdatasync must wait for their own writes only, not
     # for what an earlier test left dirty (cold_read's 64 MB): the first
     # slow requests then took 9-10 ms and the later 4 ms, two modes
-    t.settle()
-    t.log("$ " + " ".join(argv))
-    rec = t.run(argv, timeout=180)
+    rec = t.record(argv)
     t.log(rec.stdout.strip() + "\n" + rec.stderr.strip())
     m = re.search(r"slow path ([0-9.]+) ms on average", rec.stdout)
     if not m:
@@ -109,10 +111,20 @@ def main_tcp(rsp, workload, out_dir, expect):
     if expect(causes, "no cause of the slow tail"):
         first = causes[0]
         t.log("first cause: %s; the slow path took %.3f ms" % (first, planted))
-        expect(first["category"] == "disk_io" and first["comm"] == "tcp_slow" and "fdatasync" in (first["frame"] or ""),
-               "the first cause is %s in %s under %s, expected the disk under fdatasync() in tcp_slow"
+        # fdatasync()'s time is disk waits and, on a VM, as much of the
+        # kernel's CPU between them (every request to the disk is a trip
+        # through the host): the first cause is one of the two, and the
+        # disk is among the causes under it
+        def in_sync(c):
+            return c["comm"] == "tcp_slow" and "fdatasync" in (c["frame"] or "")
+        expect(first["category"] in ("disk_io", "cpu_unsampled", "cpu_sampled") and in_sync(first),
+               "the first cause is %s in %s under %s, expected fdatasync() in tcp_slow (the disk or its CPU)"
                % (first["category"], first["comm"], first["frame"]))
-        under = sum(c["extra_ms"] for c in causes if c["comm"] == "tcp_slow" and "fdatasync" in (c["frame"] or ""))
+        disk = [c for c in causes if c["category"] == "disk_io" and in_sync(c)]
+        expect(disk and disk[0]["extra_ms"] >= 0.1 * planted,
+               "no disk wait under fdatasync() among the causes of the slow tail: %s"
+               % [(c["category"], c["comm"], c["frame"], c["extra_ms"]) for c in causes[:5]])
+        under = sum(c["extra_ms"] for c in causes if in_sync(c))
         expect(abs(under - planted) <= 0.2 * planted,
                "the causes under fdatasync() add %.3f ms per slow request, the slow path took %.3f ms (20%% allowed)"
                % (under, planted))
@@ -121,6 +133,7 @@ def main_tcp(rsp, workload, out_dir, expect):
            "a port without traffic: exit %d, %r" % (none.returncode, none.stderr))
     bad = t.run([rsp, "report", "--requests", "tcp:http", recording], check=False)
     expect(bad.returncode == 1 and "tcp:PORT" in bad.stderr, "tcp:http: exit %d, %r" % (bad.returncode, bad.stderr))
+    return rec
 
 
 def uprobe_groups():
@@ -145,9 +158,8 @@ def main_probe(rsp, workload, out_dir, expect):
     probe = "%s:serve_one" % workload
     before = uprobe_groups()
     argv = [rsp, "record", "--probe", probe, "-o", recording, "--", workload, "40", "5", "30"]
-    t.settle()
-    t.log("$ " + " ".join(argv))
-    t.log(t.run(argv, timeout=180).stderr.strip())
+    rec = t.record(argv)
+    t.log(rec.stderr.strip())
     expect(set(uprobe_groups()) <= set(before), "uprobes left after the recording: %s" % uprobe_groups())
     text = t.run([rsp, "report", "--requests", "probe:serve_one", recording]).stdout
     t.log(text)
@@ -208,37 +220,17 @@ def main_probe(rsp, workload, out_dir, expect):
     for suffix in (".bad", ".int", ".sweep"):
         if os.path.exists(recording + suffix):
             os.unlink(recording + suffix)
+    return rec
 
 
-def main():
-    mode, workload = sys.argv[1], sys.argv[2]
-    rsp = t.rsp_path()
-    t.require_perf_and_root()
-    out_dir = os.path.join(os.environ.get("RSP_BUILD_ROOT") or os.getcwd(), "tests", "model", "recordings")
-    os.makedirs(out_dir, exist_ok=True)
+def main_runs(rsp, workload, out_dir, expect):
     recording = os.path.join(out_dir, "requests-runs.rsp")
-    problems = []
-
-    def expect(ok, msg):
-        if not ok:
-            problems.append(msg)
-        return ok
-
-    if mode in ("tcp", "probe"):
-        (main_tcp if mode == "tcp" else main_probe)(rsp, workload, out_dir, expect)
-        if problems:
-            t.fail("%d problem(s):\n  - %s" % (len(problems), "\n  - ".join(problems)))
-        t.log("requests-%s: OK" % mode)
-        return
-
     with tempfile.TemporaryDirectory() as tmp:
         os.chmod(tmp, 0o777)  # the runs may be run as the invoking user
         counter = os.path.join(tmp, "counter")
         argv = [rsp, "record", "--repeat", str(RUNS), "-o", recording, "--",
                 workload, counter, str(EVERY), str(FAST_MS), str(SLOW_MS)]
-        t.settle()
-        t.log("$ " + " ".join(argv))
-        rec = t.run(argv, timeout=180)
+        rec = t.record(argv)
         t.log(rec.stderr.strip())
         with open(counter) as f:
             expect(int(f.read()) == RUNS, "the workload ran %s times, not %d" % (open(counter).read().strip(), RUNS))
@@ -286,9 +278,30 @@ def main():
     expect(both.returncode == 2 and "--pid" in both.stderr,
            "--requests with --pid: exit %d, %r" % (both.returncode, both.stderr))
 
-    if problems:
-        t.fail("%d problem(s):\n  - %s" % (len(problems), "\n  - ".join(problems)))
-    t.log("requests-runs: OK")
+    return rec
+
+
+def main():
+    mode, workload = sys.argv[1], sys.argv[2]
+    rsp = t.rsp_path()
+    t.require_perf_and_root()
+    out_dir = os.path.join(os.environ.get("RSP_BUILD_ROOT") or os.getcwd(), "tests", "model", "recordings")
+    os.makedirs(out_dir, exist_ok=True)
+    mode_main = {"tcp": main_tcp, "probe": main_probe, "runs": main_runs}[mode]
+
+    def attempt():
+        problems = []
+
+        def expect(ok, msg):
+            if not ok:
+                problems.append(msg)
+            return ok
+
+        rec = mode_main(rsp, workload, out_dir, expect)
+        return problems, rec
+
+    t.until_it_holds("requests-" + mode, attempt)
+    t.log("requests-%s: OK" % mode)
 
 
 if __name__ == "__main__":
