@@ -214,6 +214,8 @@ cache_insert (RspSymbolizer *self, guint32 dso_id, guint64 addr, const RspSym *s
 void
 symbolizer_cache_clear (RspSymbolizer *self)
 {
+  if (self->cache_used == 0)
+    return; /* already empty (a new symbolizer's: calloc'd) */
   memset (self->cache, 0, sizeof (CacheSlot) * (self->cache_mask + 1));
   self->cache_used = 0;
 }

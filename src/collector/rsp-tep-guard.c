@@ -54,15 +54,37 @@ rewritten_ident (const char *w, gsize len)
   return FALSE;
 }
 
+static inline gboolean
+char_printable (guchar ch)
+{
+  return (ch >= 0x20 && ch < 0x7f) || ch == '\n' || ch == '\t';
+}
+
+/* Printable ASCII, tabs and newlines only.  Eight bytes at a time: a word
+ * none of whose bytes is below 0x20, 0x7f or above passes whole (each test
+ * says exactly whether some byte is such, not which); one with a tab or a
+ * newline in it is looked at byte by byte. */
 static gboolean
 text_printable (const char *text, gsize len)
 {
-  for (gsize i = 0; i < len; i++)
+  const guint64 ones = G_GUINT64_CONSTANT (0x0101010101010101);
+  const guint64 highs = G_GUINT64_CONSTANT (0x8080808080808080);
+  gsize i = 0;
+
+  for (; i + 8 <= len; i += 8)
     {
-      guchar ch = (guchar) text[i];
-      if (ch == 0 || (ch < 0x20 && ch != '\n' && ch != '\t') || ch >= 0x7f)
-        return FALSE;
+      guint64 w, del;
+      memcpy (&w, text + i, 8);
+      del = w ^ (ones * 0x7f);
+      if (((w | ((w - ones * 0x20) & ~w) | ((del - ones) & ~del)) & highs) == 0)
+        continue;
+      for (gsize k = i; k < i + 8; k++)
+        if (!char_printable ((guchar) text[k]))
+          return FALSE;
     }
+  for (; i < len; i++)
+    if (!char_printable ((guchar) text[i]))
+      return FALSE;
   return TRUE;
 }
 

@@ -360,6 +360,38 @@ test_fields_same (void)
     }
 }
 
+/* Every byte value at every place of a word (and of the tail after the
+ * last whole word), alone among printable text: the text is taken exactly
+ * when the byte is printable ASCII or a tab.  (The check reads eight bytes
+ * at a time.)  A quote or a newline would end the line's text; they are
+ * left out. */
+static void
+test_printable_bytes (void)
+{
+  guint checked = 0;
+  for (guint n = 2; n <= 27; n++)
+    for (guint at = 0; at < n; at++)
+      for (guint ch = 0; ch < 256; ch++)
+        {
+          if (ch == '"' || ch == '\n')
+            continue;
+          GString *line = g_string_new ("0x1234 : \"");
+          for (guint i = 0; i < n; i++)
+            g_string_append_c (line, i == at ? (char) ch : (char) ('a' + i % 26));
+          g_string_append_c (line, '"');
+          gboolean want = (ch >= 0x20 && ch < 0x7f) || ch == '\t';
+          if (rsp_tep_check_printk (line->str, line->len) != want)
+            g_error ("byte 0x%02x at %u of %u: %s", ch, at, n, want ? "refused" : "taken");
+          g_string_free (line, TRUE);
+          checked++;
+        }
+  /* two bad bytes in one word, and a bad byte after a good tab in it */
+  static const char *const bad[] = { "0x1 : \"ab\x01\x7f\"", "0x1 : \"a\tb\x80" "cdefgh\"", "0x1 : \"\t\t\t\t\t\t\t\x1f\"" };
+  for (guint i = 0; i < G_N_ELEMENTS (bad); i++)
+    g_assert_false (rsp_tep_check_printk (bad[i], strlen (bad[i])));
+  g_test_message ("%u texts", checked);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -367,6 +399,7 @@ main (int argc, char **argv)
   g_test_add_func ("/tep-guard/real-formats", test_real_formats);
   g_test_add_func ("/tep-guard/dangerous-print-fmts", test_dangerous_print_fmts);
   g_test_add_func ("/tep-guard/bad-formats", test_bad_formats);
+  g_test_add_func ("/tep-guard/printable-bytes", test_printable_bytes);
   g_test_add_func ("/tep-fields/same-as-libtraceevent", test_fields_same);
   return g_test_run ();
 }
