@@ -144,7 +144,6 @@ class Recorded:
     while it ran."""
 
     def __init__(self, proc, wall_s, steal_ms):
-        self.proc = proc
         self.wall_s = wall_s
         self.steal_ms = steal_ms
         self.stdout = proc.stdout
@@ -190,38 +189,25 @@ def until_it_holds(name, attempt):
             % (n, ATTEMPTS, summary, rec.describe(), 100 * STEAL_RETRY_SHARE))
 
 
-DUMP_LINE = re.compile(r"^\s*(\d+\.\d+) \[(\d+)\] .*? -?\d+/(-?\d+) (\S+?):")
-
-
 def host_gaps(rsp, recording, tids, period_ms=1.0):
     """Where the host had taken a CPU from one of TIDS: the CPU's sampling
     timer (cpu-clock, PERIOD_MS apart) fired nothing for 1.8 periods or
     more between two samples of the same task, with no context switch on
-    that CPU between them.  The guest saw the task
-    running across; it ran nothing.  (start_ms, end_ms, tid) from the
-    recording's first event, as rsp report's times are."""
-    out = run([rsp, "dump", recording], timeout=300).stdout
-    first, last, gaps = None, {}, []
-    for line in out.splitlines():
-        m = DUMP_LINE.match(line)
-        if not m:
-            continue
-        ts = float(m.group(1))
-        if ts == 0:
-            continue  # the synthesized records before the first event
-        if first is None or ts < first:
-            first = ts
-        cpu, tid = int(m.group(2)), int(m.group(3))
-        if m.group(4).startswith("sched:sched_switch"):
-            last.pop(cpu, None)  # a switch between: not one stretch of running
-            continue
-        if not m.group(4).startswith("cpu-clock"):
-            continue
-        prev = last.get(cpu)
-        if prev and prev[1] == tid and tid in tids and (ts - prev[0]) * 1e3 >= 1.8 * period_ms:
-            gaps.append((prev[0], ts, tid))
-        last[cpu] = (ts, tid)
-    return [((a - first) * 1e3, (b - first) * 1e3, tid) for a, b, tid in gaps]
+    that CPU between them.  The guest saw the task running across; it ran
+    nothing.  (start_ms, end_ms, tid) from the recording's first event (as
+    rsp report's times are: the records perf synthesizes are not events)."""
+    events, _, _ = parse_rsp_dump(run([rsp, "dump", recording], timeout=300).stdout, with_ftrace=True)
+    first = min((e.time_ns for e in events if e.time_ns > 0), default=0)
+    last, gaps = {}, []
+    for e in events:
+        if e.event == "sched:sched_switch":
+            last.pop(e.cpu, None)  # a switch between: not one stretch of running
+        elif e.event == "cpu-clock":
+            prev = last.get(e.cpu)
+            if prev and prev.tid == e.tid and e.tid in tids and e.time_ns - prev.time_ns >= 1.8e6 * period_ms:
+                gaps.append(((prev.time_ns - first) / 1e6, (e.time_ns - first) / 1e6, e.tid))
+            last[e.cpu] = e
+    return gaps
 
 
 def record(argv, timeout=180):

@@ -143,9 +143,11 @@ def check_pass(c, report, record_output):
         # most one other (the teardown), under 5% of the total.
         tids = {x["tid"] for p in paths for x in p["tasks"] if x["comm"] in ("pass", "pass_peer")}
         gaps = t.host_gaps(t.rsp_path(), report["recording"]["path"], tids) if others else []
-        hosts = [p for p in others if any(a <= p["end_ms"] and b >= p["start_ms"] - 1.0
-                                          and tid in {x["tid"] for x in p["tasks"]} for a, b, tid in gaps)]
-        rest = [p for p in others if p not in hosts]
+        hosts, rest = [], []
+        for p in others:
+            own = {x["tid"] for x in p["tasks"]}
+            at_gap = any(a <= p["end_ms"] and b >= p["start_ms"] - 1.0 and tid in own for a, b, tid in gaps)
+            (hosts if at_gap else rest).append(p)
         rest_ms = sum(p["end_ms"] - p["start_ms"] for p in rest)
         t.log("other control paths of pass and pass_peer: %d at gaps the host made (%.1f ms; %d gaps in all), "
               "%d not (%.1f ms)" % (len(hosts), sum(p["end_ms"] - p["start_ms"] for p in hosts), len(gaps),
@@ -194,8 +196,8 @@ def check_fsync_chain(c, report, record_output):
     # request to the disk and every interrupt is a trip through the host:
     # 1979 disk waits and about 700 short runs for the 600 fsyncs of one
     # recording, the runs 56 ms against the waits' 36), so the top finding
-    # is one of those under fsync, and
-    # the largest disk wait is that fsync's.
+    # is one of those under fsync, and the largest disk wait is that
+    # fsync's.
     target = report["target"]
     f = top(report)
     t.log("/var/tmp is on %s; the top finding's path, with endpoints: %s"
