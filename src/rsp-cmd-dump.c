@@ -275,6 +275,12 @@ print_stats (Dumper *d, const char *path, const guint64 *per_event, guint64 fram
              (unsigned long long) fs->events, (unsigned long long) fs->delivered, (unsigned long long) fs->twins,
              (unsigned long long) fs->unknown_ids, (unsigned long long) fs->subbuffers,
              (unsigned long long) fs->bad_subbuffers, (unsigned long long) fs->missed_events);
+  if (fs != NULL && rec != NULL && rec->meta != NULL && rec->meta->ftrace != NULL)
+    for (guint i = 0; i < rec->meta->ftrace->filters->len; i++)
+      {
+        const RspEventFilter *f = &g_array_index (rec->meta->ftrace->filters, RspEventFilter, i);
+        fprintf (out, _("  recorded in part: %s, only where %s\n"), f->event, f->filter);
+      }
   fprintf (out, "\n%s\n", _("records:"));
   for (guint t = 0; t < RSP_RECORD_TYPE_MAX; t++)
     if (st->by_type[t] > 0)

@@ -47,6 +47,16 @@ static const char *const ftrace_events[] = {
   NULL,
 };
 
+/* perf's own sampling timer: each cpu-clock sample is taken in an expiry
+ * of perf_swevent_hrtimer, which restarts it.  Its expiry (entry) and start
+ * are left out of the instance: a third to a half of all its events while
+ * RSP samples at 1000 Hz, never the cause of a wake-up (the callback wakes
+ * no task; perf's reader is woken later, from an irq_work).  The expiry's
+ * exit names no function and stays; the model matches exits to entries per
+ * CPU and ignores one without an entry. */
+#define PERF_TIMER_FUNCTION "perf_swevent_hrtimer"
+static const char *const perf_timer_events[] = { "timer:hrtimer_expire_entry", "timer:hrtimer_start", NULL };
+
 typedef struct {
   guint cpu;
   int fd;                   /* per_cpu/cpuN/trace_pipe_raw, non-blocking; -1 once closed */
@@ -71,6 +81,7 @@ struct _RspFtrace {
   GArray *readers;         /* CpuReader */
   GPtrArray *events;       /* char *: enabled, "system:name" */
   GArray *missing;         /* RspMissingEvent */
+  GArray *filters;         /* RspEventFilter: set on enabled events */
   GArray *stats;           /* RspFtraceCpuStats, after stop */
   char *error;             /* what failed while it ran */
   GPtrArray *mapped;       /* GMappedFile: the data parts handed out */
@@ -225,6 +236,77 @@ enable_events (RspFtrace *self, const char *pretend_missing)
     }
 }
 
+/* "0x..." : NAME's address in /proc/kallsyms (a text symbol), or NULL when
+ * it is not there or hidden (kptr_restrict). */
+static char *
+kallsyms_text_address (const char *name)
+{
+  FILE *f = fopen ("/proc/kallsyms", "re");
+  if (f == NULL)
+    return NULL;
+  char *line = NULL;
+  size_t cap = 0;
+  char *found = NULL;
+  gsize name_len = strlen (name);
+  while (found == NULL && getline (&line, &cap, f) > 0)
+    {
+      /* "ffffffff8157b6e0 t perf_swevent_hrtimer\n" */
+      char *space = strchr (line, ' ');
+      if (space == NULL || (space[1] != 't' && space[1] != 'T') || space[2] != ' '
+          || strncmp (space + 3, name, name_len) != 0 || (space[3 + name_len] != '\n' && space[3 + name_len] != '\0'))
+        continue;
+      *space = '\0';
+      guint64 address;
+      if (g_ascii_string_to_unsigned (line, 16, 1, G_MAXUINT64, &address, NULL))
+        found = g_strdup_printf ("0x%" G_GINT64_MODIFIER "x", address);
+    }
+  free (line);
+  fclose (f);
+  return found;
+}
+
+static gboolean
+set_filter (RspFtrace *self, const char *event, const char *filter)
+{
+  g_auto (GStrv) parts = g_strsplit (event, ":", 2);
+  if (tracefs_event_file_write (self->instance, parts[0], parts[1], "filter", filter) < 0)
+    return FALSE;
+  RspEventFilter f = { g_strdup (event), g_strdup (filter) };
+  g_array_append_val (self->filters, f);
+  return TRUE;
+}
+
+/* Leaves perf's sampling timer out of the events of perf_timer_events that
+ * are enabled: by the function's name where the kernel's filters know
+ * ".function", else by its address in /proc/kallsyms; when neither is
+ * accepted, the events are recorded whole.  "filter:function" in
+ * PRETEND_MISSING (RSP_RECORD_PRETEND_MISSING) skips the first way, as an
+ * older kernel would refuse it. */
+static void
+filter_perf_timer (RspFtrace *self, const char *pretend_missing)
+{
+  gboolean by_name = !rsp_probe_pretends_missing (pretend_missing, "filter:function");
+  g_autofree char *address = NULL;
+  gboolean address_read = FALSE;
+  for (guint i = 0; perf_timer_events[i] != NULL; i++)
+    {
+      if (!g_ptr_array_find_with_equal_func (self->events, perf_timer_events[i], g_str_equal, NULL))
+        continue;
+      if (by_name && set_filter (self, perf_timer_events[i], "function.function != " PERF_TIMER_FUNCTION))
+        continue;
+      if (!address_read)
+        {
+          address = kallsyms_text_address (PERF_TIMER_FUNCTION);
+          address_read = TRUE;
+        }
+      if (address != NULL)
+        {
+          g_autofree char *filter = g_strdup_printf ("function != %s", address);
+          set_filter (self, perf_timer_events[i], filter);
+        }
+    }
+}
+
 static guint32
 read_subbuf_size (struct tracefs_instance *instance)
 {
@@ -302,6 +384,8 @@ ftrace_new (const char *tracefs, const GArray *cpus, const char *tmp_prefix, con
   self->events = g_ptr_array_new_with_free_func (g_free);
   self->missing = g_array_new (FALSE, TRUE, sizeof (RspMissingEvent));
   g_array_set_clear_func (self->missing, rsp_missing_event_clear);
+  self->filters = g_array_new (FALSE, TRUE, sizeof (RspEventFilter));
+  g_array_set_clear_func (self->filters, rsp_event_filter_clear);
   self->mapped = g_ptr_array_new_with_free_func ((GDestroyNotify) g_mapped_file_unref);
   self->destroyed = TRUE; /* nothing to remove yet */
 
@@ -390,6 +474,7 @@ ftrace_new (const char *tracefs, const GArray *cpus, const char *tmp_prefix, con
       set_errno_error (error, ENOSYS, _("none of the events of the tracefs instance exists in this kernel"));
       return NULL;
     }
+  filter_perf_timer (self, pretend_missing);
   if (!open_readers (self, cpus, tmp_prefix, error))
     return NULL;
   return g_steal_pointer (&self);
@@ -634,6 +719,7 @@ rsp_ftrace_free (RspFtrace *self)
   g_array_unref (self->readers);
   g_ptr_array_unref (self->events);
   g_array_unref (self->missing);
+  g_array_unref (self->filters);
   g_clear_pointer (&self->stats, g_array_unref);
   g_ptr_array_unref (self->mapped);
   if (self->live_head != NULL)
@@ -660,6 +746,12 @@ rsp_ftrace_build_meta (const RspFtrace *self)
       const RspMissingEvent *from = &g_array_index (self->missing, RspMissingEvent, i);
       RspMissingEvent copy = { g_strdup (from->name), g_strdup (from->reason) };
       g_array_append_val (meta->missing_events, copy);
+    }
+  for (guint i = 0; i < self->filters->len; i++)
+    {
+      const RspEventFilter *from = &g_array_index (self->filters, RspEventFilter, i);
+      RspEventFilter copy = { g_strdup (from->event), g_strdup (from->filter) };
+      g_array_append_val (meta->filters, copy);
     }
   if (self->stats != NULL)
     g_array_append_vals (meta->cpus, self->stats->data, self->stats->len);

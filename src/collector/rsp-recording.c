@@ -36,6 +36,14 @@ rsp_missing_event_clear (gpointer data)
   g_free (e->reason);
 }
 
+void
+rsp_event_filter_clear (gpointer data)
+{
+  RspEventFilter *f = data;
+  g_free (f->event);
+  g_free (f->filter);
+}
+
 RspFtraceMeta *
 rsp_ftrace_meta_new (void)
 {
@@ -43,6 +51,8 @@ rsp_ftrace_meta_new (void)
   meta->events = g_new0 (char *, 1);
   meta->missing_events = g_array_new (FALSE, TRUE, sizeof (RspMissingEvent));
   g_array_set_clear_func (meta->missing_events, rsp_missing_event_clear);
+  meta->filters = g_array_new (FALSE, TRUE, sizeof (RspEventFilter));
+  g_array_set_clear_func (meta->filters, rsp_event_filter_clear);
   meta->cpus = g_array_new (FALSE, TRUE, sizeof (RspFtraceCpuStats));
   return meta;
 }
@@ -56,6 +66,7 @@ rsp_ftrace_meta_free (RspFtraceMeta *meta)
   g_free (meta->clock);
   g_strfreev (meta->events);
   g_array_unref (meta->missing_events);
+  g_array_unref (meta->filters);
   g_array_unref (meta->cpus);
   g_free (meta->error);
   g_free (meta);
@@ -170,6 +181,17 @@ add_ftrace (RspJsonWriter *b, const RspFtraceMeta *ftrace)
   add_string (b, "clock", ftrace->clock);
   add_strv (b, "events", ftrace->events);
   add_missing_events (b, "missing_events", ftrace->missing_events);
+  rsp_json_writer_set_member_name (b, "filters");
+  rsp_json_writer_begin_array (b);
+  for (guint i = 0; i < ftrace->filters->len; i++)
+    {
+      const RspEventFilter *f = &g_array_index (ftrace->filters, RspEventFilter, i);
+      rsp_json_writer_begin_object (b);
+      add_string (b, "event", f->event);
+      add_string (b, "filter", f->filter);
+      rsp_json_writer_end_object (b);
+    }
+  rsp_json_writer_end_array (b);
   rsp_json_writer_set_member_name (b, "cpus");
   rsp_json_writer_begin_array (b);
   for (guint i = 0; i < ftrace->cpus->len; i++)
@@ -354,6 +376,20 @@ get_ftrace (const RspJsonNode *o)
       ftrace->events = events;
     }
   get_missing_events (fo, "missing_events", ftrace->missing_events);
+  const RspJsonNode *filters = get_array (fo, "filters");
+  for (guint i = 0; i < rsp_json_node_get_length (filters); i++)
+    {
+      const RspJsonNode *n = rsp_json_array_get_element (filters, i);
+      if (rsp_json_node_get_type (n) != RSP_JSON_OBJECT)
+        continue;
+      RspEventFilter f = { get_string (n, "event"), get_string (n, "filter") };
+      if (f.event == NULL || f.filter == NULL)
+        {
+          rsp_event_filter_clear (&f);
+          continue;
+        }
+      g_array_append_val (ftrace->filters, f);
+    }
   const RspJsonNode *a = get_array (fo, "cpus");
   for (guint i = 0; i < rsp_json_node_get_length (a); i++)
     {

@@ -39,6 +39,16 @@ typedef struct {
 void rsp_health_entry_clear (gpointer data);
 void rsp_missing_event_clear (gpointer data);
 
+/* A filter an event of RSP's tracefs instance was recorded with: only the
+ * occurrences FILTER (the kernel's filter syntax) let through are in the
+ * recording. */
+typedef struct {
+  char *event;  /* "timer:hrtimer_start" */
+  char *filter; /* "function.function != perf_swevent_hrtimer" */
+} RspEventFilter;
+
+void rsp_event_filter_clear (gpointer data);
+
 /* One CPU of RSP's tracefs instance, from per_cpu/cpuN/stats at the end of
  * the recording, and BYTES: the sub-buffers of that CPU stored in the
  * "ftrace" section. */
@@ -60,6 +70,7 @@ typedef struct {
   char *clock;             /* the instance's trace_clock: "mono" */
   char **events;           /* "sched:sched_waking", ... enabled in the instance */
   GArray *missing_events;  /* RspMissingEvent: not enabled, and why */
+  GArray *filters;         /* RspEventFilter: enabled events recorded in part; empty in older recordings */
   GArray *cpus;            /* RspFtraceCpuStats */
   char *error;
 } RspFtraceMeta;

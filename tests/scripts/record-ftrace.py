@@ -195,6 +195,51 @@ def perf_counts(perf, path, pid):
     return complete, waking, d_sleeps
 
 
+def kallsyms_text_address(name):
+    """NAME's address in /proc/kallsyms, or None (absent, or hidden: 0)."""
+    with open("/proc/kallsyms") as f:
+        for line in f:
+            parts = line.split()
+            if len(parts) >= 3 and parts[1] in ("t", "T") and parts[2] == name:
+                return int(parts[0], 16) or None
+    return None
+
+
+PERF_TIMER = "perf_swevent_hrtimer"
+PERF_TIMER_EVENTS = ("timer:hrtimer_expire_entry", "timer:hrtimer_start")
+
+
+def check_perf_timer_left_out(ft, formats, events, by_name, by_address=False):
+    """The expiries and starts of perf's own sampling timer are not recorded
+    (the instance's filters), the other timers' are, and the meta says so;
+    BY_ADDRESS: the filters name the function by its address (as on a kernel
+    whose filters do not know ".function")."""
+    filtered = {f["event"]: f["filter"] for f in ft.get("filters") or []}
+    address = kallsyms_text_address(PERF_TIMER)
+    for event in PERF_TIMER_EVENTS:
+        if event not in ft["events"]:
+            continue
+        text = filtered.get(event)
+        want = ("function != %#x" % address if address is not None else None) if by_address \
+            else "function.function != " + PERF_TIMER
+        if want is None:
+            t.skip_or_fail("/proc/kallsyms hides %s's address: the filter by address cannot be checked" % PERF_TIMER)
+        if text != want:
+            t.fail("the meta's filter of %s is %r, not %r: %s" % (event, text, want, ft.get("filters")))
+        fields = next(f for n, f in formats.values() if n == event)
+        if address is not None:
+            ours = sum(1 for _, event_id, payload in events
+                       if formats[event_id][0] == event
+                       and field(payload, fields, "function") & (2 ** 64 - 1) == address)
+            if ours:
+                t.fail("%d %s events of %s are in the recording" % (ours, event, PERF_TIMER))
+    # the kernel's own timers (the scheduler's tick while dd runs) still are
+    if by_name is not None and "timer:hrtimer_expire_entry" in ft["events"] \
+            and by_name.get("timer:hrtimer_expire_entry", 0) == 0:
+        t.fail("the instance recorded no timer expiry at all: %s" % by_name)
+    t.log("perf's sampling timer left out: %s" % filtered)
+
+
 def check_dd(rsp, perf, workdir):
     data = make_file()
     out = os.path.join(workdir, "dd.rsp")
@@ -245,6 +290,7 @@ def check_dd(rsp, perf, workdir):
         name = formats[event_id][0]
         by_name[name] = by_name.get(name, 0) + 1
     t.log("instance: %d events in %d sub-buffers: %s" % (len(events), n_subbufs, by_name))
+    check_perf_timer_left_out(ft, formats, events, by_name)
 
     dd_pid = meta.get("target_pid")
     waking_fields = next(f for n, f in formats.values() if n == "sched:sched_waking")
@@ -395,8 +441,9 @@ def check_degraded(rsp, workdir):
     none of them the channel is off: one warning naming what is lost, and
     the recording goes on with perf alone."""
     out = os.path.join(workdir, "one-missing.rsp")
-    env = dict(os.environ, RSP_RECORD_PRETEND_MISSING="timer:hrtimer_cancel")
-    rec = t.run([rsp, "record", "-o", out, "--", "true"], timeout=300, check=False, env=env)
+    # and a kernel whose event filters do not know ".function" (older than ours)
+    env = dict(os.environ, RSP_RECORD_PRETEND_MISSING="timer:hrtimer_cancel,filter:function")
+    rec = t.run([rsp, "record", "-o", out, "--", "sleep", "0.2"], timeout=300, check=False, env=env)
     if rec.returncode != 0:
         t.fail("rsp record with timer:hrtimer_cancel missing exited %d: %s" % (rec.returncode, rec.stderr[-2000:]))
     if not re.search(r"timer:hrtimer_cancel missing in the tracefs instance", rec.stderr):
@@ -408,7 +455,8 @@ def check_degraded(rsp, workdir):
             or sorted(m["name"] for m in ft["missing_events"]) != sorted(["timer:hrtimer_cancel"] + absent):
         t.fail("the meta's events / missing events are wrong: %s / %s (absent from this kernel: %s)"
                % (ft["events"], ft["missing_events"], absent))
-    formats = decode_section(sections["ftrace"])[0]
+    formats, events = decode_section(sections["ftrace"])[:2]
+    check_perf_timer_left_out(ft, formats, events, None, by_address=True)
     if "timer:hrtimer_cancel" in {n for n, _ in formats.values()} \
             or len(formats) != len(INSTANCE_EVENTS) - 1 - len(absent):
         t.fail("the section's formats are not the enabled events: %s" % sorted(n for n, _ in formats.values()))

@@ -41,6 +41,8 @@ sample_ftrace (void)
   ftrace->events = g_strsplit ("sched:sched_waking,block:block_rq_complete", ",", -1);
   RspMissingEvent missing = { g_strdup ("sock:sk_data_ready"), g_strdup ("this kernel has no such tracepoint") };
   g_array_append_val (ftrace->missing_events, missing);
+  RspEventFilter filter = { g_strdup ("timer:hrtimer_start"), g_strdup ("function.function != perf_swevent_hrtimer") };
+  g_array_append_val (ftrace->filters, filter);
   RspFtraceCpuStats cpu0 = { 0, 1, 2, 3, 4, 5, 4096 };
   /* beyond a double's exact range: must come back exact */
   RspFtraceCpuStats cpu7 = { 7, 0, G_GUINT64_CONSTANT (9007199254740993), 0, 11, G_GUINT64_CONSTANT (123456789012), 8192 };
@@ -69,6 +71,10 @@ test_meta_round_trip (void)
   const RspMissingEvent *missing = &g_array_index (back->ftrace->missing_events, RspMissingEvent, 0);
   g_assert_cmpstr (missing->name, ==, "sock:sk_data_ready");
   g_assert_cmpstr (missing->reason, ==, "this kernel has no such tracepoint");
+  g_assert_cmpuint (back->ftrace->filters->len, ==, 1);
+  const RspEventFilter *filter = &g_array_index (back->ftrace->filters, RspEventFilter, 0);
+  g_assert_cmpstr (filter->event, ==, "timer:hrtimer_start");
+  g_assert_cmpstr (filter->filter, ==, "function.function != perf_swevent_hrtimer");
   g_assert_null (back->ftrace->error);
   g_assert_cmpuint (back->ftrace->cpus->len, ==, 2);
   for (guint i = 0; i < 2; i++)
