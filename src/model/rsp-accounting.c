@@ -214,7 +214,7 @@ static gboolean
 sleep_in_flush (const RspAnalysis *a, const RspSleep *s)
 {
   guint n;
-  const RspModelFrame *f = rsp_model_stack (a->m, s->stack, &n);
+  const RspModelFrame *f = rsp_model_stack_unnamed (a->m, s->stack, &n);
   for (guint i = 0; i < n && f[i].kernel; i++)
     if (rsp_kernel_is_flush_wait (f[i].symbol))
       return TRUE;

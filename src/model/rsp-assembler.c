@@ -292,7 +292,7 @@ static gboolean
 stack_has_sig (Assembler *a, RspStackId stack, RspKernelSig sig)
 {
   guint n;
-  const RspModelFrame *frames = rsp_model_stack (a->m, stack, &n);
+  const RspModelFrame *frames = rsp_model_stack_unnamed (a->m, stack, &n);
   for (guint i = 0; i < n; i++)
     if (frames[i].kernel && frame_sig (a, frames[i].symbol) == sig)
       return TRUE;
@@ -347,7 +347,7 @@ infer_wake (Assembler *a, RspSleep *s)
 {
   RspModel *m = a->m;
   guint n;
-  const RspModelFrame *f = rsp_model_stack (m, s->stack, &n);
+  const RspModelFrame *f = rsp_model_stack_unnamed (m, s->stack, &n);
   gboolean io = FALSE, poll = FALSE, nanosleep = FALSE;
   for (guint i = 0; i < n && f[i].kernel; i++)
     {
@@ -1154,7 +1154,7 @@ rsp_assembler_set_chain_stacks (RspAssembler *a, GArray *stacks)
 const RspModelFrame *
 rsp_assembler_stack (RspAssembler *a, RspStackId stack, guint *n_frames)
 {
-  return rsp_model_stack (a->m, stack, n_frames);
+  return rsp_model_stack_unnamed (a->m, stack, n_frames);
 }
 
 /* ------------------------------------------------------------------ driver */

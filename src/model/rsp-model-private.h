@@ -28,6 +28,8 @@ typedef struct {
 struct _RspModel {
   gint ref_count;   /* rsp_model_ref / rsp_model_unref */
   GMutex index_lock;
+  GMutex names_lock;   /* rsp_model_name_frames */
+  gint frames_named;   /* atomic: every frame's name is set */
   RspModelIndex *index; /* NULL until the first analysis */
   GArray *tasks;    /* RspTask */
   GArray *runs;     /* RspRun */
@@ -42,7 +44,9 @@ struct _RspModel {
   /* stacks: stack id -> [offset, n] into frames; id 0 is the empty stack */
   GArray *frames;       /* RspModelFrame */
   GArray *stack_index;  /* guint32 pairs: offset, n */
-  GHashTable *stack_ids;/* StackKey -> id */
+  GArray *stack_hashes; /* guint32 by stack id: the hash of its frames */
+  guint32 *stack_slots; /* open addressing: stack id, 0 a free slot; at most half full */
+  guint32 stack_mask;   /* the number of slots - 1 */
 
   guint64 anomalies[RSP_ANOMALY_N];
   guint64 start_time, end_time;
@@ -77,8 +81,12 @@ RspModel *rsp_model_build_with (RspPerfReader *reader, RspSymbolizer *symbolizer
 RspModel *rsp_model_build_from_reader (RspPerfReader *reader, gboolean offline, RspChainCacheMode mode,
                                        RspProgressFunc progress, gpointer progress_data,
                                        GPtrArray *warnings, GError **error);
-/* Computes the describing frame of every stack, once, after assembly. */
+/* Computes the describing frame of every stack, once, after assembly
+ * (the frames' names wait for rsp_model_name_frames()). */
 void rsp_model_compute_frames (RspModel *m);
+/* Frames of a stack, innermost first, without asking for their names:
+ * what the assembler and the analysis read (symbols, files, addresses). */
+const RspModelFrame *rsp_model_stack_unnamed (const RspModel *m, RspStackId stack, guint *n_frames);
 /* A copy of TEXT that lives as long as M, one per distinct text; NULL for
  * NULL.  Names read from a recording are kept here, never in GLib's
  * process-wide g_intern_string table, which is never freed: a viewer that

@@ -5,45 +5,19 @@
 
 #include "rsp-kernel-sigs.h"
 
-/* A stack's key: its frames live in the model's frame array (offset), or,
- * for a lookup, in the caller's buffer (frames). */
-typedef struct {
-  guint32 offset, n;
-  guint hash;
-  const GArray *store;          /* the model's frame array */
-  const RspModelFrame *frames;  /* lookup keys only */
-} StackKey;
-
-static guint
+static guint32
 hash_frames (const RspModelFrame *frames, guint n)
 {
-  guint h = 5381 + n;
+  guint32 h = 5381 + n;
   for (guint i = 0; i < n; i++)
-    h = h * 33 + (guint) (frames[i].ip ^ (frames[i].ip >> 29)) + GPOINTER_TO_UINT (frames[i].symbol);
+    h = h * 33 + (guint32) (frames[i].ip ^ (frames[i].ip >> 29)) + GPOINTER_TO_UINT (frames[i].symbol);
   return h;
 }
 
-static inline const RspModelFrame *
-key_frames (const StackKey *k)
-{
-  return k->frames != NULL ? k->frames : &g_array_index (k->store, RspModelFrame, k->offset);
-}
-
-static guint
-stack_key_hash (gconstpointer key)
-{
-  return ((const StackKey *) key)->hash;
-}
-
 static gboolean
-stack_key_equal (gconstpointer a, gconstpointer b)
+same_frames (const RspModelFrame *fa, const RspModelFrame *fb, guint n)
 {
-  const StackKey *ka = a, *kb = b;
-  if (ka->n != kb->n || ka->hash != kb->hash)
-    return FALSE;
-  const RspModelFrame *fa = key_frames (ka);
-  const RspModelFrame *fb = key_frames (kb);
-  for (guint i = 0; i < ka->n; i++)
+  for (guint i = 0; i < n; i++)
     if (fa[i].ip != fb[i].ip || fa[i].offset != fb[i].offset || fa[i].symbol != fb[i].symbol || fa[i].dso != fb[i].dso
         || fa[i].kernel != fb[i].kernel)
       return FALSE;
@@ -56,6 +30,7 @@ rsp_model_new (void)
   RspModel *m = g_new0 (RspModel, 1);
   m->ref_count = 1;
   g_mutex_init (&m->index_lock);
+  g_mutex_init (&m->names_lock);
   m->tasks = g_array_new (FALSE, TRUE, sizeof (RspTask));
   m->runs = g_array_new (FALSE, TRUE, sizeof (RspRun));
   m->sleeps = g_array_new (FALSE, TRUE, sizeof (RspSleep));
@@ -67,10 +42,11 @@ rsp_model_new (void)
   m->probe_hits = g_array_new (FALSE, TRUE, sizeof (RspProbeHit));
   m->frames = g_array_new (FALSE, TRUE, sizeof (RspModelFrame));
   m->stack_index = g_array_new (FALSE, TRUE, sizeof (guint32));
-  m->stack_ids = g_hash_table_new_full (stack_key_hash, stack_key_equal, g_free, NULL);
+  m->stack_hashes = g_array_new (FALSE, FALSE, sizeof (guint32));
   m->strings = rsp_interner_new ();
   guint32 empty[2] = { 0, 0 };
   g_array_append_vals (m->stack_index, empty, 2);
+  g_array_append_val (m->stack_hashes, empty[0]);
   return m;
 }
 
@@ -109,6 +85,7 @@ rsp_model_unref (RspModel *m)
       g_free (m->index);
     }
   g_mutex_clear (&m->index_lock);
+  g_mutex_clear (&m->names_lock);
   g_array_unref (m->tasks);
   g_array_unref (m->runs);
   g_array_unref (m->sleeps);
@@ -120,7 +97,8 @@ rsp_model_unref (RspModel *m)
   g_array_unref (m->probe_hits);
   g_array_unref (m->frames);
   g_array_unref (m->stack_index);
-  g_hash_table_unref (m->stack_ids);
+  g_array_unref (m->stack_hashes);
+  g_free (m->stack_slots);
   rsp_recording_meta_free (m->meta);
   g_clear_pointer (&m->symbolizer, rsp_symbolizer_free);
   g_clear_pointer (&m->describing, g_ptr_array_unref);
@@ -128,27 +106,72 @@ rsp_model_unref (RspModel *m)
   g_free (m);
 }
 
+/* The slot of stack_slots that holds the stack of N FRAMES (hash HASH), or
+ * the free one (0) where it belongs. */
+static guint32 *
+stack_slot (RspModel *m, guint32 hash, const RspModelFrame *frames, guint n)
+{
+  for (guint32 i = hash & m->stack_mask;; i = (i + 1) & m->stack_mask)
+    {
+      guint32 id = m->stack_slots[i];
+      if (id == 0)
+        return &m->stack_slots[i];
+      if (g_array_index (m->stack_hashes, guint32, id) == hash && g_array_index (m->stack_index, guint32, 2 * id + 1) == n
+          && same_frames (&g_array_index (m->frames, RspModelFrame, g_array_index (m->stack_index, guint32, 2 * id)),
+                          frames, n))
+        return &m->stack_slots[i];
+    }
+}
+
+/* Room for one more stack in stack_slots, kept at most half full. */
+static void
+stack_slots_grow (RspModel *m)
+{
+  guint32 n_slots = m->stack_slots != NULL ? m->stack_mask + 1 : 0;
+  guint32 n_stacks = m->stack_hashes->len; /* with the empty stack, never in a slot */
+  if (2 * n_stacks <= n_slots)
+    return;
+  guint32 n = MAX (n_slots * 2, 1024);
+  g_free (m->stack_slots);
+  m->stack_slots = g_new0 (guint32, n);
+  m->stack_mask = n - 1;
+  for (guint32 id = 1; id < n_stacks; id++)
+    {
+      guint32 i = g_array_index (m->stack_hashes, guint32, id) & m->stack_mask;
+      while (m->stack_slots[i] != 0)
+        i = (i + 1) & m->stack_mask;
+      m->stack_slots[i] = id;
+    }
+}
+
 RspStackId
 rsp_model_intern_stack (RspModel *m, const RspModelFrame *frames, guint n)
 {
   if (n == 0)
     return 0;
-  StackKey probe = { 0, n, hash_frames (frames, n), m->frames, frames };
-  gpointer found = g_hash_table_lookup (m->stack_ids, &probe);
-  if (found != NULL)
-    return GPOINTER_TO_UINT (found);
-  probe.offset = m->frames->len;
-  probe.frames = NULL;
+  stack_slots_grow (m);
+  guint32 hash = hash_frames (frames, n);
+  guint32 *slot = stack_slot (m, hash, frames, n);
+  if (*slot != 0)
+    return *slot;
+  RspStackId id = m->stack_hashes->len;
+  guint32 entry[2] = { m->frames->len, n };
   g_array_append_vals (m->frames, frames, n);
-  RspStackId id = m->stack_index->len / 2;
-  guint32 entry[2] = { probe.offset, n };
   g_array_append_vals (m->stack_index, entry, 2);
-  g_hash_table_insert (m->stack_ids, g_memdup2 (&probe, sizeof probe), GUINT_TO_POINTER (id));
+  g_array_append_val (m->stack_hashes, hash);
+  *slot = id;
   return id;
 }
 
 const RspModelFrame *
 rsp_model_stack (const RspModel *m, RspStackId stack, guint *n_frames)
+{
+  rsp_model_name_frames (m);
+  return rsp_model_stack_unnamed (m, stack, n_frames);
+}
+
+const RspModelFrame *
+rsp_model_stack_unnamed (const RspModel *m, RspStackId stack, guint *n_frames)
 {
   if (stack == 0 || stack >= m->stack_index->len / 2)
     {
@@ -173,7 +196,7 @@ static const char *
 compute_describing_frame (const RspModel *m, RspStackId stack, RspInterner *strings, GHashTable *binaries)
 {
   guint n;
-  const RspModelFrame *frames = rsp_model_stack (m, stack, &n);
+  const RspModelFrame *frames = rsp_model_stack_unnamed (m, stack, &n);
   const char *user_dso = NULL;
   for (guint i = 0; i < n; i++)
     if (!frames[i].kernel)
@@ -238,7 +261,6 @@ typedef struct {
 
 typedef struct {
   GHashTable *bases; /* dso -> interned "BASE+" */
-  GHashTable *binaries; /* dso -> interned "[BASE]" (compute_describing_frame) */
   LabelSlot *slots;
   gsize mask, used;
 } LabelCache;
@@ -327,21 +349,36 @@ frame_label (RspModel *m, const RspModelFrame *f, LabelCache *c)
 void
 rsp_model_compute_frames (RspModel *m)
 {
-  LabelCache c = { g_hash_table_new (g_direct_hash, g_direct_equal),
-                   g_hash_table_new (g_direct_hash, g_direct_equal), NULL, 0, 0 };
-  for (guint i = 0; i < m->frames->len; i++)
-    {
-      RspModelFrame *f = &g_array_index (m->frames, RspModelFrame, i);
-      f->name = frame_label (m, f, &c);
-    }
+  GHashTable *binaries = g_hash_table_new (g_direct_hash, g_direct_equal);
   guint n = m->stack_index->len / 2;
   g_clear_pointer (&m->describing, g_ptr_array_unref);
   m->describing = g_ptr_array_sized_new (n);
   for (guint i = 0; i < n; i++)
-    g_ptr_array_add (m->describing, (gpointer) compute_describing_frame (m, i, m->strings, c.binaries));
-  g_hash_table_unref (c.bases);
-  g_hash_table_unref (c.binaries);
-  g_free (c.slots);
+    g_ptr_array_add (m->describing, (gpointer) compute_describing_frame (m, i, m->strings, binaries));
+  g_hash_table_unref (binaries);
+}
+
+void
+rsp_model_name_frames (const RspModel *cm)
+{
+  RspModel *m = (RspModel *) cm; /* the names are a cache: the frames stay as they are */
+  if (g_atomic_int_get (&m->frames_named))
+    return;
+  g_mutex_lock (&m->names_lock);
+  /* describing is set when the assembler is done: no frame comes after */
+  if (!m->frames_named && m->describing != NULL)
+    {
+      LabelCache c = { g_hash_table_new (g_direct_hash, g_direct_equal), NULL, 0, 0 };
+      for (guint i = 0; i < m->frames->len; i++)
+        {
+          RspModelFrame *f = &g_array_index (m->frames, RspModelFrame, i);
+          f->name = frame_label (m, f, &c);
+        }
+      g_hash_table_unref (c.bases);
+      g_free (c.slots);
+      g_atomic_int_set (&m->frames_named, 1);
+    }
+  g_mutex_unlock (&m->names_lock);
 }
 
 static const char *

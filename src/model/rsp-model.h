@@ -240,8 +240,15 @@ const RspSockIo *rsp_model_sock_io (const RspModel *m, RspIdx i);
 guint rsp_model_n_probe_hits (const RspModel *m);            /* in time order */
 const RspProbeHit *rsp_model_probe_hit (const RspModel *m, RspIdx i);
 
-/* Frames of a stack, innermost first. */
+/* Frames of a stack, innermost first, each with its name (the first call
+ * on a model names every frame: rsp_model_name_frames()). */
 const RspModelFrame *rsp_model_stack (const RspModel *m, RspStackId stack, guint *n_frames);
+/* Sets every frame's name, once: the first call does the work (a tenth
+ * of a report of a build, whose compilers have no symbols), later ones
+ * return at once; safe from any thread.  What reads names calls it
+ * (rsp_model_stack() does); the report's text and the accounting do not
+ * need them.  Does nothing on a model not yet assembled. */
+void rsp_model_name_frames (const RspModel *m);
 /* The function that best describes a sleep: the innermost user-space
  * function of its switch-out stack (paper §4.2), else the innermost kernel
  * function that is not scheduler plumbing.  NULL when unknown. */

@@ -50,6 +50,22 @@ typedef struct {
 
 static Preload *preload; /* the main thread's */
 
+static gpointer
+name_frames_thread (gpointer data)
+{
+  rsp_model_name_frames (data);
+  rsp_model_unref (data);
+  return NULL;
+}
+
+/* Names MODEL's frames on a thread of its own: the timeline does not need
+ * them, and a flame view that asks before they are done waits for them. */
+static void
+name_frames_soon (RspModel *model)
+{
+  g_thread_unref (g_thread_new ("rsp-names", name_frames_thread, rsp_model_ref (model)));
+}
+
 static gboolean
 preload_progress (gdouble fraction, gpointer data)
 {
@@ -225,6 +241,7 @@ load_done (GObject *source, GAsyncResult *result, gpointer user_data)
    * reference of their own, as does any analysis still running). */
   RspModel *old = self->model;
   self->model = model;
+  name_frames_soon (model);
   g_autofree char *name = g_file_get_basename (self->file);
   gtk_window_set_title (GTK_WINDOW (self), name);
   rsp_views_set_model (RSP_VIEWS (self->views_page), self->model, name);

@@ -220,6 +220,8 @@ build_with (const char *path, RspChainCacheMode mode)
 static void
 assert_same_model (RspModel *a, RspModel *b, const char *what)
 {
+  rsp_model_name_frames (a);
+  rsp_model_name_frames (b);
   g_assert_cmpuint (a->stack_index->len, ==, b->stack_index->len);
   g_assert_cmpmem (a->stack_index->data, a->stack_index->len * sizeof (guint32), b->stack_index->data,
                    b->stack_index->len * sizeof (guint32));
@@ -229,7 +231,7 @@ assert_same_model (RspModel *a, RspModel *b, const char *what)
       const RspModelFrame *x = &g_array_index (a->frames, RspModelFrame, i);
       const RspModelFrame *y = &g_array_index (b->frames, RspModelFrame, i);
       if (g_strcmp0 (x->symbol, y->symbol) != 0 || g_strcmp0 (x->dso, y->dso) != 0 || x->ip != y->ip
-          || x->offset != y->offset || x->kernel != y->kernel || g_strcmp0 (x->name, y->name) != 0)
+          || x->offset != y->offset || x->kernel != y->kernel || x->name == NULL || g_strcmp0 (x->name, y->name) != 0)
         g_error ("%s: frame %u: %s %s 0x%" G_GINT64_MODIFIER "x against %s %s 0x%" G_GINT64_MODIFIER "x", what, i,
                  x->symbol, x->dso, x->ip, y->symbol, y->dso, y->ip);
     }
@@ -254,6 +256,51 @@ assert_same_model (RspModel *a, RspModel *b, const char *what)
   g_assert_cmpmem (a->anomalies, sizeof a->anomalies, b->anomalies, sizeof b->anomalies);
 }
 
+/* Threads that ask for a model's stacks at once, as the viewer's pages do:
+ * each frame is named once, and every thread sees the names. */
+typedef struct {
+  RspModel *m;
+  GPtrArray *names; /* the thread's: frame names, stack by stack */
+} NamingThread;
+
+static gpointer
+read_names (gpointer data)
+{
+  NamingThread *t = data;
+  for (RspStackId id = 1; id < t->m->stack_index->len / 2; id++)
+    {
+      guint n;
+      const RspModelFrame *frames = rsp_model_stack (t->m, id, &n);
+      for (guint k = 0; k < n; k++)
+        g_ptr_array_add (t->names, (gpointer) frames[k].name);
+    }
+  return NULL;
+}
+
+static void
+assert_named_from_threads (RspModel *m)
+{
+  NamingThread t[4];
+  GThread *threads[G_N_ELEMENTS (t)];
+  for (guint i = 0; i < G_N_ELEMENTS (t); i++)
+    {
+      t[i] = (NamingThread){ m, g_ptr_array_new () };
+      threads[i] = g_thread_new ("names", read_names, &t[i]);
+    }
+  for (guint i = 0; i < G_N_ELEMENTS (t); i++)
+    g_thread_join (threads[i]);
+  g_assert_cmpuint (t[0].names->len, ==, m->frames->len);
+  for (guint i = 0; i < G_N_ELEMENTS (t); i++)
+    {
+      g_assert_cmpuint (t[i].names->len, ==, t[0].names->len);
+      for (guint k = 0; k < t[i].names->len; k++)
+        g_assert_true (g_ptr_array_index (t[i].names, k) != NULL
+                       && g_ptr_array_index (t[i].names, k) == g_ptr_array_index (t[0].names, k));
+    }
+  for (guint i = 0; i < G_N_ELEMENTS (t); i++)
+    g_ptr_array_unref (t[i].names);
+}
+
 static void
 test_chain_cache (gconstpointer data)
 {
@@ -262,6 +309,10 @@ test_chain_cache (gconstpointer data)
   g_autoptr (RspModel) on = build_with (path, RSP_CHAIN_CACHE_ON);
   g_autoptr (RspModel) off = build_with (path, RSP_CHAIN_CACHE_OFF);
   g_autoptr (RspModel) tiny = build_with (path, RSP_CHAIN_CACHE_TINY);
+  /* a built model's frames are named when first asked for */
+  for (guint i = 0; i < on->frames->len; i++)
+    g_assert_null (g_array_index (on->frames, RspModelFrame, i).name);
+  assert_named_from_threads (on);
   /* the recordings have stacks, and repeat them */
   g_assert_cmpuint (off->stack_index->len / 2, >, 1);
   g_assert_cmpuint (off->samples->len + off->sleeps->len, >, off->stack_index->len / 2);

@@ -1321,11 +1321,55 @@ test_index_stretches (void)
   g_free (a.seg_first_stretch);
 }
 
+
+/* The model's table of stacks: one id per distinct stack, in the order
+ * first seen, found again through the table's growth; stacks that hash
+ * alike (the same addresses and symbols, another file) stay apart; and
+ * frame names wait for rsp_model_name_frames(), which names each once. */
+static void
+test_stack_table (void)
+{
+  RspModel *m = rsp_model_new ();
+  const char *dso_a = g_intern_static_string ("/usr/bin/a"), *dso_b = g_intern_static_string ("/usr/bin/b");
+  enum { N = 5000 };
+  RspModelFrame f[3];
+  for (guint i = 0; i < N; i++)
+    {
+      for (guint k = 0; k < 3; k++)
+        f[k] = (RspModelFrame){ NULL, i % 2 == 0 ? dso_a : dso_b, 0x1000 + (i / 2) * 16 + k, 0x100 + k, FALSE, NULL };
+      g_assert_cmpuint (rsp_model_intern_stack (m, f, 1 + i % 3), ==, i + 1);
+    }
+  g_assert_cmpuint (rsp_model_intern_stack (m, f, 0), ==, 0);
+  for (guint i = 0; i < N; i++)
+    {
+      for (guint k = 0; k < 3; k++)
+        f[k] = (RspModelFrame){ NULL, i % 2 == 0 ? dso_a : dso_b, 0x1000 + (i / 2) * 16 + k, 0x100 + k, FALSE, NULL };
+      g_assert_cmpuint (rsp_model_intern_stack (m, f, 1 + i % 3), ==, i + 1);
+      guint n;
+      const RspModelFrame *got = rsp_model_stack_unnamed (m, i + 1, &n);
+      g_assert_cmpuint (n, ==, 1 + i % 3);
+      g_assert_true (got[0].dso == f[0].dso && got[0].ip == f[0].ip && got[0].name == NULL);
+    }
+  /* not assembled: nothing to name yet */
+  rsp_model_name_frames (m);
+  g_assert_null (rsp_model_stack_unnamed (m, 1, &(guint){ 0 })[0].name);
+  rsp_model_compute_frames (m);
+  guint n;
+  const RspModelFrame *named = rsp_model_stack (m, 2, &n);
+  g_assert_cmpstr (named[0].name, ==, "b+0x100");
+  g_assert_cmpstr (named[1].name, ==, "b+0x101");
+  const char *first = named[0].name;
+  rsp_model_name_frames (m);
+  g_assert_true (rsp_model_stack (m, 2, &n)[0].name == first);
+  rsp_model_unref (m);
+}
+
 int
 main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/model/call-return", test_call_return);
+  g_test_add_func ("/model/stack-table", test_stack_table);
   g_test_add_func ("/model/timeout-merging", test_timeout_merging);
   g_test_add_func ("/model/deliberate-sleep", test_deliberate_sleep);
   g_test_add_func ("/model/triangle-cut", test_triangle_cut);
