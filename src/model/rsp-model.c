@@ -127,14 +127,16 @@ stack_slot (RspModel *m, guint32 hash, const RspModelFrame *frames, guint n)
 static void
 stack_slots_grow (RspModel *m)
 {
-  guint32 n_slots = m->stack_slots != NULL ? m->stack_mask + 1 : 0;
+  guint64 n_slots = m->stack_slots != NULL ? (guint64) m->stack_mask + 1 : 0;
   guint32 n_stacks = m->stack_hashes->len; /* with the empty stack, never in a slot */
-  if (2 * n_stacks <= n_slots)
+  if (2 * (guint64) n_stacks <= n_slots)
     return;
-  guint32 n = MAX (n_slots * 2, 1024);
+  guint64 n = MAX (n_slots * 2, 1024);
+  if (n > G_MAXUINT32)
+    g_error ("more than 2^31 distinct stacks"); /* tens of GB of frames before that */
   g_free (m->stack_slots);
-  m->stack_slots = g_new0 (guint32, n);
-  m->stack_mask = n - 1;
+  m->stack_slots = g_new0 (guint32, (gsize) n);
+  m->stack_mask = (guint32) (n - 1);
   for (guint32 id = 1; id < n_stacks; id++)
     {
       guint32 i = g_array_index (m->stack_hashes, guint32, id) & m->stack_mask;

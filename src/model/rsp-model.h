@@ -40,7 +40,8 @@ typedef struct {
   guint64 ip;
   guint64 offset;     /* without a symbol, in a file: the offset in it (RspFrame.offset) */
   gboolean kernel;
-  /* what the views and exports call it, set when the model is built: the
+  /* what the views and exports call it, set the first time something asks
+   * for the stacks' names (rsp_model_name_frames(), rsp_model_stack()): the
    * symbol, else the file's base name and the offset in it,
    * "libpython3.11.so.1.0+0x1a2b30", or the address where no file is
    * known: "[anon] 0x7f3a12c04e10" (anonymous memory: JIT code),

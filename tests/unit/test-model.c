@@ -1324,7 +1324,8 @@ test_index_stretches (void)
 
 /* The model's table of stacks: one id per distinct stack, in the order
  * first seen, found again through the table's growth; stacks that hash
- * alike (the same addresses and symbols, another file) stay apart; and
+ * alike (the same addresses, symbols and length, another file: stacks 2k+1
+ * and 2k+2) stay apart; and
  * frame names wait for rsp_model_name_frames(), which names each once. */
 static void
 test_stack_table (void)
@@ -1337,17 +1338,17 @@ test_stack_table (void)
     {
       for (guint k = 0; k < 3; k++)
         f[k] = (RspModelFrame){ NULL, i % 2 == 0 ? dso_a : dso_b, 0x1000 + (i / 2) * 16 + k, 0x100 + k, FALSE, NULL };
-      g_assert_cmpuint (rsp_model_intern_stack (m, f, 1 + i % 3), ==, i + 1);
+      g_assert_cmpuint (rsp_model_intern_stack (m, f, 1 + (i / 2) % 3), ==, i + 1);
     }
   g_assert_cmpuint (rsp_model_intern_stack (m, f, 0), ==, 0);
   for (guint i = 0; i < N; i++)
     {
       for (guint k = 0; k < 3; k++)
         f[k] = (RspModelFrame){ NULL, i % 2 == 0 ? dso_a : dso_b, 0x1000 + (i / 2) * 16 + k, 0x100 + k, FALSE, NULL };
-      g_assert_cmpuint (rsp_model_intern_stack (m, f, 1 + i % 3), ==, i + 1);
+      g_assert_cmpuint (rsp_model_intern_stack (m, f, 1 + (i / 2) % 3), ==, i + 1);
       guint n;
       const RspModelFrame *got = rsp_model_stack_unnamed (m, i + 1, &n);
-      g_assert_cmpuint (n, ==, 1 + i % 3);
+      g_assert_cmpuint (n, ==, 1 + (i / 2) % 3);
       g_assert_true (got[0].dso == f[0].dso && got[0].ip == f[0].ip && got[0].name == NULL);
     }
   /* not assembled: nothing to name yet */
@@ -1355,12 +1356,13 @@ test_stack_table (void)
   g_assert_null (rsp_model_stack_unnamed (m, 1, &(guint){ 0 })[0].name);
   rsp_model_compute_frames (m);
   guint n;
-  const RspModelFrame *named = rsp_model_stack (m, 2, &n);
+  const RspModelFrame *named = rsp_model_stack (m, 4, &n);
+  g_assert_cmpuint (n, ==, 2);
   g_assert_cmpstr (named[0].name, ==, "b+0x100");
   g_assert_cmpstr (named[1].name, ==, "b+0x101");
   const char *first = named[0].name;
   rsp_model_name_frames (m);
-  g_assert_true (rsp_model_stack (m, 2, &n)[0].name == first);
+  g_assert_true (rsp_model_stack (m, 4, &n)[0].name == first);
   rsp_model_unref (m);
 }
 
