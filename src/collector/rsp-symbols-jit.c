@@ -275,17 +275,33 @@ symbolizer_jit_note_mmap (RspSymbolizer *self, gint32 pid, const char *filename)
   gpointer old;
   if (g_hash_table_steal_extended (self->jit_maps, GINT_TO_POINTER (pid), NULL, &old) && old != NULL)
     g_ptr_array_add (self->jit_retired, old);
+  self->jit_last_pid = 0;
 }
 
 /* The JIT symbols of PID: stored in the recording, else (without a stored
  * table, and not offline) its map file and its jitdump on this machine;
  * NULL if none. */
+static const JitMap *jit_map_load (RspSymbolizer *self, gint32 pid);
+
 static const JitMap *
 jit_map_for (RspSymbolizer *self, gint32 pid)
 {
+  if (pid > 0 && pid == self->jit_last_pid)
+    return self->jit_last;
   gpointer found;
-  if (g_hash_table_lookup_extended (self->jit_maps, GINT_TO_POINTER (pid), NULL, &found))
-    return found;
+  const JitMap *map = g_hash_table_lookup_extended (self->jit_maps, GINT_TO_POINTER (pid), NULL, &found)
+                          ? found
+                          : jit_map_load (self, pid);
+  self->jit_last_pid = pid;
+  self->jit_last = map;
+  return map;
+}
+
+/* jit_map_for() of a PID not looked up before: read, and kept in jit_maps
+ * (NULL too). */
+static const JitMap *
+jit_map_load (RspSymbolizer *self, gint32 pid)
+{
   JitMap *map = NULL;
   if (!self->has_stored && !self->offline && pid > 0)
     {
@@ -410,6 +426,7 @@ symbolizer_jit_install_stored (RspSymbolizer *self, GHashTable *pending)
 {
   g_hash_table_remove_all (self->used_jit);
   g_hash_table_remove_all (self->jit_maps);
+  self->jit_last_pid = 0;
   GHashTableIter iter;
   gpointer key, value;
   g_hash_table_iter_init (&iter, pending);

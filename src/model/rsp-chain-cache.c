@@ -16,14 +16,41 @@ typedef struct {
   guint32 frames_at, n_frames; /* its frames in frames, or NO_FRAMES */
 } Entry;
 
+/* A growing array of one type, appended to without GArray's calls: three
+ * appends per new chain were a twentieth of a report of a build, whose
+ * chains rarely repeat. */
+typedef struct {
+  gpointer data;
+  guint32 len, cap; /* in elements */
+} Buf;
+
+static inline gpointer
+buf_append (Buf *b, gsize size, gconstpointer items, guint32 n)
+{
+  if (b->cap - b->len < n)
+    {
+      guint32 cap = MAX (b->cap, 64);
+      while (cap - b->len < n)
+        cap *= 2;
+      b->data = g_realloc_n (b->data, cap, size);
+      b->cap = cap;
+    }
+  gpointer at = (guint8 *) b->data + (gsize) b->len * size;
+  memcpy (at, items, (gsize) n * size);
+  b->len += n;
+  return at;
+}
+
+#define BUF_AT(b, type, i) (((type *) (b).data)[i])
+
 struct _RspChainCache {
   RspChainLimits limits;
   guint32 *slots;   /* chain number + 1, 0: free */
   guint mask;
-  GArray *entries;  /* Entry by chain number */
+  Buf entries;      /* Entry by chain number */
   GArray *stacks;   /* RspStackId by chain number */
-  GArray *words;    /* guint64 */
-  GArray *frames;   /* RspModelFrame */
+  Buf words;        /* guint64 */
+  Buf frames;       /* RspModelFrame */
 };
 
 RspChainCache *
@@ -35,10 +62,7 @@ rsp_chain_cache_new (const RspChainLimits *limits)
   self->limits = *limits;
   self->slots = g_new0 (guint32, limits->min_slots);
   self->mask = limits->min_slots - 1;
-  self->entries = g_array_new (FALSE, FALSE, sizeof (Entry));
   self->stacks = g_array_new (FALSE, FALSE, sizeof (RspStackId));
-  self->words = g_array_new (FALSE, FALSE, sizeof (guint64));
-  self->frames = g_array_new (FALSE, FALSE, sizeof (RspModelFrame));
   return self;
 }
 
@@ -48,10 +72,10 @@ rsp_chain_cache_free (RspChainCache *self)
   if (self == NULL)
     return;
   g_free (self->slots);
-  g_array_unref (self->entries);
+  g_free (self->entries.data);
   g_array_unref (self->stacks);
-  g_array_unref (self->words);
-  g_array_unref (self->frames);
+  g_free (self->words.data);
+  g_free (self->frames.data);
   g_free (self);
 }
 
@@ -78,9 +102,9 @@ find (RspChainCache *self, guint32 hash, gint32 pid, guint64 token, const guint6
     {
       if (self->slots[i] == 0)
         return &self->slots[i];
-      const Entry *e = &g_array_index (self->entries, Entry, self->slots[i] - 1);
+      const Entry *e = &BUF_AT (self->entries, Entry, self->slots[i] - 1);
       if (e->hash == hash && e->token == token && e->pid == pid && e->n_words == n
-          && memcmp (&g_array_index (self->words, guint64, e->words_at), words, n * sizeof *words) == 0)
+          && memcmp (&BUF_AT (self->words, guint64, e->words_at), words, n * sizeof *words) == 0)
         return &self->slots[i];
     }
 }
@@ -90,15 +114,15 @@ find (RspChainCache *self, guint32 hash, gint32 pid, guint64 token, const guint6
 static void
 make_room (RspChainCache *self, guint n)
 {
-  guint slots = self->mask + 1, used = self->entries->len;
-  if (self->words->len + n > self->limits.max_words
+  guint slots = self->mask + 1, used = self->entries.len;
+  if (self->words.len + n > self->limits.max_words
       || ((used + 1) * 2 > slots && slots >= self->limits.max_slots))
     {
       memset (self->slots, 0, slots * sizeof *self->slots);
-      g_array_set_size (self->entries, 0);
+      self->entries.len = 0;
       g_array_set_size (self->stacks, 0);
-      g_array_set_size (self->words, 0);
-      g_array_set_size (self->frames, 0);
+      self->words.len = 0;
+      self->frames.len = 0;
       return;
     }
   if ((used + 1) * 2 <= slots)
@@ -108,7 +132,7 @@ make_room (RspChainCache *self, guint n)
   self->mask = slots * 2 - 1;
   for (guint k = 0; k < used; k++)
     {
-      guint i = g_array_index (self->entries, Entry, k).hash & self->mask;
+      guint i = BUF_AT (self->entries, Entry, k).hash & self->mask;
       while (self->slots[i] != 0)
         i = (i + 1) & self->mask;
       self->slots[i] = k + 1;
@@ -126,13 +150,13 @@ rsp_chain_cache_lookup (RspChainCache *self, gint32 pid, guint64 token, const gu
     return *slot;
   make_room (self, n); /* a chain longer than max_words is kept alone */
   slot = find (self, hash, pid, token, words, n);
-  Entry e = { token, hash, pid, self->words->len, n, 0, NO_FRAMES };
-  g_array_append_val (self->entries, e);
+  Entry e = { token, hash, pid, self->words.len, n, 0, NO_FRAMES };
+  buf_append (&self->entries, sizeof e, &e, 1);
   RspStackId none = 0;
   g_array_append_val (self->stacks, none);
   if (n > 0)
-    g_array_append_vals (self->words, words, n);
-  *slot = self->entries->len;
+    buf_append (&self->words, sizeof *words, words, n);
+  *slot = self->entries.len;
   return *slot;
 }
 
@@ -151,11 +175,11 @@ rsp_chain_cache_lookup_sample (RspChainCache *self, RspSymbolizer *symbolizer, c
 gboolean
 rsp_chain_cache_frames (RspChainCache *self, guint32 chain, const RspModelFrame **frames, guint *n_frames)
 {
-  g_return_val_if_fail (chain >= 1 && chain <= self->entries->len, FALSE);
-  const Entry *e = &g_array_index (self->entries, Entry, chain - 1);
+  g_return_val_if_fail (chain >= 1 && chain <= self->entries.len, FALSE);
+  const Entry *e = &BUF_AT (self->entries, Entry, chain - 1);
   if (e->n_frames == NO_FRAMES)
     return FALSE;
-  *frames = e->n_frames > 0 ? &g_array_index (self->frames, RspModelFrame, e->frames_at) : NULL;
+  *frames = e->n_frames > 0 ? &BUF_AT (self->frames, RspModelFrame, e->frames_at) : NULL;
   *n_frames = e->n_frames;
   return TRUE;
 }
@@ -163,12 +187,12 @@ rsp_chain_cache_frames (RspChainCache *self, guint32 chain, const RspModelFrame 
 void
 rsp_chain_cache_keep_frames (RspChainCache *self, guint32 chain, const RspModelFrame *frames, guint n)
 {
-  g_return_if_fail (chain >= 1 && chain <= self->entries->len);
-  Entry *e = &g_array_index (self->entries, Entry, chain - 1);
-  if (e->n_frames != NO_FRAMES || self->frames->len + n > self->limits.max_frames)
+  g_return_if_fail (chain >= 1 && chain <= self->entries.len);
+  Entry *e = &BUF_AT (self->entries, Entry, chain - 1);
+  if (e->n_frames != NO_FRAMES || self->frames.len + n > self->limits.max_frames)
     return;
-  e->frames_at = self->frames->len;
+  e->frames_at = self->frames.len;
   e->n_frames = n;
   if (n > 0)
-    g_array_append_vals (self->frames, frames, n);
+    buf_append (&self->frames, sizeof *frames, frames, n);
 }
