@@ -278,25 +278,6 @@ symbolizer_jit_note_mmap (RspSymbolizer *self, gint32 pid, const char *filename)
   self->jit_last_pid = 0;
 }
 
-/* The JIT symbols of PID: stored in the recording, else (without a stored
- * table, and not offline) its map file and its jitdump on this machine;
- * NULL if none. */
-static const JitMap *jit_map_load (RspSymbolizer *self, gint32 pid);
-
-static const JitMap *
-jit_map_for (RspSymbolizer *self, gint32 pid)
-{
-  if (pid > 0 && pid == self->jit_last_pid)
-    return self->jit_last;
-  gpointer found;
-  const JitMap *map = g_hash_table_lookup_extended (self->jit_maps, GINT_TO_POINTER (pid), NULL, &found)
-                          ? found
-                          : jit_map_load (self, pid);
-  self->jit_last_pid = pid;
-  self->jit_last = map;
-  return map;
-}
-
 /* jit_map_for() of a PID not looked up before: read, and kept in jit_maps
  * (NULL too). */
 static const JitMap *
@@ -326,6 +307,23 @@ jit_map_load (RspSymbolizer *self, gint32 pid)
         }
     }
   g_hash_table_insert (self->jit_maps, GINT_TO_POINTER (pid), map);
+  return map;
+}
+
+/* The JIT symbols of PID: stored in the recording, else (without a stored
+ * table, and not offline) its map file and its jitdump on this machine;
+ * NULL if none. */
+static const JitMap *
+jit_map_for (RspSymbolizer *self, gint32 pid)
+{
+  if (pid > 0 && pid == self->jit_last_pid)
+    return self->jit_last;
+  gpointer found;
+  const JitMap *map = g_hash_table_lookup_extended (self->jit_maps, GINT_TO_POINTER (pid), NULL, &found)
+                          ? found
+                          : jit_map_load (self, pid);
+  self->jit_last_pid = pid;
+  self->jit_last = map;
   return map;
 }
 

@@ -316,6 +316,7 @@ compare_loaded (GObject *source, GAsyncResult *result, gpointer user_data)
   if (self->model != NULL)
     {
       g_autofree char *name = g_file_get_basename (self->file);
+      name_frames_soon (other);
       rsp_views_compare (RSP_VIEWS (self->views_page), other, name, other_name);
     }
   rsp_model_unref (other); /* the comparison holds its own reference */

@@ -1321,12 +1321,11 @@ test_index_stretches (void)
   g_free (a.seg_first_stretch);
 }
 
-
 /* The model's table of stacks: one id per distinct stack, in the order
  * first seen, found again through the table's growth; stacks that hash
  * alike (the same addresses, symbols and length, another file: stacks 2k+1
- * and 2k+2) stay apart; and
- * frame names wait for rsp_model_name_frames(), which names each once. */
+ * and 2k+2) stay apart; and frame names wait for rsp_model_name_frames(),
+ * which names each once. */
 static void
 test_stack_table (void)
 {
