@@ -389,6 +389,16 @@ def check_signals(rsp, workdir):
     shutil.copy("/bin/sleep", live_rsp)
     live = subprocess.Popen([live_rsp, "120"])
     live_fake = "rsp-%d-def" % live.pid
+    # the sweep keeps it by its name: wait until the kernel gives it "rsp"
+    comm_deadline = time.monotonic() + 10
+    while time.monotonic() < comm_deadline:
+        try:
+            with open("/proc/%d/comm" % live.pid) as f:
+                if f.read().strip() == "rsp":
+                    break
+        except OSError:
+            pass
+        time.sleep(0.01)
     for fake in (stale_fake, live_fake):
         os.mkdir(os.path.join(INSTANCES, fake))
     second = os.path.join(workdir, "second.rsp")
