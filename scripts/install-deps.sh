@@ -10,10 +10,13 @@
 # tests/scripts/check-deps.py checks that every program and library meson
 # looks up as required comes from the base list (or from what a minimal
 # Debian always has), and scripts/fresh-check.sh proves it on a fresh chroot.
+# rsp links GLib, elfutils, libtraceevent, libtracefs, bzip2, xz and zlib from
+# their static archives, which these -dev packages ship (libbz2-dev: for
+# libdw.a; the shared libdw needs only the runtime library).
 set -eu
 packages="build-essential meson ninja-build pkg-config gettext
 libglib2.0-dev libgtk-4-dev libjson-glib-dev libtraceevent-dev libtracefs-dev
-libelf-dev libdw-dev liblzma-dev zlib1g-dev linux-perf procps util-linux python3"
+libelf-dev libdw-dev liblzma-dev zlib1g-dev libbz2-dev linux-perf procps util-linux python3"
 # Tests: clang + libFuzzer (fuzz/) and llvm (llvm-symbolizer: without it the
 # sanitizers print bare addresses, and suppressions by function name, such
 # as the ui suite's, match nothing on a fresh machine), useradd (passwd)

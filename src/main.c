@@ -1,16 +1,14 @@
 /* main.c — the rsp command line: dispatches to the subcommands.
  *
- * This executable links nothing but the C library, so that it starts as
- * fast as a program can (`rsp --version`, `rsp --help`, a mistyped
- * command).  A subcommand runs in what it needs:
- *   - record, report, diff, export and dump in librsp-cli.so, a module loaded here
- *     (the model, the collector, GLib, json-glib, libtraceevent,
- *     libtracefs, elfutils);
+ * A subcommand runs in what it needs:
+ *   - record, report, diff, export and dump here (rsp-cli-run.c): the model,
+ *     the collector, GLib, libtraceevent, libtracefs and elfutils, linked
+ *     from their static archives where they are installed (src/meson.build),
+ *     so that starting a small report binds no shared library but the C
+ *     library's;
  *   - view and render in programs of their own that rsp executes: rsp-view
- *     links GTK 4, rsp-render cairo and Pango.
- * Each is looked for beside this executable first (a build tree), then
- * where it is installed. */
-#include <dlfcn.h>
+ *     links GTK 4, rsp-render cairo and Pango.  Each is looked for beside
+ *     this executable first (a build tree), then where it is installed. */
 #include <errno.h>
 #include <libintl.h>
 #include <limits.h>
@@ -20,6 +18,8 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+#include "rsp-commands.h"
 
 #define _(s) gettext (s)
 #define N_(s) (s)
@@ -86,27 +86,6 @@ run_helper (const char *helper, char **argv)
   return 1;
 }
 
-/* Runs the subcommand ARGV[0] of the module. */
-static int
-run_in_module (int argc, char **argv)
-{
-  char path[PATH_MAX + 64];
-  find_part ("librsp-cli.so", RSP_MODULEDIR, path, sizeof path);
-  /* lazy binding: of the thousands of functions the module and its
-   * libraries import, a command calls a few hundred (rsp report of a small
-   * recording: 6% of its instructions went to binding them all) */
-  void *module = dlopen (path, RTLD_LAZY | RTLD_LOCAL);
-  int (*run) (int, char **) = NULL;
-  if (module != NULL)
-    *(void **) &run = dlsym (module, "rsp_cli_run");
-  if (run == NULL)
-    {
-      fprintf (stderr, _("rsp %s: cannot load %s: %s; reinstall rsp\n"), argv[0], path, dlerror ());
-      return 1;
-    }
-  return run (argc, argv);
-}
-
 int
 main (int argc, char **argv)
 {
@@ -133,7 +112,7 @@ main (int argc, char **argv)
   for (size_t i = 0; i < N_COMMANDS; i++)
     if (strcmp (argv[1], commands[i].name) == 0)
       return commands[i].helper != NULL ? run_helper (commands[i].helper, argv + 1)
-                                        : run_in_module (argc - 1, argv + 1);
+                                        : rsp_cli_run (argc - 1, argv + 1);
 
   /* `rsp FILE` opens FILE in the viewer */
   if (argv[1][0] != '-' && access (argv[1], F_OK) == 0)

@@ -1,6 +1,6 @@
 /* A library with thread-local storage, loaded by tls-at-exit.c with
  * dlopen(): glibc gives it a dynamic TLS block (malloc'ed) in each thread
- * that touches it, as it does librsp-cli.so's libraries in rsp. */
+ * that touches it, as it does GTK's modules in the viewer. */
 #include <stdlib.h>
 
 __attribute__ ((visibility ("default"))) void *rsp_test_tls_hold (void);

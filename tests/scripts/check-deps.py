@@ -3,7 +3,9 @@
 list, not from its --test list or from what this machine happens to have.
 
 Checked: every library meson found (meson-info/intro-dependencies.json), the
-libraries found with find_library(), every program the meson.build files
+libraries and static archives found with find_library() (the paths in
+build.ninja: rsp links GLib, elfutils and the rest from their archives),
+every program the meson.build files
 look up without `required: false`, the tools meson itself runs (compiler,
 ninja, pkg-config, msgfmt) and the programs scripts/demo.sh runs.  Each is
 mapped to the Debian package that owns it (dpkg -S), which must be in the
@@ -139,6 +141,10 @@ def main():
         for arg in dep.get("link_args") or []:
             if arg.startswith("/") and ".so" in arg:
                 needs["library %s (%s)" % (dep["name"], os.path.basename(arg))] = arg
+    with open(os.path.join(build, "build.ninja")) as f:
+        for path in sorted(set(re.findall(r"(/usr/lib/\S+?/lib[^/\s]+\.(?:a|so))(?=[\s:|])", f.read()))):
+            path = os.path.normpath(path)
+            needs["%s %s" % ("archive" if path.endswith(".a") else "library", os.path.basename(path))] = path
     for lib in ("stdc++",):
         path = subprocess.run(["cc", "-print-file-name=lib%s.so" % lib], capture_output=True, text=True).stdout.strip()
         if os.path.isabs(path):

@@ -83,9 +83,8 @@ def rsp_path():
     return path
 
 
-# rsp and what it loads (librsp-cli.so) or executes (rsp-view, rsp-render)
-# from beside itself
-RSP_PARTS = ("rsp", "librsp-cli.so", "rsp-view", "rsp-render")
+# rsp and what it executes (rsp-view, rsp-render) from beside itself
+RSP_PARTS = ("rsp", "rsp-view", "rsp-render")
 
 
 def copy_rsp(directory):

@@ -1,15 +1,10 @@
-/* rsp-cli-module.c — librsp-cli.so, the module the rsp executable loads
- * for the subcommands that run in-process: record, report, diff, export, dump (see
- * main.c for why they are not linked into it). */
+/* rsp-cli-run.c — the subcommands the rsp executable runs itself: record,
+ * report, diff, export, dump (see main.c). */
 #include <glib.h>
 #include <string.h>
 
 #include "rsp-cli-options.h"
 #include "rsp-commands.h"
-
-/* Runs the subcommand ARGV[0] with its arguments; the process exit status.
- * The locale is set by the caller. */
-__attribute__ ((visibility ("default"))) int rsp_cli_run (int argc, char **argv);
 
 int
 rsp_cli_run (int argc, char **argv)
@@ -32,6 +27,6 @@ rsp_cli_run (int argc, char **argv)
         g_set_prgname (prgname);
         return commands[i].run (argc, argv);
       }
-  g_printerr ("rsp: no command '%s' in librsp-cli\n", argv[0]);
+  g_printerr ("rsp: no command '%s'\n", argv[0]);
   return 2;
 }
