@@ -602,7 +602,7 @@ resolve_user (RspSymbolizer *self, gint32 pid, guint64 ip, RspFrame *frame)
   dso = dso_for_map (self, map);
   /* JIT code: anonymous memory (//anon, [anon:...], a memfd), named by the
    * JIT's perf map */
-  if ((dso->pseudo || g_str_has_prefix (map->filename, "/memfd:"))
+  if ((dso->pseudo || (map->filename[0] == '/' && map->filename[1] == 'm' && strncmp (map->filename, "/memfd:", 7) == 0))
       && symbolizer_jit_resolve (self, pid, ip, frame))
     return;
   offset = ip - map->start + map->pgoff;

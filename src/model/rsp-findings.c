@@ -258,7 +258,12 @@ analysis_add_finding (RspAnalysis *a, RspCategory cat, RspIdx seg_idx, const cha
       f->task = seg->task;
       f->best_start = start;
       f->best_end = start + ns;
-      g_array_set_size (f->path, 0);
+      /* the steps from the leaf up, written from the path's end: the
+       * path starts at the process of interest */
+      guint depth = 0;
+      for (RspIdx i = seg_idx; i != RSP_NONE; i = seg_at (a, i)->parent)
+        depth++;
+      g_array_set_size (f->path, depth);
       for (RspIdx i = seg_idx; i != RSP_NONE; i = seg_at (a, i)->parent)
         {
           const RspSegment *s = seg_at (a, i);
@@ -266,7 +271,7 @@ analysis_add_finding (RspAnalysis *a, RspCategory cat, RspIdx seg_idx, const cha
                                   analysis_segment_endpoint (a, s) };
           if (i == seg_idx)
             step.frame = frame;
-          g_array_prepend_val (f->path, step);
+          g_array_index (f->path, RspFindingStep, --depth) = step;
         }
     }
   return idx;
