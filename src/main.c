@@ -4,8 +4,8 @@
  *   - record, report, diff, export and dump here (rsp-cli-run.c): the model,
  *     the collector, GLib, libtraceevent, libtracefs and elfutils, linked
  *     from their static archives where they are installed (src/meson.build),
- *     so that starting a small report binds no shared library but the C
- *     library's;
+ *     so that a small report loads no shared library but the C library and
+ *     libm;
  *   - view and render in programs of their own that rsp executes: rsp-view
  *     links GTK 4, rsp-render cairo and Pango.  Each is looked for beside
  *     this executable first (a build tree), then where it is installed. */
