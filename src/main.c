@@ -26,7 +26,7 @@
 
 typedef struct {
   const char *name;
-  const char *helper; /* a program of its own, or NULL: in the module */
+  const char *helper; /* a program of its own, or NULL: run here (rsp_cli_run) */
   const char *summary;
 } RspCommand;
 

@@ -21,6 +21,7 @@ typedef struct {
   guint64 pgoff;      /* file offset of start */
   const char *filename; /* owned by the caller (the symbolizer interns it) */
   guint8 build_id_size;
+  guint8 memfd;       /* the file is a memfd ("/memfd:..."): JIT code, perhaps */
   guint8 build_id[20];
   gpointer dso;       /* the symbolizer's binary record, resolved lazily */
 } RspMap;

@@ -602,8 +602,7 @@ resolve_user (RspSymbolizer *self, gint32 pid, guint64 ip, RspFrame *frame)
   dso = dso_for_map (self, map);
   /* JIT code: anonymous memory (//anon, [anon:...], a memfd), named by the
    * JIT's perf map */
-  if ((dso->pseudo || (map->filename[0] == '/' && map->filename[1] == 'm' && strncmp (map->filename, "/memfd:", 7) == 0))
-      && symbolizer_jit_resolve (self, pid, ip, frame))
+  if ((dso->pseudo || map->memfd) && symbolizer_jit_resolve (self, pid, ip, frame))
     return;
   offset = ip - map->start + map->pgoff;
   slot = cache_find (self, dso->id, offset);
@@ -666,6 +665,7 @@ process_mmap (RspSymbolizer *self, const RspEvent *event)
   map.end = m->start + m->len;
   map.pgoff = m->pgoff;
   map.filename = symbolizer_intern (self, m->filename != NULL ? m->filename : "//anon");
+  map.memfd = g_str_has_prefix (map.filename, "/memfd:");
   if (event->type == PERF_RECORD_MMAP2 && m->build_id_size > 0)
     {
       map.build_id_size = MIN (m->build_id_size, sizeof map.build_id);
