@@ -50,9 +50,10 @@ def main():
     static = os.environ.get("RSP_STATIC_CLI") == "1"
     if not static:
         if os.environ.get("CI") == "true":
-            t.fail("rsp was linked with the shared libraries (meson option static_cli disabled, or an "
-                   "archive missing): the archives of GLib, elfutils, libtraceevent, libtracefs, bzip2, xz "
-                   "and zlib come with the packages scripts/install-deps.sh installs")
+            t.fail("rsp was linked with the shared libraries (meson option static_cli disabled, an "
+                   "archive missing or the archives not linking; meson's summary says which): the "
+                   "archives of GLib, elfutils, libtraceevent, libtracefs, bzip2, xz and zlib come "
+                   "with the packages scripts/install-deps.sh installs")
         t.log("NOTE: rsp is linked with the shared libraries here (static_cli): only the heavy ones are checked")
 
     heavy = re.compile(r"^lib(gtk-4|cairo|pango|stdc\+\+)")
