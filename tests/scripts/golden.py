@@ -45,7 +45,15 @@ def check_report(rsp, data_dir, name):
         t.fail("output differs from %s (%d diff lines, first 80):\n%s"
                % (expected_path, len(diff), "\n".join(diff[:80])))
     json.loads(proc.stdout)
-    t.log("PASS: rsp %s: %d lines as expected" % (" ".join(argv), expected.count("\n")))
+    # the same without the advised heap (rsp-heap.c): arrays in memory of
+    # their own, fresh from the kernel, instead of reused heap blocks
+    plain = t.run([rsp] + argv, timeout=120, check=False, cwd=data_dir,
+                  env=dict(os.environ, RSP_HUGE_PAGES="0"))
+    if plain.returncode != 0 or plain.stdout != proc.stdout:
+        t.fail("rsp %s with RSP_HUGE_PAGES=0: exit %d, %s output" % (" ".join(argv), plain.returncode,
+               "the same" if plain.stdout == proc.stdout else "another"))
+    t.log("PASS: rsp %s: %d lines as expected, with and without RSP_HUGE_PAGES=0"
+          % (" ".join(argv), expected.count("\n")))
 
 
 def main():

@@ -1,0 +1,105 @@
+/* rsp_heap_tune(): growing arrays land on the heap it advised, and the
+ * kernel backs them with huge pages (unless it has none to give, which
+ * /proc/vmstat then counts). */
+#include <glib.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "rsp-heap.h"
+
+static char *
+read_text (const char *path)
+{
+  char *text = NULL;
+  g_file_get_contents (path, &text, NULL, NULL);
+  return text;
+}
+
+/* not inlined: gcc 12 takes the strtoull on a live string for a dangling
+ * pointer (-Wdangling-pointer) once the callers' g_autofree is inlined too */
+G_GNUC_NO_INLINE static guint64
+field (const char *text, const char *name)
+{
+  if (text == NULL)
+    return 0;
+  const char *p = strstr (text, name);
+  return p != NULL ? g_ascii_strtoull (p + strlen (name), NULL, 10) : 0;
+}
+
+static guint64
+vmstat (const char *name)
+{
+  char *text = read_text ("/proc/vmstat");
+  char *key = g_strdup_printf ("\n%s ", name);
+  guint64 value = field (text, key);
+  g_free (key);
+  g_free (text);
+  return value;
+}
+
+/* ADDRESS in a mapping /proc/self/maps names [heap] (not one of its own) */
+static gboolean
+in_heap (const void *address)
+{
+  g_autofree char *maps = read_text ("/proc/self/maps");
+  g_auto (GStrv) lines = g_strsplit (maps != NULL ? maps : "", "\n", -1);
+  for (char **l = lines; *l != NULL; l++)
+    {
+      unsigned long lo, hi;
+      if (sscanf (*l, "%lx-%lx", &lo, &hi) == 2 && (unsigned long) address >= lo && (unsigned long) address < hi)
+        return strstr (*l, "[heap]") != NULL;
+    }
+  return FALSE;
+}
+
+static void
+test_tune (void)
+{
+  g_autofree char *mode = read_text ("/sys/kernel/mm/transparent_hugepage/enabled");
+  gboolean possible = mode != NULL && strstr (mode, "[never]") == NULL;
+
+  /* switched off: nothing changes */
+  g_setenv ("RSP_HUGE_PAGES", "0", TRUE);
+  g_assert_false (rsp_heap_tune ());
+  g_unsetenv ("RSP_HUGE_PAGES");
+
+  guint64 fallback0 = vmstat ("thp_fault_fallback");
+  gboolean tuned = rsp_heap_tune ();
+#if defined(__SANITIZE_ADDRESS__)
+  /* ASan's allocator ignores mallopt(): nothing is advised */
+  g_assert_false (tuned);
+  (void) possible;
+  (void) fallback0;
+  g_test_message ("ASan: the heap is ASan's, not advised");
+#else
+  g_assert_cmpint (tuned, ==, possible);
+  if (!tuned)
+    {
+      g_test_message ("transparent huge pages are off here (%s): not advised", mode != NULL ? g_strstrip (mode) : "none");
+      return;
+    }
+  /* an array grown as the model's are, 8 MB, written as it grows */
+  GArray *a = g_array_new (FALSE, FALSE, sizeof (guint64));
+  for (guint64 i = 0; i < (8u << 20) / sizeof (guint64); i++)
+    g_array_append_val (a, i);
+  g_assert_true (in_heap (a->data + a->len * sizeof (guint64) - 1));
+  g_autofree char *rollup = read_text ("/proc/self/smaps_rollup");
+  guint64 huge_kb = field (rollup, "AnonHugePages:");
+  guint64 fallbacks = vmstat ("thp_fault_fallback") - fallback0;
+  g_test_message ("AnonHugePages %" G_GUINT64_FORMAT " kB, %" G_GUINT64_FORMAT " fallbacks", huge_kb, fallbacks);
+  if (huge_kb == 0 && fallbacks > 0)
+    g_test_message ("the kernel had no huge page to give (thp_fault_fallback rose): not a failure of ours");
+  else
+    g_assert_cmpuint (huge_kb, >=, 2048);
+  g_assert_cmpuint (g_array_index (a, guint64, a->len - 1), ==, a->len - 1);
+  g_array_unref (a);
+#endif
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+  g_test_add_func ("/heap/tune", test_tune);
+  return g_test_run ();
+}
