@@ -80,6 +80,12 @@ RspAssembler *rsp_assembler_new (const GArray *ignored_pids);
 /* The recording's file names (rsp-files.h), used while feeding; FILES may be
  * NULL (no names: files are named by device and inode). */
 void rsp_assembler_set_files (RspAssembler *self, const RspFileTable *files);
+/* Room, before the first event, for the arrays that grow with each
+ * context switch (runs, sleeps, wake-up links), from the number the
+ * recording says it holds: grown by doubling, each is copied about once
+ * more and leaves its old blocks behind.  Only up to 16 MB each (larger
+ * ones live in mappings of their own, which grow without a copy). */
+void rsp_assembler_reserve (RspAssembler *self, guint64 n_switches);
 /* The decoder's array of stack ids (RspStackId, 0: not interned yet) by
  * chain number (RspModelEvent.chain); the decoder grows it and empties it,
  * the assembler fills it in.  NULL: none (events with a chain number must

@@ -323,6 +323,83 @@ test_deliberate_sleep (void)
   g_assert_cmpstr (rsp_analysis_finding (a, 0)->frame, ==, "clock_nanosleep");
 }
 
+/* Ping-pong between 100 and 200 on two CPUs, N rounds: a switch, a
+ * wake-up and a sleep each. */
+static RspModel *
+pingpong_model (guint64 reserve, guint n)
+{
+  Stream s;
+  stream_init (&s);
+  if (reserve > 0)
+    rsp_assembler_reserve (s.as, reserve);
+  guint64 t = T0;
+  for (guint i = 0; i < n; i++, t += 100 * US)
+    {
+      gint32 from = i % 2 ? 200 : 100, to = i % 2 ? 100 : 200;
+      sw (&s, t, i % 2, 0, 0, from, NULL);
+      waking (&s, t + 10 * US, i % 2, from, to, user_write_wake);
+      sw (&s, t + 20 * US, i % 2, from, 1, 0, user_read);
+    }
+  /* too late: the arrays are no longer empty, nothing changes */
+  rsp_assembler_reserve (s.as, 1u << 20);
+  return rsp_assembler_finish (s.as);
+}
+
+/* The same runs, sleeps and links, field by field (their structs have
+ * holes, which memcmp would compare too). */
+static void
+assert_same_model (const RspModel *a, const RspModel *b)
+{
+  g_assert_cmpuint (a->runs->len, ==, b->runs->len);
+  for (guint i = 0; i < a->runs->len; i++)
+    {
+      const RspRun *x = &g_array_index (a->runs, RspRun, i), *y = &g_array_index (b->runs, RspRun, i);
+      g_assert_true (x->task == y->task && x->cpu == y->cpu && x->start == y->start && x->end == y->end
+                     && x->start_kind == y->start_kind && x->prev_sleep == y->prev_sleep
+                     && x->next_sleep == y->next_sleep && x->next_run == y->next_run
+                     && x->first_sample == y->first_sample && x->n_samples == y->n_samples
+                     && x->wake_link == y->wake_link);
+    }
+  g_assert_cmpuint (a->sleeps->len, ==, b->sleeps->len);
+  for (guint i = 0; i < a->sleeps->len; i++)
+    {
+      const RspSleep *x = &g_array_index (a->sleeps, RspSleep, i), *y = &g_array_index (b->sleeps, RspSleep, i);
+      g_assert_true (x->task == y->task && x->start == y->start && x->end == y->end
+                     && x->runnable_at == y->runnable_at && x->prev_run == y->prev_run
+                     && x->next_run == y->next_run && x->stack == y->stack && x->prev_state == y->prev_state
+                     && x->reason == y->reason && x->deliberate == y->deliberate && x->waker_run == y->waker_run
+                     && x->disk_op == y->disk_op && x->net_op == y->net_op && x->irq_name == y->irq_name
+                     && x->defacto_start == y->defacto_start && x->inferred == y->inferred && x->file == y->file);
+    }
+  g_assert_cmpuint (a->links->len, ==, b->links->len);
+  for (guint i = 0; i < a->links->len; i++)
+    {
+      const RspLink *x = &g_array_index (a->links, RspLink, i), *y = &g_array_index (b->links, RspLink, i);
+      g_assert_true (x->kind == y->kind && x->time == y->time && x->from_run == y->from_run
+                     && x->from_op == y->from_op && x->to_run == y->to_run);
+    }
+}
+
+/* Room reserved before the first event (rsp_assembler_reserve(): less,
+ * more and absurdly more than the events need) changes nothing in the
+ * model. */
+static void
+test_reserve (void)
+{
+  g_autoptr (RspModel) plain = pingpong_model (0, 3000);
+  g_assert_cmpuint (plain->runs->len, >=, 3000);
+  g_assert_cmpuint (plain->sleeps->len, >=, 2000);
+  g_assert_cmpuint (plain->links->len, >=, 2000);
+  const guint64 reserves[] = { 2000, 4000, G_MAXUINT64 };
+  for (guint k = 0; k < G_N_ELEMENTS (reserves); k++)
+    {
+      g_autoptr (RspModel) m = pingpong_model (reserves[k], 3000);
+      assert_same_model (m, plain);
+      g_autoptr (RspAnalysis) a = rsp_analysis_new (m, 100, 0, G_MAXUINT64, NULL);
+      check_invariants (a);
+    }
+}
+
 /* A calls B calls C calls A: C's sleep began long before A called; only
  * the part inside A's sleep is on A's behalf (the triangle is cut). */
 static void
@@ -1373,6 +1450,7 @@ main (int argc, char **argv)
   g_test_add_func ("/model/stack-table", test_stack_table);
   g_test_add_func ("/model/timeout-merging", test_timeout_merging);
   g_test_add_func ("/model/deliberate-sleep", test_deliberate_sleep);
+  g_test_add_func ("/model/reserve", test_reserve);
   g_test_add_func ("/model/triangle-cut", test_triangle_cut);
   g_test_add_func ("/model/other-path", test_other_path);
   g_test_add_func ("/model/hand-off", test_hand_off);
