@@ -5,7 +5,6 @@
 
 #include "rsp-cli-options.h"
 #include "rsp-commands.h"
-#include "rsp-heap.h"
 
 int
 rsp_cli_run (int argc, char **argv)
@@ -26,10 +25,6 @@ rsp_cli_run (int argc, char **argv)
         /* "Usage: rsp report [OPTION…] FILE", not "Usage: report …" */
         g_autofree char *prgname = g_strdup_printf ("rsp %s", commands[i].name);
         g_set_prgname (prgname);
-        /* the commands that read a whole recording: their arrays in huge
-         * pages (record leaves the memory of the machine it records alone) */
-        if (commands[i].run != rsp_cmd_record)
-          rsp_heap_tune ();
         return commands[i].run (argc, argv);
       }
   g_printerr ("rsp: no command '%s'\n", argv[0]);

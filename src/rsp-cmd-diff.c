@@ -8,12 +8,15 @@
 #include "rsp-cli-options.h"
 #include "rsp-cli-target.h"
 #include "rsp-commands.h"
+#include "rsp-heap.h"
 #include "rsp-diff.h"
 #include "rsp-report.h"
 
 static int
 diff (const char *path_a, const char *path_b, const RspCliTarget *target, gboolean json, gboolean offline)
 {
+  /* the two models' arrays in huge pages */
+  rsp_heap_tune (rsp_heap_file_bytes (path_a) + rsp_heap_file_bytes (path_b));
   g_autoptr (RspModel) a = rsp_cli_load_offline (path_a, offline);
   if (a == NULL)
     return 1;

@@ -10,6 +10,7 @@
 #include "rsp-cli-options.h"
 #include "rsp-cli-target.h"
 #include "rsp-commands.h"
+#include "rsp-heap.h"
 #include "rsp-profile-export.h"
 #include "rsp-user-file.h"
 
@@ -39,6 +40,7 @@ write_out (const char *output, GBytes *bytes, GError **error)
 static int
 export (const char *path, const RspCliTarget *target, RspExportFormat format, const char *output, gboolean offline)
 {
+  rsp_heap_tune (rsp_heap_file_bytes (path)); /* the model's arrays in huge pages */
   g_autoptr (RspModel) model = rsp_cli_load_offline (path, offline);
   if (model == NULL)
     return 1;

@@ -9,6 +9,7 @@
 #include "rsp-cli-options.h"
 #include "rsp-cli-target.h"
 #include "rsp-commands.h"
+#include "rsp-heap.h"
 #include "rsp-report.h"
 
 /* --requests: every request analysed, the distribution and the slow tail. */
@@ -34,6 +35,7 @@ static int
 report (const char *path, const RspCliTarget *target, gboolean json, gboolean files, const char *requests,
         gdouble slow_above_ms, gboolean offline)
 {
+  rsp_heap_tune (rsp_heap_file_bytes (path)); /* the model's arrays in huge pages */
   g_autoptr (RspModel) model = rsp_cli_load_offline (path, offline);
   if (model == NULL)
     return 1;

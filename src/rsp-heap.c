@@ -7,6 +7,7 @@
 #include <malloc.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <glib.h>
@@ -32,12 +33,23 @@ huge_pages_possible (void)
   return strstr (buf, "[never]") == NULL;
 }
 
-gboolean
-rsp_heap_tune (void)
+guint64
+rsp_heap_file_bytes (const char *path)
 {
+  struct stat st;
+  return path != NULL && stat (path, &st) == 0 && st.st_size > 0 ? (guint64) st.st_size : 0;
+}
+
+gboolean
+rsp_heap_tune (guint64 recording_bytes)
+{
+  static gboolean tried;
+  if (recording_bytes == 0 || recording_bytes > RSP_HEAP_TUNE_MAX || tried)
+    return FALSE;
   const char *env = g_getenv ("RSP_HUGE_PAGES");
   if ((env != NULL && strcmp (env, "0") == 0) || !huge_pages_possible ())
     return FALSE;
+  tried = TRUE;
   /* Growing arrays stay on the heap (below 32 MB, glibc's largest
    * threshold) instead of mappings of their own, which nothing here could
    * advise; the heap grows 256 MB at a time (address space: only what is

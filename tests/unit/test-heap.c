@@ -3,7 +3,9 @@
  * /proc/vmstat then counts). */
 #include <glib.h>
 #include <stdio.h>
+#include <glib/gstdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "rsp-heap.h"
 
@@ -58,13 +60,26 @@ test_tune (void)
   g_autofree char *mode = read_text ("/sys/kernel/mm/transparent_hugepage/enabled");
   gboolean possible = mode != NULL && strstr (mode, "[never]") == NULL;
 
-  /* switched off: nothing changes */
+  /* the size of what is read */
+  g_autofree char *path = NULL;
+  int fd = g_file_open_tmp ("rsp-heap-XXXXXX", &path, NULL);
+  g_assert_cmpint (fd, >=, 0);
+  g_assert_cmpint (write (fd, "0123456789", 10), ==, 10);
+  close (fd);
+  g_assert_cmpuint (rsp_heap_file_bytes (path), ==, 10);
+  g_unlink (path);
+  g_assert_cmpuint (rsp_heap_file_bytes (path), ==, 0);
+
+  /* nothing to read, too much to read, switched off: nothing changes */
+  g_assert_false (rsp_heap_tune (0));
+  g_assert_false (rsp_heap_tune (RSP_HEAP_TUNE_MAX + 1));
   g_setenv ("RSP_HUGE_PAGES", "0", TRUE);
-  g_assert_false (rsp_heap_tune ());
+  g_assert_false (rsp_heap_tune (10 << 20));
   g_unsetenv ("RSP_HUGE_PAGES");
 
   guint64 fallback0 = vmstat ("thp_fault_fallback");
-  gboolean tuned = rsp_heap_tune ();
+  gboolean tuned = rsp_heap_tune (10 << 20);
+  g_assert_false (rsp_heap_tune (10 << 20)); /* once */
 #if defined(__SANITIZE_ADDRESS__)
   /* ASan's allocator ignores mallopt(): nothing is advised */
   g_assert_false (tuned);
