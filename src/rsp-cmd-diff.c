@@ -8,8 +8,8 @@
 #include "rsp-cli-options.h"
 #include "rsp-cli-target.h"
 #include "rsp-commands.h"
-#include "rsp-heap.h"
 #include "rsp-diff.h"
+#include "rsp-heap.h"
 #include "rsp-report.h"
 
 static int

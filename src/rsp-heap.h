@@ -17,13 +17,26 @@
  * page faults save: 1.15× the time on a 311 MB perf.data. */
 #define RSP_HEAP_TUNE_MAX ((guint64) 64 << 20)
 
+typedef enum {
+  RSP_HEAP_TUNED,           /* the heap is advised */
+  RSP_HEAP_NOT_WANTED,      /* no bytes, too many, RSP_HUGE_PAGES=0, or tried before */
+  RSP_HEAP_NO_HUGE_PAGES,   /* THP "never" (for the system, the size or this process), none here */
+  RSP_HEAP_ALWAYS,          /* THP "always": the kernel gives them unasked */
+  RSP_HEAP_USER_TUNED,      /* GLIBC_TUNABLES=glibc.malloc.* or MALLOC_*_ set: left as the user set it */
+  RSP_HEAP_NO_GROWTH,       /* a data limit, strict overcommit, or the heap did not grow */
+  RSP_HEAP_MALLOPT_REFUSED, /* the allocator is not glibc's (a sanitizer's, valgrind's) */
+} RspHeapResult;
+
 /* Keeps growing arrays on the heap and advises the next 256 MB of it for
  * transparent huge pages, for a program about to read RECORDING_BYTES of
  * recordings (1 to RSP_HEAP_TUNE_MAX; else it does nothing).  Call it
- * before reading; it does nothing where the kernel has huge pages switched
- * off ("never"), with RSP_HUGE_PAGES=0 in the environment, or a second
- * time.  TRUE when the heap was advised. */
-gboolean rsp_heap_tune (guint64 recording_bytes);
+ * once, before reading; what it returns says what it did, and why not
+ * (the callers need not care: either way only the speed differs). */
+RspHeapResult rsp_heap_tune (guint64 recording_bytes);
+
+/* RSP_HEAP_TUNED when this process can have huge pages for the asking,
+ * else why not (NO_HUGE_PAGES or ALWAYS). */
+RspHeapResult rsp_heap_huge_pages (void);
 
 /* The size of the file at PATH, 0 when it cannot be read. */
 guint64 rsp_heap_file_bytes (const char *path);

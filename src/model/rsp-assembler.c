@@ -1441,7 +1441,8 @@ reserve (GArray **array, guint elt_size, guint64 n)
 void
 rsp_assembler_reserve (RspAssembler *a, guint64 n_switches)
 {
-  guint64 n = n_switches + n_switches / 8;
+  guint64 n = MIN (n_switches, G_MAXUINT64 / 2);
+  n += n / 8;
   reserve (&a->m->runs, sizeof (RspRun), n);
   reserve (&a->m->sleeps, sizeof (RspSleep), n);
   reserve (&a->m->links, sizeof (RspLink), n);

@@ -240,17 +240,14 @@ classify_evsel (EvselInfo *info, const RspEvsel *evsel)
     }
 }
 
-/* The context switches an RSP recording says it holds (its health table),
- * 0 when it does not say; never more than its data could hold (a switch
- * is a sample of 64 bytes or more), whatever a damaged table claims. */
-static guint64
-recorded_switches (const RspRecordingMeta *meta, const RspPerfHeader *header)
+guint64
+rsp_model_recorded_switches (const RspRecordingMeta *meta, guint64 data_size)
 {
   for (guint i = 0; meta != NULL && meta->health != NULL && i < meta->health->len; i++)
     {
       const RspHealthEntry *h = &g_array_index (meta->health, RspHealthEntry, i);
       if (g_strcmp0 (h->event, "sched:sched_switch") == 0)
-        return MIN (MAX (h->recorded, h->counted), header->data_size / 64);
+        return MIN (MAX (h->recorded, h->counted), data_size / 64);
     }
   return 0;
 }
@@ -418,7 +415,7 @@ rsp_model_build_with (RspPerfReader *reader, RspSymbolizer *symbolizer, RspChain
                                        ? rsp_file_table_parse (rec->files, rec->files_size, &bad_file_names)
                                        : NULL;
   rsp_assembler_set_files (assembler, files);
-  rsp_assembler_reserve (assembler, recorded_switches (meta, rsp_perf_reader_get_header (reader)));
+  rsp_assembler_reserve (assembler, rsp_model_recorded_switches (meta, rsp_perf_reader_get_header (reader)->data_size));
   d.assembler = assembler;
   rsp_assembler_set_chain_stacks (assembler, d.chains != NULL ? rsp_chain_cache_stacks (d.chains) : NULL);
 

@@ -116,4 +116,10 @@ model_sleep (RspModel *m, RspIdx i)
 /* The shared index, built on the first call (thread-safe). */
 const RspModelIndex *rsp_model_get_index (const RspModel *m);
 
+/* The context switches an RSP recording's health table says it holds
+ * (rsp_assembler_reserve()), 0 when it does not say; never more than
+ * DATA_SIZE bytes of perf data could hold (a switch is a sample of 64 bytes
+ * or more), whatever a damaged table claims. */
+guint64 rsp_model_recorded_switches (const RspRecordingMeta *meta, guint64 data_size);
+
 G_END_DECLS

@@ -3,7 +3,8 @@
 tests/data/NAME.dump.expected.  With --report, the JSON formats: `rsp
 report --offline --json requests.rsp` (many requests) must print exactly
 tests/data/requests.report.expected, and `rsp diff --offline --json
-diff-before.rsp diff-after.rsp` diff.report.expected.
+diff-before.rsp diff-after.rsp` diff.report.expected, and the same again
+with RSP_HUGE_PAGES=0 (the heap as glibc keeps it, src/rsp-heap.c).
 
 --offline makes the dump use only what the recording stores (the RSP
 trailer's symbols), never this machine's /proc/kallsyms or binaries, so the
@@ -50,8 +51,9 @@ def check_report(rsp, data_dir, name):
     plain = t.run([rsp] + argv, timeout=120, check=False, cwd=data_dir,
                   env=dict(os.environ, RSP_HUGE_PAGES="0"))
     if plain.returncode != 0 or plain.stdout != proc.stdout:
-        t.fail("rsp %s with RSP_HUGE_PAGES=0: exit %d, %s output" % (" ".join(argv), plain.returncode,
-               "the same" if plain.stdout == proc.stdout else "another"))
+        t.fail("rsp %s with RSP_HUGE_PAGES=0: exit %d, %s output: %s"
+               % (" ".join(argv), plain.returncode, "the same" if plain.stdout == proc.stdout else "another",
+                  plain.stderr[-2000:]))
     t.log("PASS: rsp %s: %d lines as expected, with and without RSP_HUGE_PAGES=0"
           % (" ".join(argv), expected.count("\n")))
 

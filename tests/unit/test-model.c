@@ -5,6 +5,8 @@
 #include "rsp-analysis.h"
 #include "rsp-analysis-private.h"
 #include "rsp-model-event.h"
+#include "rsp-model-private.h"
+#include "rsp-recording.h"
 
 #define US 1000ull
 #define MS 1000000ull
@@ -398,6 +400,27 @@ test_reserve (void)
       g_autoptr (RspAnalysis) a = rsp_analysis_new (m, 100, 0, G_MAXUINT64, NULL);
       check_invariants (a);
     }
+}
+
+/* The count the reservation is made from: the health table's, capped by
+ * what the data could hold. */
+static void
+test_recorded_switches (void)
+{
+  g_assert_cmpuint (rsp_model_recorded_switches (NULL, 1 << 20), ==, 0);
+  g_autoptr (RspRecordingMeta) meta = rsp_recording_meta_new ();
+  g_assert_cmpuint (rsp_model_recorded_switches (meta, 1 << 20), ==, 0); /* no table */
+  RspHealthEntry other = { g_strdup ("sched:sched_wakeup"), 900, 900 };
+  g_array_append_val (meta->health, other);
+  g_assert_cmpuint (rsp_model_recorded_switches (meta, 1 << 20), ==, 0); /* not the switches' */
+  RspHealthEntry switches = { g_strdup ("sched:sched_switch"), 5000, 4990 };
+  g_array_append_val (meta->health, switches);
+  g_assert_cmpuint (rsp_model_recorded_switches (meta, 1 << 20), ==, 5000); /* the larger count */
+  g_assert_cmpuint (rsp_model_recorded_switches (meta, 64 * 1000), ==, 1000); /* what the data holds */
+  /* a damaged table (a negative count read as unsigned) */
+  g_array_index (meta->health, RspHealthEntry, 1).counted = G_MAXUINT64;
+  g_assert_cmpuint (rsp_model_recorded_switches (meta, 1 << 20), ==, (1 << 20) / 64);
+  g_assert_cmpuint (rsp_model_recorded_switches (meta, 0), ==, 0);
 }
 
 /* A calls B calls C calls A: C's sleep began long before A called; only
@@ -1451,6 +1474,7 @@ main (int argc, char **argv)
   g_test_add_func ("/model/timeout-merging", test_timeout_merging);
   g_test_add_func ("/model/deliberate-sleep", test_deliberate_sleep);
   g_test_add_func ("/model/reserve", test_reserve);
+  g_test_add_func ("/model/recorded-switches", test_recorded_switches);
   g_test_add_func ("/model/triangle-cut", test_triangle_cut);
   g_test_add_func ("/model/other-path", test_other_path);
   g_test_add_func ("/model/hand-off", test_hand_off);
