@@ -39,11 +39,10 @@ chosen (const char *path)
   return close != NULL ? g_strndup (open + 1, (gsize) (close - open - 1)) : NULL;
 }
 
-/* The huge page size, once rsp_heap_huge_pages() found them usable. */
-static guint64 huge_size;
-
-RspHeapResult
-rsp_heap_huge_pages (void)
+/* rsp_heap_huge_pages(), and when it is RSP_HEAP_TUNED, the size of a
+ * huge page in *PAGE_SIZE. */
+static RspHeapResult
+huge_pages (guint64 *page_size)
 {
   const char *base = "/sys/kernel/mm/transparent_hugepage";
   g_autofree char *global_path = g_build_filename (base, "enabled", NULL);
@@ -73,8 +72,15 @@ rsp_heap_huge_pages (void)
   const char *line = status != NULL ? strstr (status, "\nTHP_enabled:") : NULL;
   if (line != NULL && g_ascii_strtoull (line + strlen ("\nTHP_enabled:"), NULL, 10) == 0)
     return RSP_HEAP_NO_HUGE_PAGES;
-  huge_size = pmd;
+  *page_size = pmd;
   return RSP_HEAP_TUNED;
+}
+
+RspHeapResult
+rsp_heap_huge_pages (void)
+{
+  guint64 page_size;
+  return huge_pages (&page_size);
 }
 
 /* What the user set for glibc's allocator themselves: left as it is. */
@@ -123,7 +129,8 @@ rsp_heap_tune (guint64 recording_bytes)
   if (env != NULL && strcmp (env, "0") == 0)
     return RSP_HEAP_NOT_WANTED;
   tried = TRUE;
-  RspHeapResult possible = rsp_heap_huge_pages ();
+  guint64 huge_size = 0;
+  RspHeapResult possible = huge_pages (&huge_size);
   if (possible != RSP_HEAP_TUNED)
     return possible;
   if (user_tuned_malloc ())

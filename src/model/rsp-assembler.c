@@ -1426,26 +1426,10 @@ rsp_assembler_new (const GArray *ignored_pids)
   return a;
 }
 
-static void
-reserve (GArray **array, guint elt_size, guint64 n)
-{
-  n = MIN (n, (16u << 20) / elt_size);
-  if ((*array)->len > 0 || n <= 1024)
-    return;
-  /* as rsp_model_new() makes them: not zero-terminated, cleared */
-  GArray *sized = g_array_sized_new (FALSE, TRUE, elt_size, (guint) n);
-  g_array_unref (*array);
-  *array = sized;
-}
-
 void
 rsp_assembler_reserve (RspAssembler *a, guint64 n_switches)
 {
-  guint64 n = MIN (n_switches, G_MAXUINT64 / 2);
-  n += n / 8;
-  reserve (&a->m->runs, sizeof (RspRun), n);
-  reserve (&a->m->sleeps, sizeof (RspSleep), n);
-  reserve (&a->m->links, sizeof (RspLink), n);
+  rsp_model_reserve_switches (a->m, n_switches);
 }
 
 void

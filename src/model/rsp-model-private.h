@@ -116,6 +116,10 @@ model_sleep (RspModel *m, RspIdx i)
 /* The shared index, built on the first call (thread-safe). */
 const RspModelIndex *rsp_model_get_index (const RspModel *m);
 
+/* Room in M's empty runs, sleeps and links for N_SWITCHES context switches
+ * and an eighth more (rsp_assembler_reserve()). */
+void rsp_model_reserve_switches (RspModel *m, guint64 n_switches);
+
 /* The context switches an RSP recording's health table says it holds
  * (rsp_assembler_reserve()), 0 when it does not say; never more than
  * DATA_SIZE bytes of perf data could hold (a switch is a sample of 64 bytes

@@ -24,6 +24,14 @@ same_frames (const RspModelFrame *fa, const RspModelFrame *fb, guint n)
   return TRUE;
 }
 
+/* An array of the model's: not zero-terminated, cleared as it is sized,
+ * with room for N elements (0: it grows as it is filled). */
+static GArray *
+model_array (guint elt_size, guint n)
+{
+  return g_array_sized_new (FALSE, TRUE, elt_size, n);
+}
+
 RspModel *
 rsp_model_new (void)
 {
@@ -31,23 +39,45 @@ rsp_model_new (void)
   m->ref_count = 1;
   g_mutex_init (&m->index_lock);
   g_mutex_init (&m->names_lock);
-  m->tasks = g_array_new (FALSE, TRUE, sizeof (RspTask));
-  m->runs = g_array_new (FALSE, TRUE, sizeof (RspRun));
-  m->sleeps = g_array_new (FALSE, TRUE, sizeof (RspSleep));
-  m->samples = g_array_new (FALSE, TRUE, sizeof (RspModelSample));
-  m->links = g_array_new (FALSE, TRUE, sizeof (RspLink));
-  m->disk_ops = g_array_new (FALSE, TRUE, sizeof (RspDiskOp));
-  m->net_ops = g_array_new (FALSE, TRUE, sizeof (RspNetOp));
-  m->sock_io = g_array_new (FALSE, TRUE, sizeof (RspSockIo));
-  m->probe_hits = g_array_new (FALSE, TRUE, sizeof (RspProbeHit));
-  m->frames = g_array_new (FALSE, TRUE, sizeof (RspModelFrame));
-  m->stack_index = g_array_new (FALSE, TRUE, sizeof (guint32));
+  m->tasks = model_array (sizeof (RspTask), 0);
+  m->runs = model_array (sizeof (RspRun), 0);
+  m->sleeps = model_array (sizeof (RspSleep), 0);
+  m->samples = model_array (sizeof (RspModelSample), 0);
+  m->links = model_array (sizeof (RspLink), 0);
+  m->disk_ops = model_array (sizeof (RspDiskOp), 0);
+  m->net_ops = model_array (sizeof (RspNetOp), 0);
+  m->sock_io = model_array (sizeof (RspSockIo), 0);
+  m->probe_hits = model_array (sizeof (RspProbeHit), 0);
+  m->frames = model_array (sizeof (RspModelFrame), 0);
+  m->stack_index = model_array (sizeof (guint32), 0);
   m->stack_hashes = g_array_new (FALSE, FALSE, sizeof (guint32));
   m->strings = rsp_interner_new ();
   guint32 empty[2] = { 0, 0 };
   g_array_append_vals (m->stack_index, empty, 2);
   g_array_append_val (m->stack_hashes, empty[0]);
   return m;
+}
+
+/* Only empty arrays, only up to 16 MB each: larger ones live in mappings
+ * of their own, which grow without a copy. */
+static void
+reserve (GArray **array, guint elt_size, guint64 n)
+{
+  n = MIN (n, (16u << 20) / elt_size);
+  if ((*array)->len > 0 || n <= 1024)
+    return;
+  g_array_unref (*array);
+  *array = model_array (elt_size, (guint) n);
+}
+
+void
+rsp_model_reserve_switches (RspModel *m, guint64 n_switches)
+{
+  guint64 n = MIN (n_switches, G_MAXUINT64 / 2);
+  n += n / 8;
+  reserve (&m->runs, sizeof (RspRun), n);
+  reserve (&m->sleeps, sizeof (RspSleep), n);
+  reserve (&m->links, sizeof (RspLink), n);
 }
 
 /* The model is read-only once built, so holders on several threads (the
