@@ -103,6 +103,9 @@ set_cause (StretchCtx *c, RspCauseKind kind, RspIdx link)
   c->link = c->link_kind == RSP_CAUSE_NONE ? RSP_NONE : link;
 }
 
+/* How far back a device's requests are looked at for one wait. */
+#define DEVICE_SCAN 4096
+
 static void add_device_candidates (RspAnalysis *a, guint32 dev, GArray *on_dev, RspIdx task, guint64 s0,
                                    guint64 s1, GArray *out);
 
@@ -149,13 +152,20 @@ disk_candidates (RspAnalysis *a, RspIdx task, RspIdx main_op, guint64 s0, guint6
   const GArray *ops = a->m->disk_ops;
   GArray *own = a->task_disk_ops[task];
   guint from = 0, to = own != NULL ? own->len : 0;
-  const GArray *reach = a->task_disk_reach[task];
-  if (reach != NULL)
+  const RspDiskReach *r = &a->task_disk_reach[task];
+  if (r->reach != NULL)
     {
-      /* the ones before FROM all completed by S0; from TO on, all were
-       * queued at S1 or later: neither can be a candidate */
-      from = first_reaching_past (reach, to, s0);
+      /* the ones before FROM that completed did so by S0; from TO on, all
+       * were queued at S1 or later: neither can be a candidate.  Those
+       * before FROM never completed are, if queued before S1. */
+      from = first_reaching_past (r->reach, to, s0);
       to = first_queued_from (ops, own, from, to, s1);
+      for (guint k = 0; r->open != NULL && k < r->open->len && g_array_index (r->open, guint, k) < from; k++)
+        {
+          RspIdx idx = g_array_index (own, RspIdx, g_array_index (r->open, guint, k));
+          if (g_array_index (ops, RspDiskOp, idx).insert < s1)
+            g_array_append_val (out, idx);
+        }
     }
   for (guint i = from; i < to; i++)
     {
@@ -185,18 +195,36 @@ add_device_candidates (RspAnalysis *a, guint32 dev, GArray *on_dev, RspIdx task,
                        GArray *out)
 {
   /* where the latest completion so far is S0 or earlier, every request
-   * up to there completed by S0: the scan back stops */
-  const GArray *reach = g_hash_table_lookup (a->device_reach, GUINT_TO_POINTER (dev));
+   * up to there that completed did so by S0: the scan back stops, and
+   * only those never completed remain */
+  const RspDiskReach *r = g_hash_table_lookup (a->device_reach, GUINT_TO_POINTER (dev));
   const GArray *ops = a->m->disk_ops;
-  /* on_dev is in insert order: skip to the requests queued before S1 */
+  /* on_dev is in insert order: skip to the requests queued before S1; at
+   * most the last DEVICE_SCAN of those are looked at */
   guint lo = first_queued_from (ops, on_dev, 0, on_dev->len, s1);
-  for (guint i = lo; i > 0 && lo - i < 4096; i--)
+  guint floor = lo > DEVICE_SCAN ? lo - DEVICE_SCAN : 0;
+  guint i = lo;
+  for (; i > floor; i--)
     {
-      if (reach != NULL && g_array_index (reach, guint64, i - 1) <= s0)
+      if (r != NULL && g_array_index (r->reach, guint64, i - 1) <= s0)
         break;
       RspIdx idx = g_array_index (on_dev, RspIdx, i - 1);
       const RspDiskOp *op = &g_array_index (ops, RspDiskOp, idx);
       if ((op->complete == 0 || op->complete > s0) && (op->task != task))
+        g_array_append_val (out, idx);
+    }
+  if (r == NULL || r->open == NULL)
+    return;
+  /* those never completed, below where the scan stopped, latest first */
+  for (guint k = r->open->len; k > 0; k--)
+    {
+      guint pos = g_array_index (r->open, guint, k - 1);
+      if (pos >= i)
+        continue;
+      if (pos < floor)
+        break;
+      RspIdx idx = g_array_index (on_dev, RspIdx, pos);
+      if (g_array_index (ops, RspDiskOp, idx).task != task)
         g_array_append_val (out, idx);
     }
 }

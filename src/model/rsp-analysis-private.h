@@ -33,7 +33,7 @@ struct _RspAnalysis {
   GArray **task_runs;
   /* per task: its disk operations (indexes) */
   GArray **task_disk_ops;
-  GArray **task_disk_reach; /* rsp-model-private.h */
+  RspDiskReach *task_disk_reach; /* rsp-model-private.h */
   guint64 *covered_until; /* per task: the latest end of its segments so far */
   guint32 *covered_path;  /* ... and the control path of that segment */
   GHashTable *device_ops;  /* dev -> GArray of op indexes, in insert order (the model's) */

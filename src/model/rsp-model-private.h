@@ -9,20 +9,29 @@ G_BEGIN_DECLS
 /* What every analysis of the model looks things up in, built once, on the
  * first analysis (rsp_model_get_index), and shared: an analysis of one
  * request among thousands costs its own work, not a pass over the model. */
+/* Over a list of disk operations in insert order: REACH, the latest
+ * completion among the first i + 1 of them that completed (guint64 per
+ * entry; it never decreases, so the operations that may still be in
+ * flight after a time are found by binary search), and OPEN, the positions
+ * in the list (guint, ascending) of those never completed, or NULL if
+ * none.  A request that never completed is in flight from its insert on;
+ * counted in REACH it would hold every later search open, and a
+ * recording that lost one completion early would scan its whole list for
+ * every disk wait. */
+typedef struct {
+  GArray *reach;
+  GArray *open;
+} RspDiskReach;
+
 typedef struct {
   guint n_tasks;
   GArray **task_runs;     /* per task: its runs in time order (RspIdx) */
   GArray **task_disk_ops; /* per task: the disk operations it issued, or NULL */
   /* per task, beside task_disk_ops when its operations are in insert order
-   * (else NULL): the latest completion among the first i + 1 of them
-   * (guint64, G_MAXUINT64 for one never completed).  It never decreases, so
-   * the operations that may still be in flight after a time, and those
-   * queued before one, are found by binary search. */
-  GArray **task_disk_reach;
+   * (else reach is NULL) */
+  RspDiskReach *task_disk_reach;
   GHashTable *device_ops; /* dev -> GArray of op indexes, in insert order */
-  GHashTable *device_reach; /* dev -> GArray (guint64) beside device_ops: the
-                             * latest completion among its first i + 1
-                             * (G_MAXUINT64 for one never completed) */
+  GHashTable *device_reach; /* dev -> RspDiskReach beside device_ops */
 } RspModelIndex;
 
 struct _RspModel {

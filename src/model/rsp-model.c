@@ -92,6 +92,16 @@ rsp_model_ref (const RspModel *model)
   return m;
 }
 
+static void
+disk_reach_clear (RspDiskReach *r)
+{
+  if (r->reach != NULL)
+    g_array_unref (r->reach);
+  if (r->open != NULL)
+    g_array_unref (r->open);
+  r->reach = r->open = NULL;
+}
+
 void
 rsp_model_unref (RspModel *m)
 {
@@ -104,8 +114,7 @@ rsp_model_unref (RspModel *m)
           g_array_unref (m->index->task_runs[t]);
           if (m->index->task_disk_ops[t] != NULL)
             g_array_unref (m->index->task_disk_ops[t]);
-          if (m->index->task_disk_reach[t] != NULL)
-            g_array_unref (m->index->task_disk_reach[t]);
+          disk_reach_clear (&m->index->task_disk_reach[t]);
         }
       g_free (m->index->task_runs);
       g_free (m->index->task_disk_ops);
@@ -443,12 +452,13 @@ rsp_model_sample_frame (const RspModel *m, RspIdx sample)
     return &g_array_index (m->array, type, i);                                                           \
   }
 
-/* The running maximum of completions over the disk operations LIST names
- * (guint64 per entry, G_MAXUINT64 for one never completed); NULL when
- * IN_ORDER_ONLY and LIST's operations are not in insert order. */
-static GArray *
+/* REACH and OPEN (RspDiskReach) over the disk operations LIST names; REACH
+ * stays NULL when IN_ORDER_ONLY and LIST's operations are not in insert
+ * order. */
+static RspDiskReach
 completion_reach (const RspModel *m, const GArray *list, gboolean in_order_only)
 {
+  RspDiskReach r = { NULL, NULL };
   GArray *reach = g_array_sized_new (FALSE, FALSE, sizeof (guint64), list->len);
   g_array_set_size (reach, list->len);
   guint64 latest = 0, last_insert = 0;
@@ -458,13 +468,29 @@ completion_reach (const RspModel *m, const GArray *list, gboolean in_order_only)
       if (in_order_only && op->insert < last_insert)
         {
           g_array_unref (reach);
-          return NULL;
+          if (r.open != NULL)
+            g_array_unref (r.open);
+          return (RspDiskReach) { NULL, NULL };
         }
       last_insert = op->insert;
-      latest = MAX (latest, op->complete == 0 ? G_MAXUINT64 : op->complete);
+      if (op->complete == 0)
+        {
+          if (r.open == NULL)
+            r.open = g_array_new (FALSE, FALSE, sizeof (guint));
+          g_array_append_val (r.open, i);
+        }
+      latest = MAX (latest, op->complete);
       g_array_index (reach, guint64, i) = latest;
     }
-  return reach;
+  r.reach = reach;
+  return r;
+}
+
+static void
+disk_reach_free (gpointer data)
+{
+  disk_reach_clear (data);
+  g_free (data);
 }
 
 static RspModelIndex *
@@ -511,13 +537,17 @@ build_index (const RspModel *m)
         x->task_disk_ops[op->task] = g_array_new (FALSE, FALSE, sizeof (RspIdx));
       g_array_append_val (x->task_disk_ops[op->task], op_idx);
     }
-  x->device_reach = g_hash_table_new_full (g_direct_hash, g_direct_equal, NULL, (GDestroyNotify) g_array_unref);
+  x->device_reach = g_hash_table_new_full (g_direct_hash, g_direct_equal, NULL, disk_reach_free);
   GHashTableIter it;
   gpointer dev, list;
   g_hash_table_iter_init (&it, x->device_ops);
   while (g_hash_table_iter_next (&it, &dev, &list))
-    g_hash_table_insert (x->device_reach, dev, completion_reach (m, list, FALSE));
-  x->task_disk_reach = g_new0 (GArray *, MAX (n_tasks, 1));
+    {
+      RspDiskReach *r = g_new (RspDiskReach, 1);
+      *r = completion_reach (m, list, FALSE);
+      g_hash_table_insert (x->device_reach, dev, r);
+    }
+  x->task_disk_reach = g_new0 (RspDiskReach, MAX (n_tasks, 1));
   for (guint t = 0; t < n_tasks; t++)
     if (x->task_disk_ops[t] != NULL)
       x->task_disk_reach[t] = completion_reach (m, x->task_disk_ops[t], TRUE);

@@ -803,6 +803,62 @@ test_missing_completion (void)
   g_assert_cmpuint (rsp_analysis_category_ns (a, RSP_CAT_DISK_IO), >=, 2 * MS);
 }
 
+/* A request that never completed (merged away, or its completion lost)
+ * stays a candidate of every later disk wait: here it was never issued,
+ * so it counts as in service, and the later requests' queued stretches are
+ * disk I/O.  OWNER issued it: the waiting task itself (its own list of
+ * requests) or a kernel thread (the device's).  Later completions must not
+ * hide it from the search, which skips requests completed before a wait. */
+static void
+check_open_request (gint32 owner)
+{
+  Stream s;
+  stream_init (&s);
+  comm (&s, 100, 100, "reader");
+  comm (&s, 300, 300, "kworker/0:1");
+  sw (&s, T0, 0, 0, 0, 100, NULL);
+  rq (&s, RSP_MEV_RQ_INSERT, T0 + 50 * US, 0, owner, 1000); /* never issued nor completed */
+  rq (&s, RSP_MEV_RQ_INSERT, T0 + 110 * US, 0, 100, 2000);
+  sw (&s, T0 + 200 * US, 0, 100, 2, 0, io_stack);
+  rq (&s, RSP_MEV_RQ_ISSUE, T0 + 1 * MS, 1, 0, 2000);
+  rq (&s, RSP_MEV_RQ_COMPLETE, T0 + 5 * MS, 1, 0, 2000);
+  waking (&s, T0 + 5 * MS + 2 * US, 1, 0, 100, disk_wake);
+  sw (&s, T0 + 5 * MS + 10 * US, 0, 0, 0, 100, NULL);
+  for (guint k = 0; k < 3; k++)
+    {
+      guint64 t = T0 + (6 + 4 * k) * MS;
+      rq (&s, RSP_MEV_RQ_INSERT, t, 0, 100, 3000 + k);
+      sw (&s, t + 100 * US, 0, 100, 2, 0, io_stack);
+      rq (&s, RSP_MEV_RQ_ISSUE, t + 1 * MS, 1, 0, 3000 + k);
+      rq (&s, RSP_MEV_RQ_COMPLETE, t + 3 * MS, 1, 0, 3000 + k);
+      waking (&s, t + 3 * MS + 2 * US, 1, 0, 100, disk_wake);
+      sw (&s, t + 3 * MS + 10 * US, 0, 0, 0, 100, NULL);
+    }
+  sw (&s, T0 + 20 * MS, 0, 100, 0x20, 0, NULL);
+  g_autoptr (RspModel) m = rsp_assembler_finish (s.as);
+  g_assert_cmpuint (rsp_model_n_disk_ops (m), ==, 5);
+  g_assert_cmpuint (rsp_model_disk_op (m, 0)->complete, ==, 0);
+  g_assert_cmpint (rsp_model_disk_op (m, 0)->task, ==, rsp_model_disk_op (m, 1)->task + (owner == 100 ? 0 : 1));
+  g_autoptr (RspAnalysis) a = rsp_analysis_new (m, 100, 0, G_MAXUINT64, NULL);
+  check_invariants (a);
+  g_assert_cmpuint (rsp_analysis_category_ns (a, RSP_CAT_IO_QUEUE), ==, 0);
+  /* the first wait 200 us to 5 ms + 2 us, the three others 0.1 ms to
+   * 3 ms + 2 us after their insert */
+  g_assert_cmpuint (rsp_analysis_category_ns (a, RSP_CAT_DISK_IO), ==, 4802 * US + 3 * 2902 * US);
+}
+
+static void
+test_open_request_own (void)
+{
+  check_open_request (100);
+}
+
+static void
+test_open_request_device (void)
+{
+  check_open_request (300);
+}
+
 /* Preempted while runnable: "involuntary sleep". */
 static void
 test_preemption (void)
@@ -1485,6 +1541,8 @@ main (int argc, char **argv)
   g_test_add_func ("/model/own-threads", test_own_threads);
   g_test_add_func ("/model/interrupt", test_interrupt);
   g_test_add_func ("/model/disk", test_disk);
+  g_test_add_func ("/model/open-request-own", test_open_request_own);
+  g_test_add_func ("/model/open-request-device", test_open_request_device);
   g_test_add_func ("/model/flush-wait", test_flush_wait);
   g_test_add_func ("/model/stackless-timer", test_stackless_timer);
   g_test_add_func ("/model/stackless-disk", test_stackless_disk);
