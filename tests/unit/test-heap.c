@@ -4,6 +4,7 @@
 #include <glib.h>
 #include <glib/gstdio.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -134,6 +135,19 @@ test_tune (void)
       return;
     }
   g_assert_cmpint (tuned, ==, RSP_HEAP_TUNED);
+
+  /* what comes first from the heap's top (a block larger than any the
+   * test freed before) starts where the huge pages do, not in the 4 kB
+   * pages before them: its chunk (two size_t before it) on a huge page's
+   * boundary */
+  g_autofree char *pmd_text = read_text ("/sys/kernel/mm/transparent_hugepage/hpage_pmd_size");
+  guint64 pmd = pmd_text != NULL ? g_ascii_strtoull (pmd_text, NULL, 10) : 0;
+  g_assert_cmpuint (pmd, >, 0);
+  void *first = malloc (512 << 10);
+  g_assert_nonnull (first);
+  g_assert_true (in_heap (first));
+  g_assert_cmpuint (((guintptr) first - 2 * sizeof (size_t)) % pmd, ==, 0);
+  free (first);
 
   /* an array grown as the model's are, 8 MB, written as it grows */
   GArray *a = g_array_new (FALSE, FALSE, sizeof (guint64));
