@@ -3,7 +3,7 @@
 recordings users make, in one run on the same files.
 
     sudo bench/speed.py [--build build] [--reps 3] [--dir /var/tmp/rsp-speed]
-                        [--remake] [--output bench/results/speed.md]
+                        [--remake] [--output bench/results/speed.md] [--only small.rsp,make.rsp]
 
 Makes (once; --remake to make them again), as root, in DIR:
   small.rsp       rsp record of the pingpong workload, then ls -R /usr/include
@@ -132,6 +132,8 @@ def main():
     ap.add_argument("--dir", default="/var/tmp/rsp-speed")
     ap.add_argument("--remake", action="store_true")
     ap.add_argument("--output", default=os.path.join(HERE, "results", "speed.md"))
+    ap.add_argument("--only", default=None,
+                    help="comma-separated file names (small.rsp, make.rsp, ...): time these alone")
     args = ap.parse_args()
     rsp = os.path.join(args.build, "src", "rsp")
     perf = shutil.which("perf")
@@ -163,7 +165,12 @@ def main():
              "| file | size | perf script s | rsp report s, cold | rsp report s, warm | perf script / rsp report "
              "(cold, warm) | the same, warm, median of the rounds | rsp peak RSS | RSS goal |",
              "|---|---:|---:|---:|---:|---:|---:|---:|---|"]
+    only = set(args.only.split(",")) if args.only else None
+    if only is not None and not only <= {f[1] for f in files}:
+        sys.exit("speed: --only names one of: " + ", ".join(f[1] for f in files))
     for label, name, extra in files:
+        if only is not None and name not in only:
+            continue
         path = os.path.join(args.dir, name)
         size = os.path.getsize(path)
         report = [rsp, "report"] + extra + [path]
