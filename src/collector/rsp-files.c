@@ -559,21 +559,31 @@ rsp_file_event_is (const char *event_name)
 }
 
 gboolean
-rsp_file_event_read (const RspEvent *event, RspFileId *id)
+rsp_file_event_fields (const RspEvsel *evsel, RspFileEventFields *fields)
 {
-  if (event == NULL || event->evsel == NULL || event->evsel->tp == NULL)
+  if (evsel == NULL || evsel->tp == NULL)
     return FALSE;
-  gint k = file_event_index (event->evsel->name);
+  gint k = file_event_index (evsel->name);
   if (k < 0)
     return FALSE;
-  struct tep_format_field *dev_field = tep_find_field (event->evsel->tp, file_events[k].dev);
-  struct tep_format_field *ino_field = tep_find_field (event->evsel->tp, file_events[k].ino);
-  guint64 ino = 0, dev = 0;
-  if (ino_field == NULL || !rsp_event_read_field_u64 (event, ino_field, &ino) || ino == 0)
+  fields->dev = tep_find_field (evsel->tp, file_events[k].dev);
+  fields->ino = tep_find_field (evsel->tp, file_events[k].ino);
+  fields->dev_is_bdi = file_events[k].dev_is_bdi;
+  return fields->ino != NULL;
+}
+
+gboolean
+rsp_file_event_read (const RspEvent *event, RspFileId *id)
+{
+  RspFileEventFields f;
+  if (event == NULL || !rsp_file_event_fields (event->evsel, &f))
     return FALSE;
-  if (file_events[k].dev_is_bdi)
-    dev = rsp_file_dev_from_bdi (dev_field != NULL ? rsp_event_read_field_str (event, dev_field) : NULL);
-  else if (dev_field == NULL || !rsp_event_read_field_u64 (event, dev_field, &dev))
+  guint64 ino = 0, dev = 0;
+  if (!rsp_event_read_field_u64 (event, f.ino, &ino) || ino == 0)
+    return FALSE;
+  if (f.dev_is_bdi)
+    dev = rsp_file_dev_from_bdi (f.dev != NULL ? rsp_event_read_field_str (event, f.dev) : NULL);
+  else if (f.dev == NULL || !rsp_event_read_field_u64 (event, f.dev, &dev))
     dev = 0;
   id->dev = (guint32) dev;
   id->ino = ino;

@@ -100,6 +100,17 @@ gboolean rsp_file_event_is (const char *event_name);
 /* The file EVENT (a sample of one of them) names; FALSE if it is not one or
  * names none. */
 gboolean rsp_file_event_read (const RspEvent *event, RspFileId *id);
+/* The fields rsp_file_event_read() reads of EVSEL's events, looked up once
+ * by a reader of many: the inode's, the device's (NULL if the format has
+ * none) and whether that is a backing device's name ("MAJ:MIN") instead
+ * of a dev_t.  FALSE if EVSEL is no file event or its format names no
+ * inode. */
+typedef struct {
+  const struct tep_format_field *dev;
+  const struct tep_format_field *ino;
+  gboolean dev_is_bdi;
+} RspFileEventFields;
+gboolean rsp_file_event_fields (const RspEvsel *evsel, RspFileEventFields *fields);
 
 /* The device of a backing device's name ("254:0"), 0 if it is not one. */
 guint32 rsp_file_dev_from_bdi (const char *name);
