@@ -88,18 +88,53 @@ finding_slots_reserve (RspAnalysis *a, guint n_findings)
   g_free (old);
 }
 
-/* Findings by index, largest first; equal ones in a fixed order. */
-static gint
-compare_findings (gconstpointer pa, gconstpointer pb, gpointer data)
+/* A finding's place in the order: largest first, then by category, then
+ * as made (a total order: any sort gives the same result). */
+typedef struct {
+  guint64 ns;
+  guint32 category;
+  guint32 index;
+} RankKey;
+
+static inline gboolean
+rank_before (const RankKey *x, const RankKey *y)
 {
-  const GArray *findings = data;
-  guint ia = *(const guint *) pa, ib = *(const guint *) pb;
-  const RspFinding *fa = &g_array_index (findings, RspFinding, ia), *fb = &g_array_index (findings, RspFinding, ib);
-  if (fa->ns != fb->ns)
-    return fa->ns < fb->ns ? 1 : -1;
-  if (fa->category != fb->category)
-    return (gint) fa->category - (gint) fb->category;
-  return ia < ib ? -1 : ia > ib;
+  if (x->ns != y->ns)
+    return x->ns > y->ns;
+  if (x->category != y->category)
+    return x->category < y->category;
+  return x->index < y->index;
+}
+
+/* Sorts V (N keys; TMP holds N / 2 + 1) by rank_before(): a merge sort,
+ * insertion sort below 17 keys, with the comparison inlined (through
+ * g_qsort_with_data() it was a fortieth of a build's report). */
+static void
+sort_rank_keys (RankKey *v, RankKey *tmp, guint n)
+{
+  if (n <= 16)
+    {
+      for (guint i = 1; i < n; i++)
+        {
+          RankKey x = v[i];
+          guint j = i;
+          for (; j > 0 && rank_before (&x, &v[j - 1]); j--)
+            v[j] = v[j - 1];
+          v[j] = x;
+        }
+      return;
+    }
+  guint h = n / 2;
+  sort_rank_keys (v, tmp, h);
+  sort_rank_keys (v + h, tmp, n - h);
+  if (!rank_before (&v[h], &v[h - 1]))
+    return; /* the halves are in order already */
+  memcpy (tmp, v, h * sizeof *v);
+  guint i = 0, j = h, k = 0;
+  while (i < h && j < n)
+    v[k++] = rank_before (&v[j], &tmp[i]) ? v[j++] : tmp[i++];
+  while (i < h)
+    v[k++] = tmp[i++];
 }
 
 /* A stretch's index with its start, sorted by start. */
@@ -146,11 +181,18 @@ void
 analysis_sort_findings (RspAnalysis *a)
 {
   guint n = a->findings->len;
+  g_autofree RankKey *keys = g_new (RankKey, MAX (n, 1));
+  g_autofree RankKey *tmp_keys = g_new (RankKey, n / 2 + 1);
   g_autofree guint *order = g_new (guint, MAX (n, 1));
   g_autofree guint32 *rank = g_new (guint32, MAX (n, 1));
   for (guint i = 0; i < n; i++)
-    order[i] = i;
-  g_qsort_with_data (order, (gint) n, sizeof (guint), compare_findings, a->findings);
+    {
+      const RspFinding *f = &g_array_index (a->findings, RspFinding, i);
+      keys[i] = (RankKey){ f->ns, (guint32) f->category, i };
+    }
+  sort_rank_keys (keys, tmp_keys, n);
+  for (guint i = 0; i < n; i++)
+    order[i] = keys[i].index;
   GArray *sorted = g_array_sized_new (FALSE, FALSE, sizeof (RspFinding), n);
   GArray *best = g_array_sized_new (FALSE, FALSE, sizeof (guint64), n);
   for (guint r = 0; r < n; r++)
