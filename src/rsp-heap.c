@@ -119,35 +119,36 @@ rsp_heap_file_bytes (const char *path)
   return path != NULL && stat (path, &st) == 0 && st.st_size > 0 ? (guint64) st.st_size : 0;
 }
 
-/* The block over the heap's head (skip_head()), held for the run. */
+/* The block over the heap's head (keep_head()), held for the run. */
 static void *head_block;
 
-/* The heap grew from where the freed PROBE began (its top chunk now
- * starts there), and its huge pages begin at START, up to a huge page
- * further on: what is allocated before START lies in 4 kB pages, a page
- * fault each (200 of them in a report of a 1 MB recording, against one
- * huge page).  A block held from the top up to START puts what comes
- * next in the huge pages; it is address space, untouched but for its
- * header.  Where malloc does not place it there (a free block of that
- * size elsewhere), it is given back and nothing changes. */
+/* The heap grew from where PROBE's chunk begins (the probe was taken from
+ * its top), and its huge pages begin at START, up to a huge page further
+ * on: what is allocated before START lies in 4 kB pages, a page fault
+ * each (200 of them in a report of a 1 MB recording, against one huge
+ * page).  The probe, resized in place to end at START and held for the
+ * run, puts what comes next in the huge pages; it is address space,
+ * untouched but for its header.  glibc shrinks a block in place, and
+ * grows one in place into the top that follows it; should the block move
+ * all the same, it is freed and nothing changes. */
 static void
-skip_head (guintptr probe, guintptr start)
+keep_head (void *probe, guintptr start)
 {
   /* glibc's chunk: two size_t before the memory it returns, sizes in 16s */
   const guintptr header = 2 * sizeof (size_t);
-  guintptr top = probe - header;
-  if (start < top + 4 * header)
-    return; /* already there, or too close to matter */
-  gsize n = start - top - sizeof (size_t); /* the chunk then ends at START */
-  void *block = malloc (n);
-  if (block == NULL)
-    return;
-  if ((guintptr) block != probe)
+  guintptr chunk = (guintptr) probe - header;
+  if (start < chunk + 4 * header)
     {
-      free (block);
+      free (probe); /* already there, or too close to matter */
       return;
     }
-  head_block = block;
+  void *block = realloc (probe, start - chunk - sizeof (size_t)); /* the chunk then ends at START */
+  if (block == NULL)
+    free (probe);
+  else if (block != probe)
+    free (block);
+  else
+    head_block = block;
 }
 
 RspHeapResult
@@ -176,15 +177,16 @@ rsp_heap_tune (guint64 recording_bytes)
       || !mallopt (M_TRIM_THRESHOLD, (int) (2 * HEAP_STEP)))
     return RSP_HEAP_MALLOPT_REFUSED; /* an allocator not glibc's (a sanitizer's) */
   /* Make the heap grow now, by a block larger than any free one it holds
-   * (it is freed back to the top), and advise what it grew by: the huge
-   * pages come as it is touched. */
+   * (taken from the top, and given back to it or kept over the heap's
+   * head: keep_head()), and advise what it grew by: the huge pages come
+   * as it is touched. */
   struct mallinfo2 info = mallinfo2 ();
   guintptr before = (guintptr) sbrk (0);
   void *volatile probe = malloc (info.fordblks + (256 << 10)); /* volatile: not optimised away */
   guintptr after = (guintptr) sbrk (0);
-  free (probe);
   if (probe == NULL || before == (guintptr) -1 || after == (guintptr) -1 || after <= before)
     {
+      free (probe);
       /* the heap could not grow after all: the documented defaults back
        * (the mmap threshold then stays at 128 kB instead of moving) */
       mallopt (M_TOP_PAD, GLIBC_DEFAULT);
@@ -194,8 +196,19 @@ rsp_heap_tune (guint64 recording_bytes)
     }
   guintptr huge = (guintptr) huge_size;
   guintptr start = (before + huge - 1) & ~(huge - 1);
+  /* growing the heap, malloc wrote the size of its new top right after
+   * the probe, before the advice: a huge page's stretch with that word in
+   * it has a 4 kB page already, and stays in 4 kB pages (a report of a
+   * 1 MB recording took 490 page faults instead of 150 whenever the heap
+   * began just below a boundary).  The huge pages begin past it. */
+  guintptr touched = (guintptr) probe + malloc_usable_size (probe);
+  if (touched + sizeof (size_t) > start)
+    start = (touched + sizeof (size_t) + huge - 1) & ~(huge - 1);
   if (start >= after || madvise ((void *) start, after - start, MADV_HUGEPAGE) != 0)
-    return RSP_HEAP_NO_HUGE_PAGES;
-  skip_head ((guintptr) probe, start);
+    {
+      free (probe);
+      return RSP_HEAP_NO_HUGE_PAGES;
+    }
+  keep_head (probe, start);
   return RSP_HEAP_TUNED;
 }

@@ -28,10 +28,12 @@ typedef enum {
 } RspHeapResult;
 
 /* Keeps growing arrays on the heap and advises the next 256 MB of it for
- * transparent huge pages, for a program about to read RECORDING_BYTES of
- * recordings (1 to RSP_HEAP_TUNE_MAX; else it does nothing).  Call it
- * once, before reading; what it returns says what it did, and why not
- * (the callers need not care: either way only the speed differs). */
+ * transparent huge pages, what is allocated next starting on the first
+ * of them (the part of the heap before it is left unused), for a program
+ * about to read RECORDING_BYTES of recordings (1 to RSP_HEAP_TUNE_MAX;
+ * else it does nothing).  Call it once, before reading; what it returns
+ * says what it did, and why not (the callers need not care: either way
+ * only the speed differs). */
 RspHeapResult rsp_heap_tune (guint64 recording_bytes);
 
 /* RSP_HEAP_TUNED when this process can have huge pages for the asking,

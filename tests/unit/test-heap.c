@@ -68,6 +68,25 @@ in_heap (const void *address)
   return FALSE;
 }
 
+/* AnonHugePages (kB) of the mapping ADDRESS lies in (/proc/self/smaps) */
+static guint64
+vma_huge_kb (const void *address)
+{
+  g_autofree char *smaps = read_text ("/proc/self/smaps");
+  g_auto (GStrv) lines = g_strsplit (smaps != NULL ? smaps : "", "\n", -1);
+  gboolean inside = FALSE;
+  for (char **l = lines; *l != NULL; l++)
+    {
+      unsigned long lo, hi;
+      char dash;
+      if (sscanf (*l, "%lx%c%lx", &lo, &dash, &hi) == 3 && dash == '-')
+        inside = (unsigned long) address >= lo && (unsigned long) address < hi;
+      else if (inside && g_str_has_prefix (*l, "AnonHugePages:"))
+        return g_ascii_strtoull (*l + strlen ("AnonHugePages:"), NULL, 10);
+    }
+  return 0;
+}
+
 /* What this machine's settings say, read here apart from rsp-heap.c: the
  * system's choice, and whether this process has THP switched off. */
 static RspHeapResult
@@ -147,6 +166,17 @@ test_tune (void)
   g_assert_nonnull (first);
   g_assert_true (in_heap (first));
   g_assert_cmpuint (((guintptr) first - 2 * sizeof (size_t)) % pmd, ==, 0);
+  /* ... and, written, lies in a huge page: nothing wrote to that stretch
+   * before it was advised (malloc's word after the probe did, when the
+   * heap began just below a boundary, and the stretch stayed in 4 kB
+   * pages) */
+  guint64 fallback_first = vmstat ("thp_fault_fallback");
+  memset (first, 1, 512 << 10);
+  guint64 first_huge_kb = vma_huge_kb (first);
+  if (first_huge_kb == 0 && vmstat ("thp_fault_fallback") > fallback_first)
+    g_test_message ("the kernel had no huge page for the first block: not a failure of ours");
+  else
+    g_assert_cmpuint (first_huge_kb, >=, pmd >> 10);
   free (first);
 
   /* an array grown as the model's are, 8 MB, written as it grows */
