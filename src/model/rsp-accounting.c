@@ -202,9 +202,9 @@ add_device_candidates (RspAnalysis *a, guint32 dev, GArray *on_dev, RspIdx task,
   /* on_dev is in insert order: skip to the requests queued before S1; at
    * most the last DEVICE_SCAN of those are looked at */
   guint lo = first_queued_from (ops, on_dev, 0, on_dev->len, s1);
-  guint floor = lo > DEVICE_SCAN ? lo - DEVICE_SCAN : 0;
+  guint lowest = lo > DEVICE_SCAN ? lo - DEVICE_SCAN : 0;
   guint i = lo;
-  for (; i > floor; i--)
+  for (; i > lowest; i--)
     {
       if (r != NULL && g_array_index (r->reach, guint64, i - 1) <= s0)
         break;
@@ -221,7 +221,7 @@ add_device_candidates (RspAnalysis *a, guint32 dev, GArray *on_dev, RspIdx task,
       guint pos = g_array_index (r->open, guint, k - 1);
       if (pos >= i)
         continue;
-      if (pos < floor)
+      if (pos < lowest)
         break;
       RspIdx idx = g_array_index (on_dev, RspIdx, pos);
       if (g_array_index (ops, RspDiskOp, idx).task != task)

@@ -6,9 +6,6 @@
 
 G_BEGIN_DECLS
 
-/* What every analysis of the model looks things up in, built once, on the
- * first analysis (rsp_model_get_index), and shared: an analysis of one
- * request among thousands costs its own work, not a pass over the model. */
 /* Over a list of disk operations in insert order: REACH, the latest
  * completion among the first i + 1 of them that completed (guint64 per
  * entry; it never decreases, so the operations that may still be in
@@ -23,6 +20,9 @@ typedef struct {
   GArray *open;
 } RspDiskReach;
 
+/* What every analysis of the model looks things up in, built once, on the
+ * first analysis (rsp_model_get_index), and shared: an analysis of one
+ * request among thousands costs its own work, not a pass over the model. */
 typedef struct {
   guint n_tasks;
   GArray **task_runs;     /* per task: its runs in time order (RspIdx) */
