@@ -838,7 +838,8 @@ check_open_request (gint32 owner)
   g_autoptr (RspModel) m = rsp_assembler_finish (s.as);
   g_assert_cmpuint (rsp_model_n_disk_ops (m), ==, 5);
   g_assert_cmpuint (rsp_model_disk_op (m, 0)->complete, ==, 0);
-  g_assert_cmpint (rsp_model_disk_op (m, 0)->task, ==, rsp_model_disk_op (m, 1)->task + (owner == 100 ? 0 : 1));
+  g_assert_cmpint (rsp_model_task (m, rsp_model_disk_op (m, 0)->task)->tid, ==, owner);
+  g_assert_cmpint (rsp_model_task (m, rsp_model_disk_op (m, 1)->task)->tid, ==, 100);
   g_autoptr (RspAnalysis) a = rsp_analysis_new (m, 100, 0, G_MAXUINT64, NULL);
   check_invariants (a);
   g_assert_cmpuint (rsp_analysis_category_ns (a, RSP_CAT_IO_QUEUE), ==, 0);
