@@ -573,19 +573,23 @@ rsp_file_event_fields (const RspEvsel *evsel, RspFileEventFields *fields)
 }
 
 gboolean
-rsp_file_event_read (const RspEvent *event, RspFileId *id)
+rsp_file_event_read_with (const RspEvent *event, const RspFileEventFields *f, RspFileId *id)
 {
-  RspFileEventFields f;
-  if (event == NULL || !rsp_file_event_fields (event->evsel, &f))
-    return FALSE;
   guint64 ino = 0, dev = 0;
-  if (!rsp_event_read_field_u64 (event, f.ino, &ino) || ino == 0)
+  if (f->ino == NULL || !rsp_event_read_field_u64 (event, f->ino, &ino) || ino == 0)
     return FALSE;
-  if (f.dev_is_bdi)
-    dev = rsp_file_dev_from_bdi (f.dev != NULL ? rsp_event_read_field_str (event, f.dev) : NULL);
-  else if (f.dev == NULL || !rsp_event_read_field_u64 (event, f.dev, &dev))
+  if (f->dev_is_bdi)
+    dev = rsp_file_dev_from_bdi (f->dev != NULL ? rsp_event_read_field_str (event, f->dev) : NULL);
+  else if (f->dev == NULL || !rsp_event_read_field_u64 (event, f->dev, &dev))
     dev = 0;
   id->dev = (guint32) dev;
   id->ino = ino;
   return TRUE;
+}
+
+gboolean
+rsp_file_event_read (const RspEvent *event, RspFileId *id)
+{
+  RspFileEventFields f;
+  return event != NULL && rsp_file_event_fields (event->evsel, &f) && rsp_file_event_read_with (event, &f, id);
 }

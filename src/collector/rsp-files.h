@@ -111,6 +111,9 @@ typedef struct {
   gboolean dev_is_bdi;
 } RspFileEventFields;
 gboolean rsp_file_event_fields (const RspEvsel *evsel, RspFileEventFields *fields);
+/* rsp_file_event_read() with FIELDS looked up before (FALSE when they
+ * name no inode). */
+gboolean rsp_file_event_read_with (const RspEvent *event, const RspFileEventFields *fields, RspFileId *id);
 
 /* The device of a backing device's name ("254:0"), 0 if it is not one. */
 guint32 rsp_file_dev_from_bdi (const char *name);

@@ -76,7 +76,6 @@ typedef struct {
   FastField fast[F_N];
   /* RSP_MEV_FILE: the fields that name the file (rsp_file_event_fields()) */
   RspFileEventFields file;
-  FastField file_dev, file_ino;
 } EvselInfo;
 
 /* Longer callchains are resolved each time, not kept (rsp-chain-cache.h). */
@@ -93,10 +92,10 @@ typedef struct {
   RspModelFrame mframes[MAX_STACK];
 } Decoder;
 
-/* FIELD of EV (0 where it cannot be read): in place when FAST knows where. */
 static guint64
-field_u64 (const RspEvent *ev, const FastField *fast, const struct tep_format_field *field)
+num (const RspEvent *ev, const EvselInfo *info, guint f)
 {
+  const FastField *fast = &info->fast[f];
   if (G_LIKELY (fast->size != 0))
     {
       if (ev->sample.raw == NULL || (guint64) fast->offset + fast->size > ev->sample.raw_size)
@@ -127,14 +126,8 @@ field_u64 (const RspEvent *ev, const FastField *fast, const struct tep_format_fi
         }
     }
   guint64 v = 0;
-  rsp_event_read_field_u64 (ev, field, &v);
+  rsp_event_read_field_u64 (ev, info->fields[f], &v);
   return v;
-}
-
-static guint64
-num (const RspEvent *ev, const EvselInfo *info, guint f)
-{
-  return field_u64 (ev, &info->fast[f], info->fields[f]);
 }
 
 static void
@@ -222,11 +215,7 @@ classify_evsel (EvselInfo *info, const RspEvsel *evsel)
         {
           info->kind = RSP_MEV_FILE;
           info->known = TRUE;
-          if (rsp_file_event_fields (evsel, &info->file))
-            {
-              set_fast_field (&info->file_ino, info->file.ino);
-              set_fast_field (&info->file_dev, info->file.dev_is_bdi ? NULL : info->file.dev);
-            }
+          rsp_file_event_fields (evsel, &info->file); /* no inode (left NULL): its events are not read */
         }
       /* rsp record --probe's uprobes: "rsp_PID:FUNCTION" and "rsp_PID:FUNCTION__return" */
       const char *colon = evsel->name != NULL ? strchr (evsel->name, ':') : NULL;
@@ -375,18 +364,11 @@ decode (Decoder *d, const RspEvent *ev, RspModelEvent *out)
       break;
     case RSP_MEV_FILE:
       {
-        /* what rsp_file_event_read() reads, with the fields looked up once */
-        if (info->file.ino == NULL)
+        RspFileId id;
+        if (!rsp_file_event_read_with (ev, &info->file, &id))
           return FALSE;
-        guint64 ino = field_u64 (ev, &info->file_ino, info->file.ino), dev = 0;
-        if (ino == 0)
-          return FALSE;
-        if (info->file.dev_is_bdi)
-          dev = rsp_file_dev_from_bdi (info->file.dev != NULL ? rsp_event_read_field_str (ev, info->file.dev) : NULL);
-        else if (info->file.dev != NULL)
-          dev = field_u64 (ev, &info->file_dev, info->file.dev);
-        out->u.file.dev = (guint32) dev;
-        out->u.file.ino = ino;
+        out->u.file.dev = id.dev;
+        out->u.file.ino = id.ino;
       }
       break;
     case RSP_MEV_PROBE:

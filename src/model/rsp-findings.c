@@ -88,91 +88,43 @@ finding_slots_reserve (RspAnalysis *a, guint n_findings)
   g_free (old);
 }
 
-/* A finding's place in the order: largest first, then by category, then
- * as made (a total order: any sort gives the same result). */
+/* An index with its key (a stretch's start, a finding's rank), sorted by
+ * key (sort_keyed()). */
 typedef struct {
-  guint64 ns;
-  guint32 category;
+  guint64 key;
   guint32 index;
-} RankKey;
+} Keyed;
 
-static inline gboolean
-rank_before (const RankKey *x, const RankKey *y)
-{
-  if (x->ns != y->ns)
-    return x->ns > y->ns;
-  if (x->category != y->category)
-    return x->category < y->category;
-  return x->index < y->index;
-}
-
-/* Sorts V (N keys; TMP holds N / 2 + 1) by rank_before(): a merge sort,
- * insertion sort below 17 keys, with the comparison inlined (through
- * g_qsort_with_data() it was a fortieth of a build's report). */
-static void
-sort_rank_keys (RankKey *v, RankKey *tmp, guint n)
-{
-  if (n <= 16)
-    {
-      for (guint i = 1; i < n; i++)
-        {
-          RankKey x = v[i];
-          guint j = i;
-          for (; j > 0 && rank_before (&x, &v[j - 1]); j--)
-            v[j] = v[j - 1];
-          v[j] = x;
-        }
-      return;
-    }
-  guint h = n / 2;
-  sort_rank_keys (v, tmp, h);
-  sort_rank_keys (v + h, tmp, n - h);
-  if (!rank_before (&v[h], &v[h - 1]))
-    return; /* the halves are in order already */
-  memcpy (tmp, v, h * sizeof *v);
-  guint i = 0, j = h, k = 0;
-  while (i < h && j < n)
-    v[k++] = rank_before (&v[j], &tmp[i]) ? v[j++] : tmp[i++];
-  while (i < h)
-    v[k++] = tmp[i++];
-}
-
-/* A stretch's index with its start, sorted by start. */
-typedef struct {
-  guint64 start;
-  guint32 index;
-} KeyedStretch;
-
-/* A stable sort of V by start (TMP holds N / 2 + 1): a merge sort that
+/* A stable sort of V by key (TMP holds N / 2 + 1): a merge sort that
  * leaves two halves already in order as they are, insertion sort below 17
- * elements.  Stable, as g_qsort_with_data() is, so that equal starts keep
- * their stretches' order. */
+ * elements.  Stable, as g_qsort_with_data() is, so that equal keys keep
+ * their order. */
 static void
-sort_keyed_stretches (KeyedStretch *v, KeyedStretch *tmp, guint n)
+sort_keyed (Keyed *v, Keyed *tmp, guint n)
 {
   if (n <= 16)
     {
       for (guint i = 1; i < n; i++)
         {
-          KeyedStretch x = v[i];
+          Keyed x = v[i];
           guint j = i;
-          for (; j > 0 && v[j - 1].start > x.start; j--)
+          for (; j > 0 && v[j - 1].key > x.key; j--)
             v[j] = v[j - 1];
           v[j] = x;
         }
       return;
     }
   guint h = n / 2;
-  sort_keyed_stretches (v, tmp, h);
-  sort_keyed_stretches (v + h, tmp, n - h);
-  if (v[h - 1].start <= v[h].start)
+  sort_keyed (v, tmp, h);
+  sort_keyed (v + h, tmp, n - h);
+  if (v[h - 1].key <= v[h].key)
     return;
   memcpy (tmp, v, h * sizeof *v);
   /* the left half from TMP, the right in place: the write never passes
    * the right half's next element */
   guint i = 0, j = h, k = 0;
   while (i < h && j < n)
-    v[k++] = v[j].start < tmp[i].start ? v[j++] : tmp[i++];
+    v[k++] = v[j].key < tmp[i].key ? v[j++] : tmp[i++];
   while (i < h)
     v[k++] = tmp[i++];
 }
@@ -181,16 +133,19 @@ void
 analysis_sort_findings (RspAnalysis *a)
 {
   guint n = a->findings->len;
-  g_autofree RankKey *keys = g_new (RankKey, MAX (n, 1));
-  g_autofree RankKey *tmp_keys = g_new (RankKey, n / 2 + 1);
+  /* largest first, equal ones by category, then as made: stable sorts by
+   * category, then by size (the comparison inlined: through
+   * g_qsort_with_data() it was a fortieth of a build's report) */
+  g_autofree Keyed *keys = g_new (Keyed, MAX (n, 1));
+  g_autofree Keyed *tmp_keys = g_new (Keyed, n / 2 + 1);
   g_autofree guint *order = g_new (guint, MAX (n, 1));
   g_autofree guint32 *rank = g_new (guint32, MAX (n, 1));
   for (guint i = 0; i < n; i++)
-    {
-      const RspFinding *f = &g_array_index (a->findings, RspFinding, i);
-      keys[i] = (RankKey){ f->ns, (guint32) f->category, i };
-    }
-  sort_rank_keys (keys, tmp_keys, n);
+    keys[i] = (Keyed){ g_array_index (a->findings, RspFinding, i).category, i };
+  sort_keyed (keys, tmp_keys, n);
+  for (guint k = 0; k < n; k++)
+    keys[k].key = G_MAXUINT64 - g_array_index (a->findings, RspFinding, keys[k].index).ns;
+  sort_keyed (keys, tmp_keys, n);
   for (guint i = 0; i < n; i++)
     order[i] = keys[i].index;
   GArray *sorted = g_array_sized_new (FALSE, FALSE, sizeof (RspFinding), n);
@@ -227,8 +182,8 @@ analysis_sort_findings (RspAnalysis *a)
   guint longest = 0;
   for (guint r = 0; r < n; r++)
     longest = MAX (longest, a->finding_first[r + 1] - a->finding_first[r]);
-  g_autofree KeyedStretch *keyed = g_new (KeyedStretch, MAX (longest, 1));
-  g_autofree KeyedStretch *tmp = g_new (KeyedStretch, MAX (longest / 2 + 1, 1));
+  g_autofree Keyed *keyed = g_new (Keyed, MAX (longest, 1));
+  g_autofree Keyed *tmp = g_new (Keyed, MAX (longest / 2 + 1, 1));
   const RspStretch *all = (const RspStretch *) (gconstpointer) a->stretches->data;
   for (guint r = 0; r < n; r++)
     {
@@ -237,12 +192,12 @@ analysis_sort_findings (RspAnalysis *a)
       gboolean in_order = TRUE;
       for (guint k = 0; k < len; k++)
         {
-          keyed[k] = (KeyedStretch){ all[list[k]].start, list[k] };
-          in_order = in_order && (k == 0 || keyed[k - 1].start <= keyed[k].start);
+          keyed[k] = (Keyed){ all[list[k]].start, list[k] };
+          in_order = in_order && (k == 0 || keyed[k - 1].key <= keyed[k].key);
         }
       if (in_order)
         continue;
-      sort_keyed_stretches (keyed, tmp, len);
+      sort_keyed (keyed, tmp, len);
       for (guint k = 0; k < len; k++)
         list[k] = keyed[k].index;
     }
