@@ -26,6 +26,7 @@
 #include "rsp-tep-fields.h"
 #include "rsp-tep-guard.h"
 #include "rsp-tid-map.h"
+#include "rsp-winner-tree.h"
 
 #define MAX_FORMATS 4096
 #define MAX_CPUS 8192
@@ -43,6 +44,7 @@
 
 typedef struct {
   gint32 cpu;
+  guint32 index;      /* in the stream's cpus */
   const guint8 *data; /* the CPU's sub-buffers: in the mapped file, or a copy
                        * (see borrow_aligned()) */
   guint8 *owned;      /* DATA when it is a copy */
@@ -188,8 +190,8 @@ struct _RspFtraceStream {
   GArray *twin_of;       /* gint */
 
   /* merge state */
-  CpuCursor *oldest;     /* the cursor whose event is the oldest, when OLDEST_KNOWN */
-  gboolean oldest_known; /* until a cursor moves */
+  RspWinnerTree by_time; /* over cpus: the cursor whose event is the oldest */
+  CpuCursor *oldest;     /* that cursor, NULL when none has an event */
   HeldRing ahead;        /* perf events pulled, not yet delivered */
   HeldRing recent;       /* perf events delivered within the window, twin candidates */
   gboolean perf_done;
@@ -469,6 +471,7 @@ load_cpu_blocks (RspFtraceStream *s, Cursor *c, guint32 n_cpus, gboolean borrow)
         }
       CpuCursor cc = { 0 };
       cc.cpu = (gint32) cpu;
+      cc.index = s->cpus->len;
       /* whole sub-buffers only: a partial one at the end is damage */
       cc.size = len - len % s->subbuf_size;
       if (cc.size > 0 && borrow && borrow_aligned (bytes))
@@ -580,6 +583,7 @@ rsp_ftrace_stream_free (RspFtraceStream *s)
   ring_free (&s->ahead);
   ring_free (&s->recent);
   g_array_unref (s->cpus);
+  rsp_winner_tree_clear (&s->by_time);
   g_clear_pointer (&s->twin_of, g_array_unref);
   g_free (s->by_id);
   g_clear_pointer (&s->pending, g_ptr_array_unref);
@@ -721,7 +725,6 @@ static gboolean may_have_twin (const RspFtraceStream *s, const CpuCursor *cc);
 static void
 advance (RspFtraceStream *s, CpuCursor *cc)
 {
-  s->oldest_known = FALSE;
   cc->has_event = FALSE;
   for (;;)
     {
@@ -754,10 +757,20 @@ advance (RspFtraceStream *s, CpuCursor *cc)
     }
 }
 
+/* CC's current event moved: its key in the cursors' tree follows (its
+ * time, then its place: the lower CPU first at the same time). */
+static inline void
+cursor_changed (RspFtraceStream *s, const CpuCursor *cc)
+{
+  rsp_winner_tree_set (&s->by_time, cc->index,
+                       cc->has_event ? (RspWinnerKey){ cc->time, cc->index } : RSP_WINNER_NONE);
+  CpuCursor *first = &g_array_index (s->cpus, CpuCursor, rsp_winner_tree_first (&s->by_time));
+  s->oldest = first->has_event ? first : NULL;
+}
+
 void
 rsp_ftrace_stream_rewind (RspFtraceStream *s)
 {
-  s->oldest_known = FALSE;
   ring_clear (&s->ahead);
   ring_clear (&s->recent);
   rsp_tid_map_remove_all (s->tgid_of);
@@ -774,25 +787,17 @@ rsp_ftrace_stream_rewind (RspFtraceStream *s)
         s->stats.bad_subbuffers++;
       advance (s, cc);
     }
+  rsp_winner_tree_reset (&s->by_time, s->cpus->len);
+  s->oldest = NULL;
+  for (guint i = 0; i < s->cpus->len; i++)
+    cursor_changed (s, &g_array_index (s->cpus, CpuCursor, i));
 }
 
-/* The CPU whose current event is the oldest, or NULL; found again only
- * after a cursor moved. */
-static CpuCursor *
+/* The CPU whose current event is the oldest, or NULL. */
+static inline CpuCursor *
 oldest_cpu (RspFtraceStream *s)
 {
-  if (s->oldest_known)
-    return s->oldest;
-  CpuCursor *best = NULL;
-  for (guint i = 0; i < s->cpus->len; i++)
-    {
-      CpuCursor *cc = &g_array_index (s->cpus, CpuCursor, i);
-      if (cc->has_event && (best == NULL || cc->time < best->time))
-        best = cc;
-    }
-  s->oldest = best;
-  s->oldest_known = TRUE;
-  return best;
+  return s->oldest;
 }
 
 /* Parses EVSEL's format if it waits (PendingFormat), and fills in its
@@ -1081,6 +1086,7 @@ rsp_ftrace_stream_next_ref (RspFtraceStream *s, RspFtracePullFunc pull, gpointer
         }
       gboolean known = fill_event (s, cc, &s->ours);
       advance (s, cc);
+      cursor_changed (s, cc);
       if (!known)
         continue;
       forget_before (s, s->ours.time);

@@ -3,8 +3,10 @@
  * perf writes each CPU's ring buffer in time order, so records arrive as a
  * few sorted runs, one per CPU, interleaved.  Each CPU gets a FIFO lane; a
  * record older than its lane's tail (or without a CPU) goes to a binary
- * heap.  Popping compares the lane heads and the heap top: a k-way merge
- * that touches a handful of cache lines instead of a big heap's levels.
+ * heap.  The oldest record is the first of the lane heads and the heap
+ * top: a k-way merge that touches a handful of cache lines instead of a
+ * big heap's levels, its sources in a winner tree (rsp-winner-tree.h), so
+ * that a pop compares log2(CPUs + 1) heads, not all of them.
  */
 #include "rsp-ordered-queue.h"
 
@@ -95,6 +97,39 @@ heap_pop (RspOrderedQueue *queue)
 
 /* ---------------------------------------------------------------- queue */
 
+/* Lane I's head changed: its key in the lanes' tree follows. */
+static inline void
+lane_changed (RspOrderedQueue *queue, guint i)
+{
+  const RspQueueLane *lane = &queue->lanes[i];
+  if (lane_empty (lane))
+    rsp_winner_tree_set (&queue->by_lane, i, RSP_WINNER_NONE);
+  else
+    rsp_winner_tree_set (&queue->by_lane, i,
+                         (RspWinnerKey){ lane->items[lane->head].time, lane->items[lane->head].offset });
+}
+
+/* Where the oldest record is: the first lane's head, or the heap's top
+ * when older; found again only after the queue changed. */
+static inline const RspQueuedRecord *
+oldest (RspOrderedQueue *queue)
+{
+  if (queue->oldest != NULL)
+    return queue->oldest;
+  const RspQueuedRecord *best = NULL;
+  if (queue->n_lanes > 0)
+    {
+      guint i = rsp_winner_tree_first (&queue->by_lane);
+      const RspQueueLane *lane = &queue->lanes[i];
+      if (!lane_empty (lane))
+        best = &lane->items[lane->head];
+    }
+  if (queue->heap_len > 0 && (best == NULL || record_before (&queue->heap[0], best)))
+    best = &queue->heap[0];
+  queue->oldest = best;
+  return best;
+}
+
 void
 rsp_ordered_queue_init (RspOrderedQueue *queue)
 {
@@ -108,6 +143,7 @@ rsp_ordered_queue_clear (RspOrderedQueue *queue)
     g_free (queue->lanes[i].items);
   g_free (queue->lanes);
   g_free (queue->heap);
+  rsp_winner_tree_clear (&queue->by_lane);
   memset (queue, 0, sizeof *queue);
 }
 
@@ -123,56 +159,34 @@ rsp_ordered_queue_push (RspOrderedQueue *queue, const RspQueuedRecord *record, g
           queue->lanes = g_renew (RspQueueLane, queue->lanes, n);
           memset (queue->lanes + queue->n_lanes, 0, (n - queue->n_lanes) * sizeof *queue->lanes);
           queue->n_lanes = n;
-          queue->best_known = FALSE; /* n_lanes named the heap */
+          /* the lanes' tree made again, their heads put back */
+          rsp_winner_tree_reset (&queue->by_lane, n);
+          for (guint i = 0; i < n; i++)
+            lane_changed (queue, i);
         }
       RspQueueLane *lane = &queue->lanes[cpu];
       if (lane_empty (lane))
         {
           /* a new head: it may be the oldest */
-          queue->best_known = FALSE;
           lane_push (lane, record);
+          lane_changed (queue, (guint) cpu);
+          queue->oldest = NULL;
           return;
         }
       if (!record_before (record, &lane->items[lane->tail - 1]))
         {
-          lane_push (lane, record); /* behind the lane's head: the oldest stays */
+          /* behind the lane's head: the oldest stays, but where it is
+           * moves if the lane's items did (to grow, or to the front) */
+          const RspQueuedRecord *items = lane->items;
+          gsize head = lane->head;
+          lane_push (lane, record);
+          if (lane->items != items || lane->head != head)
+            queue->oldest = NULL;
           return;
         }
     }
-  queue->best_known = FALSE;
   heap_push (queue, record);
-}
-
-/* Where the oldest record is: a lane index, or n_lanes for the heap.  The
- * queue is not empty. */
-static guint
-oldest_source (RspOrderedQueue *queue)
-{
-  if (queue->best_known)
-    return queue->best;
-  const RspQueuedRecord *best = queue->heap_len > 0 ? &queue->heap[0] : NULL;
-  guint source = queue->n_lanes;
-  for (guint i = 0; i < queue->n_lanes; i++)
-    {
-      const RspQueueLane *lane = &queue->lanes[i];
-      if (lane_empty (lane))
-        continue;
-      const RspQueuedRecord *head = &lane->items[lane->head];
-      if (best == NULL || record_before (head, best))
-        {
-          best = head;
-          source = i;
-        }
-    }
-  queue->best = source;
-  queue->best_known = TRUE;
-  return source;
-}
-
-static inline const RspQueuedRecord *
-source_head (const RspOrderedQueue *queue, guint source)
-{
-  return source == queue->n_lanes ? &queue->heap[0] : &queue->lanes[source].items[queue->lanes[source].head];
+  queue->oldest = NULL;
 }
 
 const RspQueuedRecord *
@@ -180,25 +194,27 @@ rsp_ordered_queue_peek (RspOrderedQueue *queue)
 {
   if (queue->len == 0)
     return NULL;
-  return source_head (queue, oldest_source (queue));
+  return oldest (queue);
 }
 
 void
 rsp_ordered_queue_pop (RspOrderedQueue *queue, RspQueuedRecord *out)
 {
   g_assert (queue->len > 0);
-  guint source = oldest_source (queue);
-  *out = *source_head (queue, source);
-  queue->best_known = FALSE;
+  const RspQueuedRecord *top = oldest (queue);
+  *out = *top;
   queue->len--;
-  if (source == queue->n_lanes)
+  queue->oldest = NULL;
+  if (queue->heap_len > 0 && top == &queue->heap[0])
     heap_pop (queue);
   else
     {
-      RspQueueLane *lane = &queue->lanes[source];
+      guint i = rsp_winner_tree_first (&queue->by_lane);
+      RspQueueLane *lane = &queue->lanes[i];
       lane->head++;
       if (lane_empty (lane))
         lane->head = lane->tail = 0;
+      lane_changed (queue, i);
     }
 }
 

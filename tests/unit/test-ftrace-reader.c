@@ -7,113 +7,18 @@
 #include <traceevent/event-parse.h>
 
 #include "rsp-ftrace-reader.h"
+#include "ftrace-synth.h"
 #include "rsp-ftrace-section.h"
 #include "rsp-perf-reader.h"
 #include "rsp-perf-reader-private.h"
 #include "rsp-tid-map.h"
 #include "../../fuzz/reader-digest.h"
 
-#define SUBBUF 4096
-#define WAKING_ID 375
-#define WAKING_SIZE 36 /* payload bytes, a multiple of 4: type_len 9 */
-
-static const char header_page[]
-    = "\tfield: u64 timestamp;\toffset:0;\tsize:8;\tsigned:0;\n"
-      "\tfield: local_t commit;\toffset:8;\tsize:8;\tsigned:1;\n"
-      "\tfield: int overwrite;\toffset:8;\tsize:1;\tsigned:1;\n"
-      "\tfield: char data;\toffset:16;\tsize:4080;\tsigned:0;\n";
-
-/* sched_waking as kernel 6.18 writes it */
-static const char waking_format[]
-    = "name: sched_waking\n"
-      "ID: 375\n"
-      "format:\n"
-      "\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"
-      "\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n"
-      "\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n"
-      "\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n"
-      "\n"
-      "\tfield:char comm[16];\toffset:8;\tsize:16;\tsigned:0;\n"
-      "\tfield:pid_t pid;\toffset:24;\tsize:4;\tsigned:1;\n"
-      "\tfield:int prio;\toffset:28;\tsize:4;\tsigned:1;\n"
-      "\tfield:int target_cpu;\toffset:32;\tsize:4;\tsigned:1;\n"
-      "\n"
-      "print fmt: \"comm=%s pid=%d prio=%d target_cpu=%03d\", REC->comm, REC->pid, REC->prio, REC->target_cpu\n";
-
-static void
-put_u32 (GByteArray *b, guint32 v)
+static gint
+compare_u64 (gconstpointer a, gconstpointer b)
 {
-  g_byte_array_append (b, (const guint8 *) &v, 4);
-}
-
-static void
-put_u64 (GByteArray *b, guint64 v)
-{
-  g_byte_array_append (b, (const guint8 *) &v, 8);
-}
-
-static void
-waking_payload (guint8 *p, gint32 waker, const char *comm, gint32 pid)
-{
-  memset (p, 0, WAKING_SIZE);
-  guint16 type = WAKING_ID;
-  memcpy (p, &type, 2);
-  memcpy (p + 4, &waker, 4);
-  strncpy ((char *) p + 8, comm, 16);
-  memcpy (p + 24, &pid, 4);
-  gint32 prio = 120, cpu = 1;
-  memcpy (p + 28, &prio, 4);
-  memcpy (p + 32, &cpu, 4);
-}
-
-/* One sub-buffer holding sched_waking events at TIMES (absolute ns) for
- * the pids in PIDS; COMMIT_OVERRIDE != 0 writes a damaged commit word. */
-static void
-add_subbuf (GByteArray *cpu_data, const guint64 *times, const gint32 *pids, guint n, guint64 commit_override)
-{
-  guint8 page[SUBBUF] = { 0 };
-  guint64 base = times[0];
-  memcpy (page, &base, 8);
-  guint off = 16;
-  guint64 prev = base;
-  for (guint i = 0; i < n; i++)
-    {
-      guint32 delta = (guint32) (times[i] - prev);
-      prev = times[i];
-      guint32 header = (WAKING_SIZE / 4) | (delta << 5);
-      memcpy (page + off, &header, 4);
-      waking_payload (page + off + 4, 7, "dd", pids[i]);
-      off += 4 + WAKING_SIZE;
-    }
-  guint64 commit = commit_override != 0 ? commit_override : off - 16;
-  memcpy (page + 8, &commit, 8);
-  g_byte_array_append (cpu_data, page, SUBBUF);
-}
-
-static GByteArray *
-section (GByteArray **cpus, guint n_cpus)
-{
-  GByteArray *b = g_byte_array_new ();
-  g_byte_array_append (b, (const guint8 *) RSP_FTRACE_SECTION_MAGIC, 8);
-  put_u32 (b, RSP_FTRACE_SECTION_VERSION);
-  put_u32 (b, SUBBUF);
-  put_u32 (b, 8);
-  put_u32 (b, n_cpus);
-  put_u64 (b, strlen (header_page));
-  g_byte_array_append (b, (const guint8 *) header_page, strlen (header_page));
-  put_u32 (b, 1);
-  put_u32 (b, 5);
-  g_byte_array_append (b, (const guint8 *) "sched", 5);
-  put_u64 (b, strlen (waking_format));
-  g_byte_array_append (b, (const guint8 *) waking_format, strlen (waking_format));
-  for (guint c = 0; c < n_cpus; c++)
-    {
-      put_u32 (b, c);
-      put_u32 (b, 0);
-      put_u64 (b, cpus[c]->len);
-      g_byte_array_append (b, cpus[c]->data, cpus[c]->len);
-    }
-  return b;
+  guint64 x = *(const guint64 *) a, y = *(const guint64 *) b;
+  return x < y ? -1 : x > y;
 }
 
 /* perf's side: a fixed list of sched_waking samples of perf's evsel */
@@ -257,6 +162,73 @@ test_merge_and_twins (void)
   g_byte_array_unref (cpu0);
   g_byte_array_unref (cpu1);
   g_ptr_array_unref (evsels);
+}
+
+/* The instance's CPUs merged in time order, the lower CPU first at the
+ * same time, for as many CPUs as a large machine has (the winner tree of
+ * the cursors: levels, leaves standing for no CPU, CPUs that run dry
+ * early and CPUs with nothing), against a sort of all the events. */
+static void
+test_many_cpus (void)
+{
+  for (guint32 seed = 1; seed <= 12; seed++)
+    {
+      GRand *rand = g_rand_new_with_seed (seed);
+      guint n_cpus = seed == 1 ? 1 : (guint) g_rand_int_range (rand, 2, 80);
+      GByteArray **cpus = g_new0 (GByteArray *, n_cpus);
+      g_autoptr (GArray) all = g_array_new (FALSE, FALSE, sizeof (guint64)); /* time << 8 | cpu */
+      for (guint c = 0; c < n_cpus; c++)
+        {
+          cpus[c] = g_byte_array_new ();
+          /* one CPU in five without events; the others 1 to 250 of them */
+          guint n = g_rand_int_range (rand, 0, 5) == 0 ? 0 : (guint) g_rand_int_range (rand, 1, 251);
+          guint64 t = 1000 + (guint64) g_rand_int_range (rand, 0, 3000);
+          guint64 times[WAKINGS_PER_SUBBUF];
+          gint32 pids[WAKINGS_PER_SUBBUF];
+          guint in_sub = 0;
+          for (guint i = 0; i < n; i++)
+            {
+              t += (guint64) g_rand_int_range (rand, 0, 40); /* 0: the same time again; CPUs meet */
+              times[in_sub] = t;
+              pids[in_sub] = (gint32) (c * 1000 + i);
+              g_array_append_val (all, (guint64){ t << 8 | c });
+              if (++in_sub == WAKINGS_PER_SUBBUF || i + 1 == n)
+                {
+                  add_subbuf (cpus[c], times, pids, in_sub, 0);
+                  in_sub = 0;
+                }
+            }
+        }
+      g_array_sort (all, compare_u64);
+      g_autoptr (GByteArray) sec = section (cpus, n_cpus);
+      FakePerf perf = { 0 };
+      GPtrArray *evsels = perf_evsels (&perf);
+      g_autoptr (GError) error = NULL;
+      RspFtraceStream *s = rsp_ftrace_stream_new (sec->data, sec->len, evsels, &error);
+      g_assert_no_error (error);
+      for (guint pass = 0; pass < 2; pass++)
+        {
+          const RspEvent *ev;
+          guint k = 0;
+          while ((ev = rsp_ftrace_stream_next_ref (s, fake_pull, &perf)) != NULL)
+            {
+              g_assert_cmpuint (k, <, all->len);
+              guint64 want = g_array_index (all, guint64, k);
+              g_assert_cmpuint (ev->time, ==, want >> 8);
+              g_assert_cmpint (ev->cpu, ==, (gint32) (want & 0xff));
+              k++;
+            }
+          g_assert_cmpuint (k, ==, all->len);
+          rsp_ftrace_stream_rewind (s); /* the same again */
+          perf.next = 0;
+        }
+      rsp_ftrace_stream_free (s);
+      g_ptr_array_unref (evsels);
+      for (guint c = 0; c < n_cpus; c++)
+        g_byte_array_unref (cpus[c]);
+      g_free (cpus);
+      g_rand_free (rand);
+    }
 }
 
 /* perf's events long before the instance's first one (its events start
@@ -869,6 +841,7 @@ main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/ftrace-reader/merge-and-twins", test_merge_and_twins);
+  g_test_add_func ("/ftrace-reader/many-cpus", test_many_cpus);
   g_test_add_func ("/ftrace-reader/gap-before-instance", test_gap_before_instance);
   g_test_add_func ("/ftrace-reader/unaligned-records", test_unaligned_records);
   g_test_add_func ("/ftrace-reader/damaged-subbuffer", test_damaged_subbuffer);

@@ -58,8 +58,13 @@ test_random (void)
       RspOrderedQueue q;
       rsp_ordered_queue_init (&q);
       GArray *pending = g_array_new (FALSE, FALSE, sizeof (Pending));
+      /* one seed in four: as many CPUs as a large machine's (the winner
+       * tree of the sources then has levels and leaves standing for none) */
       guint n_cpus = (guint) g_rand_int_range (rand, 1, 9);
-      guint64 clock[8] = { 0 };
+      if (seed % 4 == 0)
+        n_cpus = 9 + seed % 61;
+      guint64 clock[70] = { 0 };
+      guint cpus_every = n_cpus <= 8 ? 300 : 2700 / n_cpus;
       guint64 offset = 0;
       for (guint step = 0; step < 3000; step++)
         {
@@ -69,7 +74,7 @@ test_random (void)
               Pending p = { 0 };
               gint kind = g_rand_int_range (rand, 0, 20);
               /* CPUs beyond the first few appear later in the stream */
-              guint cpu = (guint) g_rand_int_range (rand, 0, (gint) MIN (n_cpus, 1 + step / 300));
+              guint cpu = (guint) g_rand_int_range (rand, 0, (gint) MIN (n_cpus, 1 + step / cpus_every));
               p.cpu = kind == 0 ? -1 : (gint32) cpu;
               if (kind == 1 && clock[cpu] > 50)
                 p.r.time = clock[cpu] - (guint64) g_rand_int_range (rand, 1, 50); /* behind its CPU */

@@ -1,0 +1,145 @@
+/* rsp-winner-tree.h — which of N sources comes first, kept up to date in
+ * log2(N) comparisons when one source changes.
+ *
+ * The readers merge sorted streams, one per CPU: perf's records by lane
+ * (rsp-ordered-queue.c) and the tracefs instance's events by CPU buffer
+ * (rsp-ftrace-reader.c).  Finding the first stream by looking at every
+ * one costs N comparisons per event: nothing on two CPUs, most of the
+ * merge on 64.  A winner tree (a tournament) holds, in each inner node,
+ * the source that wins its half; when one source's head changes, only the
+ * nodes on its way to the root are played again.
+ *
+ * Up to RSP_WINNER_SCAN_MAX sources the first is found by a scan of
+ * their keys, one array, when it is asked for after a change: fewer
+ * instructions than the tree's bookkeeping on a few CPUs (bench/
+ * merge-cpus.c: the tree alone took 1.2 to 1.4 times as long per event on
+ * 2 and 8 CPUs, and 0.2 to 0.4 times as long on 128 and 256).
+ *
+ * Each source has a key, two words compared in turn (a time, then what
+ * breaks ties); a source with nothing has RSP_WINNER_NONE, which never
+ * wins.  Of two equal keys the lower source wins, so the first source is
+ * the one a scan from source 0 with "strictly before" would find. */
+#pragma once
+
+#include <glib.h>
+
+typedef struct {
+  guint64 major, minor;
+} RspWinnerKey;
+
+/* The key of a source with nothing. */
+#define RSP_WINNER_NONE ((RspWinnerKey){ G_MAXUINT64, G_MAXUINT64 })
+
+/* Up to this many sources, a scan instead of the tree. */
+#define RSP_WINNER_SCAN_MAX 16
+
+typedef struct {
+  guint n;            /* sources */
+  guint leaves;       /* a power of two, >= n */
+  RspWinnerKey *keys; /* by source; leaves of them, those past n RSP_WINNER_NONE */
+  /* winner[k] for 1 <= k < leaves: the source that wins k's subtree;
+   * winner[leaves + s] = s, the leaves, so that a node's two children are
+   * read alike */
+  guint *winner;
+  /* n <= RSP_WINNER_SCAN_MAX: the first source, while known */
+  guint first;
+  gboolean known;
+} RspWinnerTree;
+
+static inline gboolean
+rsp_winner_key_before (const RspWinnerKey *a, const RspWinnerKey *b)
+{
+  /* one comparison of two 128-bit words: a compare and a subtract with
+   * borrow, no branch */
+  unsigned __int128 x = (unsigned __int128) a->major << 64 | a->minor;
+  unsigned __int128 y = (unsigned __int128) b->major << 64 | b->minor;
+  return x < y;
+}
+
+/* Plays node K again from its two children. */
+static inline void
+rsp_winner_tree_play (RspWinnerTree *t, guint k)
+{
+  guint a = t->winner[2 * k], b = t->winner[2 * k + 1];
+  t->winner[k] = rsp_winner_key_before (&t->keys[b], &t->keys[a]) ? b : a;
+}
+
+/* The tree over N sources (T zeroed or cleared before the first call),
+ * each with nothing. */
+static inline void
+rsp_winner_tree_reset (RspWinnerTree *t, guint n)
+{
+  guint leaves = 1;
+  while (leaves < n)
+    leaves *= 2;
+  g_free (t->keys);
+  g_free (t->winner);
+  t->keys = g_new (RspWinnerKey, leaves);
+  for (guint i = 0; i < leaves; i++)
+    t->keys[i] = RSP_WINNER_NONE;
+  t->winner = g_new0 (guint, 2 * leaves);
+  for (guint i = 0; i < leaves; i++)
+    t->winner[leaves + i] = i;
+  t->n = n;
+  t->leaves = leaves;
+  t->first = 0;
+  t->known = TRUE; /* all without anything: source 0 */
+  for (guint k = leaves - 1; k >= 1; k--)
+    rsp_winner_tree_play (t, k);
+}
+
+/* Source S (< n) now has KEY at its head. */
+static inline void
+rsp_winner_tree_set (RspWinnerTree *t, guint s, RspWinnerKey key)
+{
+  t->keys[s] = key;
+  if (t->n <= RSP_WINNER_SCAN_MAX)
+    {
+      /* the first moved: looked for again when asked; another source
+       * that moved ahead of it (or level with it, from below) takes its
+       * place */
+      if (!t->known)
+        return;
+      if (s == t->first)
+        t->known = FALSE;
+      else if (rsp_winner_key_before (&key, &t->keys[t->first])
+               || (s < t->first && !rsp_winner_key_before (&t->keys[t->first], &key)))
+        t->first = s;
+      return;
+    }
+  for (guint k = (t->leaves + s) / 2; k >= 1; k /= 2)
+    rsp_winner_tree_play (t, k);
+}
+
+/* The first source (source 0, with RSP_WINNER_NONE as its key, when none
+ * has anything: ties go to the lower source). */
+static inline guint
+rsp_winner_tree_first (RspWinnerTree *t)
+{
+  if (t->n > RSP_WINNER_SCAN_MAX)
+    return t->winner[1];
+  if (!t->known)
+    {
+      guint best = 0;
+      for (guint i = 1; i < t->n; i++)
+        if (rsp_winner_key_before (&t->keys[i], &t->keys[best]))
+          best = i;
+      t->first = best;
+      t->known = TRUE;
+    }
+  return t->first;
+}
+
+static inline const RspWinnerKey *
+rsp_winner_tree_key (const RspWinnerTree *t, guint s)
+{
+  return &t->keys[s];
+}
+
+static inline void
+rsp_winner_tree_clear (RspWinnerTree *t)
+{
+  g_clear_pointer (&t->keys, g_free);
+  g_clear_pointer (&t->winner, g_free);
+  t->n = t->leaves = 0;
+}
