@@ -155,7 +155,9 @@ rsp_ordered_queue_push (RspOrderedQueue *queue, const RspQueuedRecord *record, g
     {
       if ((guint) cpu >= queue->n_lanes)
         {
-          guint n = (guint) cpu + 1;
+          /* twice as many at least: perf's first round brings the CPUs
+           * one by one, and each growth sets every lane's key again */
+          guint n = MIN (MAX ((guint) cpu + 1, 2 * queue->n_lanes), RSP_ORDERED_QUEUE_MAX_LANES);
           queue->lanes = g_renew (RspQueueLane, queue->lanes, n);
           memset (queue->lanes + queue->n_lanes, 0, (n - queue->n_lanes) * sizeof *queue->lanes);
           queue->n_lanes = n;
