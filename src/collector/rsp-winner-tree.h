@@ -12,8 +12,9 @@
  * Up to RSP_WINNER_SCAN_MAX sources the first is found by a scan of
  * their keys, one array, when it is asked for after a change: fewer
  * instructions than the tree's bookkeeping on a few CPUs (bench/
- * merge-cpus.c: the tree alone took 1.2 to 1.4 times as long per event on
- * 2 and 8 CPUs, and 0.2 to 0.4 times as long on 128 and 256).
+ * merge-cpus.c: the tree alone took 1.1 to 1.4 times as long per event
+ * as the old scans on 2 and 8 CPUs, and 0.2 to 0.5 times as long on 128
+ * and 256).
  *
  * Each source has a key, two words compared in turn (a time, then what
  * breaks ties); a source with nothing has RSP_WINNER_NONE, which never
@@ -128,12 +129,6 @@ rsp_winner_tree_first (RspWinnerTree *t)
       t->known = TRUE;
     }
   return t->first;
-}
-
-static inline const RspWinnerKey *
-rsp_winner_tree_key (const RspWinnerTree *t, guint s)
-{
-  return &t->keys[s];
 }
 
 static inline void
