@@ -190,8 +190,12 @@ struct _RspFtraceStream {
   GArray *twin_of;       /* gint */
 
   /* merge state */
-  RspWinnerTree by_time; /* over cpus: the cursor whose event is the oldest */
-  CpuCursor *oldest;     /* that cursor, NULL when none has an event */
+  /* from RSP_WINNER_TREE_FROM CPUs on, their current events' times in a
+   * winner tree (fewer are scanned) */
+  RspWinnerTree by_time;
+  gboolean in_tree;      /* the cursors are in BY_TIME */
+  CpuCursor *oldest;     /* the cursor whose event is the oldest, when OLDEST_KNOWN */
+  gboolean oldest_known; /* until a cursor moves */
   HeldRing ahead;        /* perf events pulled, not yet delivered */
   HeldRing recent;       /* perf events delivered within the window, twin candidates */
   gboolean perf_done;
@@ -757,15 +761,21 @@ advance (RspFtraceStream *s, CpuCursor *cc)
     }
 }
 
-/* CC's current event moved: its key in the cursors' tree follows (its
- * time, then its place: the lower CPU first at the same time). */
+/* CC's current event moved: the oldest is found again, and CC's key in
+ * the cursors' tree follows when they have one (its time, then its
+ * place: the lower CPU first at the same time). */
+static G_GNUC_NO_INLINE void
+cursor_key_changed (RspFtraceStream *s, const CpuCursor *cc)
+{
+  rsp_winner_tree_set (&s->by_time, cc->index, cc->has_event ? (RspWinnerKey){ cc->time, cc->index } : RSP_WINNER_NONE);
+}
+
 static inline void
 cursor_changed (RspFtraceStream *s, const CpuCursor *cc)
 {
-  rsp_winner_tree_set (&s->by_time, cc->index,
-                       cc->has_event ? (RspWinnerKey){ cc->time, cc->index } : RSP_WINNER_NONE);
-  CpuCursor *first = &g_array_index (s->cpus, CpuCursor, rsp_winner_tree_first (&s->by_time));
-  s->oldest = first->has_event ? first : NULL;
+  s->oldest_known = FALSE;
+  if (G_UNLIKELY (s->in_tree))
+    cursor_key_changed (s, cc);
 }
 
 void
@@ -787,16 +797,32 @@ rsp_ftrace_stream_rewind (RspFtraceStream *s)
         s->stats.bad_subbuffers++;
       advance (s, cc);
     }
-  rsp_winner_tree_reset (&s->by_time, s->cpus->len);
-  s->oldest = NULL;
+  s->in_tree = s->cpus->len >= RSP_WINNER_TREE_FROM;
+  if (s->in_tree)
+    rsp_winner_tree_reset (&s->by_time, s->cpus->len);
   for (guint i = 0; i < s->cpus->len; i++)
     cursor_changed (s, &g_array_index (s->cpus, CpuCursor, i));
 }
 
-/* The CPU whose current event is the oldest, or NULL. */
-static inline CpuCursor *
+/* The CPU whose current event is the oldest, or NULL; found again only
+ * after a cursor moved. */
+static CpuCursor *
 oldest_cpu (RspFtraceStream *s)
 {
+  if (s->oldest_known)
+    return s->oldest;
+  CpuCursor *best = NULL;
+  if (G_UNLIKELY (s->in_tree))
+    best = &g_array_index (s->cpus, CpuCursor, rsp_winner_tree_first (&s->by_time));
+  else
+    for (guint i = 0; i < s->cpus->len; i++)
+      {
+        CpuCursor *cc = &g_array_index (s->cpus, CpuCursor, i);
+        if (cc->has_event && (best == NULL || cc->time < best->time))
+          best = cc;
+      }
+  s->oldest = best != NULL && best->has_event ? best : NULL;
+  s->oldest_known = TRUE;
   return s->oldest;
 }
 

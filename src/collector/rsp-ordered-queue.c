@@ -3,10 +3,11 @@
  * perf writes each CPU's ring buffer in time order, so records arrive as a
  * few sorted runs, one per CPU, interleaved.  Each CPU gets a FIFO lane; a
  * record older than its lane's tail (or without a CPU) goes to a binary
- * heap.  The oldest record is the first of the lane heads and the heap
- * top: a k-way merge that touches a handful of cache lines instead of a
- * big heap's levels, its sources in a winner tree (rsp-winner-tree.h), so
- * that a pop compares log2(CPUs + 1) heads, not all of them.
+ * heap.  Popping compares the lane heads and the heap top: a k-way merge
+ * that touches a handful of cache lines instead of a big heap's levels.
+ * From RSP_WINNER_TREE_FROM (17) CPUs on, the lanes' heads are kept in a
+ * winner tree (rsp-winner-tree.h), so that a pop compares log2(CPUs)
+ * heads, not all of them.
  */
 #include "rsp-ordered-queue.h"
 
@@ -97,9 +98,16 @@ heap_pop (RspOrderedQueue *queue)
 
 /* ---------------------------------------------------------------- queue */
 
-/* Lane I's head changed: its key in the lanes' tree follows. */
-static inline void
-lane_changed (RspOrderedQueue *queue, guint i)
+/* Whether the lanes are many enough for their tree. */
+static inline gboolean
+lanes_in_tree (const RspOrderedQueue *queue)
+{
+  return queue->n_lanes >= RSP_WINNER_TREE_FROM;
+}
+
+/* Lane I's key in the lanes' tree (lane_changed()). */
+static G_GNUC_NO_INLINE void
+lane_key_changed (RspOrderedQueue *queue, guint i)
 {
   const RspQueueLane *lane = &queue->lanes[i];
   if (lane_empty (lane))
@@ -109,25 +117,14 @@ lane_changed (RspOrderedQueue *queue, guint i)
                          (RspWinnerKey){ lane->items[lane->head].time, lane->items[lane->head].offset });
 }
 
-/* Where the oldest record is: the first lane's head, or the heap's top
- * when older; found again only after the queue changed. */
-static inline const RspQueuedRecord *
-oldest (RspOrderedQueue *queue)
+/* Lane I's head changed: the oldest is looked for again, and the lane's
+ * key in the lanes' tree follows when they have one. */
+static inline void
+lane_changed (RspOrderedQueue *queue, guint i)
 {
-  if (queue->oldest != NULL)
-    return queue->oldest;
-  const RspQueuedRecord *best = NULL;
-  if (queue->n_lanes > 0)
-    {
-      guint i = rsp_winner_tree_first (&queue->by_lane);
-      const RspQueueLane *lane = &queue->lanes[i];
-      if (!lane_empty (lane))
-        best = &lane->items[lane->head];
-    }
-  if (queue->heap_len > 0 && (best == NULL || record_before (&queue->heap[0], best)))
-    best = &queue->heap[0];
-  queue->oldest = best;
-  return best;
+  queue->best_known = FALSE;
+  if (G_UNLIKELY (lanes_in_tree (queue)))
+    lane_key_changed (queue, i);
 }
 
 void
@@ -161,10 +158,13 @@ rsp_ordered_queue_push (RspOrderedQueue *queue, const RspQueuedRecord *record, g
           queue->lanes = g_renew (RspQueueLane, queue->lanes, n);
           memset (queue->lanes + queue->n_lanes, 0, (n - queue->n_lanes) * sizeof *queue->lanes);
           queue->n_lanes = n;
-          /* the lanes' tree made again, their heads put back */
-          rsp_winner_tree_reset (&queue->by_lane, n);
-          for (guint i = 0; i < n; i++)
-            lane_changed (queue, i);
+          queue->best_known = FALSE; /* n_lanes named the heap */
+          if (lanes_in_tree (queue))
+            {
+              rsp_winner_tree_reset (&queue->by_lane, n);
+              for (guint i = 0; i < n; i++)
+                lane_changed (queue, i);
+            }
         }
       RspQueueLane *lane = &queue->lanes[cpu];
       if (lane_empty (lane))
@@ -172,23 +172,69 @@ rsp_ordered_queue_push (RspOrderedQueue *queue, const RspQueuedRecord *record, g
           /* a new head: it may be the oldest */
           lane_push (lane, record);
           lane_changed (queue, (guint) cpu);
-          queue->oldest = NULL;
           return;
         }
       if (!record_before (record, &lane->items[lane->tail - 1]))
         {
-          /* behind the lane's head: the oldest stays, but where it is
-           * moves if the lane's items did (to grow, or to the front) */
-          const RspQueuedRecord *items = lane->items;
-          gsize head = lane->head;
-          lane_push (lane, record);
-          if (lane->items != items || lane->head != head)
-            queue->oldest = NULL;
+          lane_push (lane, record); /* behind the lane's head: the oldest stays */
           return;
         }
     }
+  queue->best_known = FALSE;
   heap_push (queue, record);
-  queue->oldest = NULL;
+}
+
+/* oldest_source() from the lanes' tree: the heap's top unless the first
+ * lane's head is before it, as the scan finds.  Apart, so that the scan
+ * of a few lanes stays inlined where it is asked for. */
+static G_GNUC_NO_INLINE guint
+oldest_source_in_tree (const RspOrderedQueue *queue)
+{
+  guint i = rsp_winner_tree_first (&queue->by_lane);
+  const RspQueueLane *lane = &queue->lanes[i];
+  if (lane_empty (lane))
+    return queue->n_lanes;
+  if (queue->heap_len > 0 && !record_before (&lane->items[lane->head], &queue->heap[0]))
+    return queue->n_lanes;
+  return i;
+}
+
+/* Where the oldest record is: a lane index, or n_lanes for the heap.  The
+ * queue is not empty.  Inlined in both callers: the reader peeks, pops and
+ * peeks again for each record. */
+static inline G_ALWAYS_INLINE guint
+oldest_source (RspOrderedQueue *queue)
+{
+  if (queue->best_known)
+    return queue->best;
+  guint source = queue->n_lanes;
+  if (lanes_in_tree (queue))
+    source = oldest_source_in_tree (queue);
+  else
+    {
+      const RspQueuedRecord *best = queue->heap_len > 0 ? &queue->heap[0] : NULL;
+      for (guint i = 0; i < queue->n_lanes; i++)
+        {
+          const RspQueueLane *lane = &queue->lanes[i];
+          if (lane_empty (lane))
+            continue;
+          const RspQueuedRecord *head = &lane->items[lane->head];
+          if (best == NULL || record_before (head, best))
+            {
+              best = head;
+              source = i;
+            }
+        }
+    }
+  queue->best = source;
+  queue->best_known = TRUE;
+  return source;
+}
+
+static inline const RspQueuedRecord *
+source_head (const RspOrderedQueue *queue, guint source)
+{
+  return source == queue->n_lanes ? &queue->heap[0] : &queue->lanes[source].items[queue->lanes[source].head];
 }
 
 const RspQueuedRecord *
@@ -196,27 +242,26 @@ rsp_ordered_queue_peek (RspOrderedQueue *queue)
 {
   if (queue->len == 0)
     return NULL;
-  return oldest (queue);
+  return source_head (queue, oldest_source (queue));
 }
 
 void
 rsp_ordered_queue_pop (RspOrderedQueue *queue, RspQueuedRecord *out)
 {
   g_assert (queue->len > 0);
-  const RspQueuedRecord *top = oldest (queue);
-  *out = *top;
+  guint source = oldest_source (queue);
+  *out = *source_head (queue, source);
+  queue->best_known = FALSE;
   queue->len--;
-  queue->oldest = NULL;
-  if (queue->heap_len > 0 && top == &queue->heap[0])
+  if (source == queue->n_lanes)
     heap_pop (queue);
   else
     {
-      guint i = rsp_winner_tree_first (&queue->by_lane);
-      RspQueueLane *lane = &queue->lanes[i];
+      RspQueueLane *lane = &queue->lanes[source];
       lane->head++;
       if (lane_empty (lane))
         lane->head = lane->tail = 0;
-      lane_changed (queue, i);
+      lane_changed (queue, source);
     }
 }
 

@@ -30,13 +30,14 @@ typedef struct {
   RspQueuedRecord *heap; /* records that fit no lane */
   gsize heap_len, heap_capacity;
   gsize len;             /* all pending records */
-  /* the lanes' heads in a winner tree, played again only for a lane whose
-   * head changed (a record pushed behind a lane's tail changes nothing) */
+  /* where the oldest record is (a lane, or n_lanes for the heap), while
+   * best_known: the reader peeks, pops and peeks again for each record, and
+   * a record pushed behind a lane's tail changes nothing */
+  guint best;
+  gboolean best_known;
+  /* from RSP_WINNER_TREE_FROM lanes on, their heads' keys in a winner
+   * tree, set again for a lane whose head changed; fewer are scanned */
   RspWinnerTree by_lane;
-  /* the oldest record (the first lane's head or the heap's top), or NULL
-   * when it is to be found again: the reader peeks, pops and peeks again
-   * for each record */
-  const RspQueuedRecord *oldest;
 } RspOrderedQueue;
 
 void rsp_ordered_queue_init (RspOrderedQueue *queue);

@@ -9,12 +9,10 @@
  * the source that wins its half; when one source's head changes, only the
  * nodes on its way to the root are played again.
  *
- * Up to RSP_WINNER_SCAN_MAX sources the first is found by a scan of
- * their keys, one array, when it is asked for after a change: fewer
- * instructions than the tree's bookkeeping on a few CPUs (bench/
- * merge-cpus.c: the tree alone took 1.1 to 1.4 times as long per event
- * as the old scans on 2 and 8 CPUs, and 0.2 to 0.5 times as long on 128
- * and 256).
+ * Below RSP_WINNER_TREE_FROM sources the callers scan their heads
+ * instead, as they did: the tree's bookkeeping costs more there (bench/
+ * merge-cpus.c: the tree took 1.1 to 1.4 times as long per event as the
+ * scans on 2 and 8 CPUs, and 0.2 to 0.5 times as long on 128 and 256).
  *
  * Each source has a key, two words compared in turn (a time, then what
  * breaks ties); a source with nothing has RSP_WINNER_NONE, which never
@@ -31,8 +29,8 @@ typedef struct {
 /* The key of a source with nothing. */
 #define RSP_WINNER_NONE ((RspWinnerKey){ G_MAXUINT64, G_MAXUINT64 })
 
-/* Up to this many sources, a scan instead of the tree. */
-#define RSP_WINNER_SCAN_MAX 16
+/* From this many sources on, a tree; below, a scan of the heads. */
+#define RSP_WINNER_TREE_FROM 17
 
 typedef struct {
   guint n;            /* sources */
@@ -42,9 +40,6 @@ typedef struct {
    * winner[leaves + s] = s, the leaves, so that a node's two children are
    * read alike */
   guint *winner;
-  /* n <= RSP_WINNER_SCAN_MAX: the first source, while known */
-  guint first;
-  gboolean known;
 } RspWinnerTree;
 
 static inline gboolean
@@ -83,8 +78,6 @@ rsp_winner_tree_reset (RspWinnerTree *t, guint n)
     t->winner[leaves + i] = i;
   t->n = n;
   t->leaves = leaves;
-  t->first = 0;
-  t->known = TRUE; /* all without anything: source 0 */
   for (guint k = leaves - 1; k >= 1; k--)
     rsp_winner_tree_play (t, k);
 }
@@ -94,20 +87,6 @@ static inline void
 rsp_winner_tree_set (RspWinnerTree *t, guint s, RspWinnerKey key)
 {
   t->keys[s] = key;
-  if (t->n <= RSP_WINNER_SCAN_MAX)
-    {
-      /* the first moved: looked for again when asked; another source
-       * that moved ahead of it (or level with it, from below) takes its
-       * place */
-      if (!t->known)
-        return;
-      if (s == t->first)
-        t->known = FALSE;
-      else if (rsp_winner_key_before (&key, &t->keys[t->first])
-               || (s < t->first && !rsp_winner_key_before (&t->keys[t->first], &key)))
-        t->first = s;
-      return;
-    }
   for (guint k = (t->leaves + s) / 2; k >= 1; k /= 2)
     rsp_winner_tree_play (t, k);
 }
@@ -115,20 +94,9 @@ rsp_winner_tree_set (RspWinnerTree *t, guint s, RspWinnerKey key)
 /* The first source (source 0, with RSP_WINNER_NONE as its key, when none
  * has anything: ties go to the lower source). */
 static inline guint
-rsp_winner_tree_first (RspWinnerTree *t)
+rsp_winner_tree_first (const RspWinnerTree *t)
 {
-  if (t->n > RSP_WINNER_SCAN_MAX)
-    return t->winner[1];
-  if (!t->known)
-    {
-      guint best = 0;
-      for (guint i = 1; i < t->n; i++)
-        if (rsp_winner_key_before (&t->keys[i], &t->keys[best]))
-          best = i;
-      t->first = best;
-      t->known = TRUE;
-    }
-  return t->first;
+  return t->winner[1]; /* with one leaf, the leaf itself */
 }
 
 static inline void
