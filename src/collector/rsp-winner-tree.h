@@ -9,10 +9,11 @@
  * the source that wins its half; when one source's head changes, only the
  * nodes on its way to the root are played again.
  *
- * Below RSP_WINNER_TREE_FROM sources the callers scan their heads
+ * Below a number of sources of their own the callers scan their heads
  * instead, as they did: the tree's bookkeeping costs more there (bench/
  * merge-cpus.c: the tree took 1.1 to 1.4 times as long per event as the
- * scans on 2 and 8 CPUs, and 0.2 to 0.5 times as long on 128 and 256).
+ * scans on 2 and 8 CPUs, and 0.2 to 0.5 times as long on 128 and 256;
+ * the queue's tree wins from 17 CPUs on, the instance's from about 24).
  *
  * Each source has a key, two words compared in turn (a time, then what
  * breaks ties); a source with nothing has RSP_WINNER_NONE, which never
@@ -28,9 +29,6 @@ typedef struct {
 
 /* The key of a source with nothing. */
 #define RSP_WINNER_NONE ((RspWinnerKey){ G_MAXUINT64, G_MAXUINT64 })
-
-/* From this many sources on, a tree; below, a scan of the heads. */
-#define RSP_WINNER_TREE_FROM 17
 
 typedef struct {
   guint n;            /* sources */
