@@ -64,12 +64,14 @@ now (void)
 static gdouble
 time_queue (const Made *made, guint n_events, guint n_cpus, guint64 *checksum)
 {
-  /* where each CPU's events start in MADE */
-  guint *next = g_new0 (guint, n_cpus + 1);
+  /* where each CPU's events start in MADE (FIRST[N_CPUS]: the end), and
+   * its next one to push */
+  guint *first = g_new0 (guint, n_cpus + 1);
   for (guint i = 0; i < n_events; i++)
-    next[made[i].cpu + 1]++;
+    first[made[i].cpu + 1]++;
   for (guint c = 0; c < n_cpus; c++)
-    next[c + 1] += next[c];
+    first[c + 1] += first[c];
+  guint *next = g_memdup2 (first, n_cpus * sizeof *first);
   RspOrderedQueue q;
   rsp_ordered_queue_init (&q);
   guint64 sum = 0, pushed = 0;
@@ -79,7 +81,7 @@ time_queue (const Made *made, guint n_events, guint n_cpus, guint64 *checksum)
       gboolean more = FALSE;
       for (guint c = 0; c < n_cpus; c++)
         {
-          guint end = c + 1 < n_cpus ? next[c + 1] : n_events;
+          guint end = first[c + 1];
           for (; next[c] < end && made[next[c]].time < round_end; next[c]++)
             {
               RspQueuedRecord r = { made[next[c]].time, ++pushed * 8, 0, 8 };
@@ -100,7 +102,13 @@ time_queue (const Made *made, guint n_events, guint n_cpus, guint64 *checksum)
     }
   gdouble seconds = now () - start;
   rsp_ordered_queue_clear (&q);
+  g_free (first);
   g_free (next);
+  if (pushed != n_events)
+    {
+      g_printerr ("merge-cpus: %" G_GUINT64_FORMAT " of %u records pushed\n", pushed, n_events);
+      exit (1);
+    }
   *checksum = sum;
   return seconds;
 }

@@ -763,17 +763,17 @@ advance (RspFtraceStream *s, CpuCursor *cc)
 
 /* From this many CPUs on, the cursors' tree; below, a scan of their
  * current events, which costs less there (bench/merge-cpus.c: the tree
- * 1.1 times the scan's time per event at 20 CPUs, the same at 24, 0.95
- * at 28 and 0.9 at 32). */
+ * 1.3 times the scan's time per event at 12 CPUs, 1.02 at 20, 0.94 at
+ * 24, 0.86 at 32). */
 #define CURSORS_IN_TREE_FROM 24
 
 /* CC's current event moved: the oldest is found again, and CC's key in
- * the cursors' tree follows when they have one (its time, then its
- * place: the lower CPU first at the same time). */
+ * the cursors' tree follows when they have one (its time: at the same
+ * time the tree takes the lower CPU, as the scan does). */
 static G_GNUC_NO_INLINE void
 cursor_key_changed (RspFtraceStream *s, const CpuCursor *cc)
 {
-  rsp_winner_tree_set (&s->by_time, cc->index, cc->has_event ? (RspWinnerKey){ cc->time, cc->index } : RSP_WINNER_NONE);
+  rsp_winner_tree_set (&s->by_time, cc->index, cc->has_event ? (RspWinnerKey){ cc->time, 0 } : RSP_WINNER_NONE);
 }
 
 static inline void

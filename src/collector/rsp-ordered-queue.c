@@ -99,9 +99,9 @@ heap_pop (RspOrderedQueue *queue)
 /* ---------------------------------------------------------------- queue */
 
 /* From this many lanes on, their tree; below, a scan of their heads,
- * which costs less there (bench/merge-cpus.c: 0.8 of the scan's time per
- * record at 17 CPUs, about the same at 16). */
-#define LANES_IN_TREE_FROM 17
+ * which costs less there (bench/merge-cpus.c: the tree 1.45 times the
+ * scan's time per record at 8 CPUs, 0.85 at 12, 0.8 at 16). */
+#define LANES_IN_TREE_FROM 12
 
 /* Whether the lanes are many enough for their tree. */
 static inline gboolean

@@ -35,7 +35,7 @@ typedef struct {
    * a record pushed behind a lane's tail changes nothing */
   guint best;
   gboolean best_known;
-  /* from 17 lanes on (rsp-ordered-queue.c), their heads' keys in a winner
+  /* from 12 lanes on (rsp-ordered-queue.c), their heads' keys in a winner
    * tree, set again for a lane whose head changed; fewer are scanned */
   RspWinnerTree by_lane;
 } RspOrderedQueue;

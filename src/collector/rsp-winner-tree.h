@@ -11,9 +11,10 @@
  *
  * Below a number of sources of their own the callers scan their heads
  * instead, as they did: the tree's bookkeeping costs more there (bench/
- * merge-cpus.c: the tree took 1.1 to 1.4 times as long per event as the
- * scans on 2 and 8 CPUs, and 0.2 to 0.5 times as long on 128 and 256;
- * the queue's tree wins from 17 CPUs on, the instance's from about 24).
+ * merge-cpus.c: the tree took 1.3 to 1.6 times as long per event as the
+ * scans on 2 and 8 CPUs, and 0.16 to 0.5 times as long on 128 and 256;
+ * the queue's tree wins from about 12 CPUs on, the instance's from about
+ * 24).
  *
  * Each source has a key, two words compared in turn (a time, then what
  * breaks ties); a source with nothing has RSP_WINNER_NONE, which never
@@ -31,9 +32,8 @@ typedef struct {
 #define RSP_WINNER_NONE ((RspWinnerKey){ G_MAXUINT64, G_MAXUINT64 })
 
 typedef struct {
-  guint n;            /* sources */
-  guint leaves;       /* a power of two, >= n */
-  RspWinnerKey *keys; /* by source; leaves of them, those past n RSP_WINNER_NONE */
+  guint leaves;       /* a power of two, >= the sources */
+  RspWinnerKey *keys; /* by source; leaves of them, those past the sources RSP_WINNER_NONE */
   /* winner[k] for 1 <= k < leaves: the source that wins k's subtree;
    * winner[leaves + s] = s, the leaves, so that a node's two children are
    * read alike */
@@ -74,13 +74,12 @@ rsp_winner_tree_reset (RspWinnerTree *t, guint n)
   t->winner = g_new0 (guint, 2 * leaves);
   for (guint i = 0; i < leaves; i++)
     t->winner[leaves + i] = i;
-  t->n = n;
   t->leaves = leaves;
   for (guint k = leaves - 1; k >= 1; k--)
     rsp_winner_tree_play (t, k);
 }
 
-/* Source S (< n) now has KEY at its head. */
+/* Source S (one of the N given to the reset) now has KEY at its head. */
 static inline void
 rsp_winner_tree_set (RspWinnerTree *t, guint s, RspWinnerKey key)
 {
@@ -102,5 +101,5 @@ rsp_winner_tree_clear (RspWinnerTree *t)
 {
   g_clear_pointer (&t->keys, g_free);
   g_clear_pointer (&t->winner, g_free);
-  t->n = t->leaves = 0;
+  t->leaves = 0;
 }
