@@ -8,9 +8,15 @@ libc's, among others):
     line says so) and prints exactly what the first printed;
   - `rsp report --no-cache` gives the same report as with the cache;
   - a cache entry cut in half is read again: the same output, and the
-    entry is whole again afterwards."""
+    entry is whole again afterwards;
+  - a full disk (a tmpfs of 64 kB as the cache directory, as root: room for the small
+    entries, not for the kernel's table or the larger binaries) only
+    costs speed: the same output, exit status 0, and whatever was written
+    there is whole (a second run reads it and prints the same), with no
+    temporary file left behind."""
 import os
 import re
+import subprocess
 import sys
 import tempfile
 
@@ -22,6 +28,42 @@ STATS = re.compile(r"symbols: .* (\d+) binaries loaded, (\d+) missing, (\d+) fro
 
 def files_under(d):
     return sorted(os.path.join(r, f) for r, _, fs in os.walk(d) for f in fs)
+
+
+# what an entry is called: an ELF table, the kernel's table of one boot
+ENTRY = re.compile(r"(\.syms|^kallsyms-[0-9a-f-]+(\.[a-z0-9]+)?)$")
+
+
+def check_full_disk(rsp_run, stats, env, cold):
+    """The cache directory on a disk with no room for any real entry."""
+    if os.geteuid() != 0:
+        t.log("NOTE: the full-disk case skipped: mounting a small tmpfs needs root")
+        return
+    with tempfile.TemporaryDirectory(prefix="rsp-full-") as mnt:
+        mounted = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=64k,mode=0755", "rsp-full", mnt],
+                                 capture_output=True, text=True)
+        if mounted.returncode != 0:
+            t.skip_or_fail("cannot mount a tmpfs for the full-disk case: " + mounted.stderr.strip())
+        try:
+            full = {"XDG_CACHE_HOME": mnt}
+            first = rsp_run("dump", extra=full)
+            if first != cold:
+                t.fail("with a full disk under the cache, rsp dump prints something else")
+            left = files_under(mnt)
+            odd = [f for f in left if not ENTRY.search(os.path.basename(f))]
+            if odd:
+                t.fail("a full disk left files that are not entries: %s" % odd)
+            loaded, _, from_cache = stats(extra=full)
+            syms = [f for f in left if f.endswith(".syms")]
+            if from_cache != len(syms):
+                t.fail("of the %d ELF entries written to the full disk, %d were read back" % (len(syms), from_cache))
+            if rsp_run("dump", extra=full) != cold:
+                t.fail("the entries written to the full disk changed what rsp dump prints")
+            used = sum(os.path.getsize(f) for f in left)
+            t.log("a full disk (64 kB tmpfs): rsp dump alike; %d entries fitted (%d bytes), %d of %d binaries "
+                  "read from them, nothing else left" % (len(left), used, from_cache, loaded))
+        finally:
+            subprocess.run(["umount", mnt], check=False)
 
 
 def main():
@@ -79,6 +121,11 @@ def main():
         if open(victim, "rb").read() != whole:
             t.fail("the cut entry %s was not written again whole" % victim)
         t.log("an entry cut in half (%s, %d bytes) was read again and rewritten" % (os.path.basename(victim), len(whole)))
+
+        def rsp_dump(*args, extra=None):
+            return rsp_run(*(args + (data,)), extra=extra)
+
+        check_full_disk(rsp_dump, stats, env, cold)
     t.log("PASS")
 
 
