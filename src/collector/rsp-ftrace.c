@@ -25,6 +25,9 @@ static const char *const ftrace_events[] = {
   "block:block_rq_insert",
   "block:block_rq_issue",
   "block:block_rq_complete",
+  /* a queued request merged into another: never issued nor completed, so
+   * without it the model would take it for queued to the end */
+  "block:block_rq_merge",
   "irq:irq_handler_entry",
   "irq:irq_handler_exit",
   "irq:softirq_entry",

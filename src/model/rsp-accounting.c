@@ -302,9 +302,12 @@ disk_stretches (StretchCtx *c, RspIdx task, guint64 s0, guint64 s1, const char *
           RspIdx idx = g_array_index (cand, RspIdx, k);
           const RspDiskOp *op = &g_array_index (ops, RspDiskOp, idx);
           guint64 end = op->complete != 0 ? op->complete : s1;
-          if (mid >= op->issue && mid < end)
+          /* a request never issued (merged into another, or still queued
+           * at the end) was only ever queued */
+          guint64 issued = op->issue != 0 ? op->issue : end;
+          if (mid >= issued && mid < end)
             served = TRUE, link = idx;
-          else if (mid >= op->insert && mid < op->issue && !queued)
+          else if (mid >= op->insert && mid < issued && !queued)
             queued = TRUE, queued_op = idx;
         }
       if (!served && queued)

@@ -320,7 +320,7 @@ disk_op_for_sleep (RspModel *m, const RspSleep *s)
     {
       const RspDiskOp *op = &g_array_index (m->disk_ops, RspDiskOp, i - 1);
       guint64 began = op->insert != 0 ? op->insert : op->issue;
-      if (began == 0 || began > s->end || (op->complete != 0 && op->complete < s->start))
+      if (op->merged || began == 0 || began > s->end || (op->complete != 0 && op->complete < s->start))
         continue;
       if (op->task == s->task)
         return i - 1;
@@ -362,9 +362,15 @@ infer_wake (Assembler *a, RspSleep *s)
       RspDiskOp *op = &g_array_index (m->disk_ops, RspDiskOp, op_idx);
       if (op->complete == 0 && op->task == s->task)
         {
-          /* its own request: the sleep ended when it completed */
+          /* its own request: the sleep ended when it completed (and, its
+           * issue unseen too, it was issued when queued: paper §5.2) */
           op->complete = s->end;
           op->complete_inferred = TRUE;
+          if (op->issue == 0)
+            {
+              op->issue = op->insert;
+              op->issue_inferred = TRUE;
+            }
           m->anomalies[RSP_ANOMALY_MISSING_COMPLETION]++;
         }
       s->reason = RSP_WAKE_DISK;
@@ -654,7 +660,7 @@ disk_op_for_wake (Assembler *a, CpuState *cs, TidState *target, guint64 t)
   for (guint i = m->disk_ops->len; i > 0 && m->disk_ops->len - i < 4096; i--)
     {
       RspDiskOp *op = &g_array_index (m->disk_ops, RspDiskOp, i - 1);
-      if (op->task != target->task)
+      if (op->task != target->task || op->merged)
         continue;
       if (op->complete != 0 && op->complete <= t)
         return i - 1;
@@ -666,6 +672,11 @@ disk_op_for_wake (Assembler *a, CpuState *cs, TidState *target, guint64 t)
       RspDiskOp *op = &g_array_index (m->disk_ops, RspDiskOp, best);
       op->complete = t;
       op->complete_inferred = TRUE;
+      if (op->issue == 0)
+        {
+          op->issue = op->insert;
+          op->issue_inferred = TRUE;
+        }
       m->anomalies[RSP_ANOMALY_MISSING_COMPLETION]++;
     }
   return best;
@@ -1001,6 +1012,22 @@ handle_disk (Assembler *a, const RspModelEvent *ev)
           }
       }
       break;
+    case RSP_MEV_RQ_MERGE:
+      {
+        /* a queued request taken into another (the one ahead of it on the
+         * disk): it is never issued nor completed, and its data is served
+         * by that one.  Queued until now, then gone. */
+        if (idx == RSP_NONE)
+          return; /* queued before the recording */
+        RspDiskOp *op = &g_array_index (m->disk_ops, RspDiskOp, idx);
+        if (op->issue == 0)
+          {
+            op->merged = TRUE;
+            op->complete = ev->time;
+          }
+        g_hash_table_remove (a->inflight_disk, &key);
+      }
+      break;
     default:
       break;
     }
@@ -1235,6 +1262,7 @@ rsp_assembler_feed (RspAssembler *a, const RspModelEvent *ev)
     case RSP_MEV_RQ_INSERT:
     case RSP_MEV_RQ_ISSUE:
     case RSP_MEV_RQ_COMPLETE:
+    case RSP_MEV_RQ_MERGE:
       handle_disk (a, ev);
       break;
     case RSP_MEV_IRQ_ENTRY:
@@ -1336,10 +1364,46 @@ rsp_assembler_feed (RspAssembler *a, const RspModelEvent *ev)
     }
 }
 
+/* How many later requests on its device a request never issued looks at
+ * for one that was. */
+#define MERGE_SCAN 4096
+
+/* Requests queued and then neither issued nor completed, where a later
+ * request on the same device was issued: merged into another while queued
+ * (block_rq_merge was not recorded: a plain perf.data, an older RSP
+ * recording) or their events lost.  Either way they were not waiting in
+ * the queue to the recording's end, which would make every later disk
+ * wait on the device look queued behind them: they count as merged when
+ * that request was issued (the latest a merge can have happened), marked
+ * inferred.  Requests with nothing issued after them stay queued. */
+static void
+infer_merges (RspModel *m)
+{
+  for (guint i = 0; i < m->disk_ops->len; i++)
+    {
+      RspDiskOp *op = &g_array_index (m->disk_ops, RspDiskOp, i);
+      if (op->issue != 0 || op->complete != 0 || op->merged || op->insert == 0)
+        continue;
+      for (guint j = i + 1; j < m->disk_ops->len && j - i <= MERGE_SCAN; j++)
+        {
+          const RspDiskOp *later = &g_array_index (m->disk_ops, RspDiskOp, j);
+          if (later->dev == op->dev && later->issue >= op->insert && later->issue != 0)
+            {
+              op->merged = TRUE;
+              op->complete = later->issue;
+              op->complete_inferred = TRUE;
+              m->anomalies[RSP_ANOMALY_MISSING_COMPLETION]++;
+              break;
+            }
+        }
+    }
+}
+
 static void
 finish (Assembler *a)
 {
   RspModel *m = a->m;
+  infer_merges (m);
   /* close what is still open at the end of the recording */
   GHashTableIter it;
   gpointer key, value;

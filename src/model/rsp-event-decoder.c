@@ -45,6 +45,7 @@ static const struct {
   { "block:block_rq_insert", RSP_MEV_RQ_INSERT },
   { "block:block_rq_issue", RSP_MEV_RQ_ISSUE },
   { "block:block_rq_complete", RSP_MEV_RQ_COMPLETE },
+  { "block:block_rq_merge", RSP_MEV_RQ_MERGE },
   { "irq:irq_handler_entry", RSP_MEV_IRQ_ENTRY },
   { "irq:irq_handler_exit", RSP_MEV_IRQ_EXIT },
   { "irq:softirq_entry", RSP_MEV_SOFTIRQ_ENTRY },
@@ -324,6 +325,7 @@ decode (Decoder *d, const RspEvent *ev, RspModelEvent *out)
     case RSP_MEV_RQ_INSERT:
     case RSP_MEV_RQ_ISSUE:
     case RSP_MEV_RQ_COMPLETE:
+    case RSP_MEV_RQ_MERGE:
       out->u.rq.dev = (guint32) num (ev, info, F_DEV);
       out->u.rq.sector = num (ev, info, F_SECTOR);
       out->u.rq.nr_sector = (guint32) num (ev, info, F_NR_SECTOR);

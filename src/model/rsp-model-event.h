@@ -20,6 +20,7 @@ typedef enum {
   RSP_MEV_RQ_INSERT,
   RSP_MEV_RQ_ISSUE,
   RSP_MEV_RQ_COMPLETE,
+  RSP_MEV_RQ_MERGE,      /* block_rq_merge: a queued request merged into another, never issued */
   RSP_MEV_IRQ_ENTRY,
   RSP_MEV_IRQ_EXIT,
   RSP_MEV_SOFTIRQ_ENTRY,

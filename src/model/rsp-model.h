@@ -148,8 +148,12 @@ typedef struct {
   guint32 nr_sector;
   char rwbs[8];
   RspIdx task;             /* issuing task (block_rq_insert context) */
-  guint64 insert, issue, complete; /* 0 when not seen */
+  guint64 insert, issue, complete; /* 0 when not seen; a merged request's COMPLETE is its merge */
   gboolean issue_inferred, complete_inferred;
+  /* merged into another request while queued (block_rq_merge; inferred
+   * when it was never issued and a later request on the device was): its
+   * data was served by that request, it was never issued itself (ISSUE 0) */
+  gboolean merged;
   const char *file;        /* the file its issuing task was doing I/O on, or NULL */
 } RspDiskOp;
 

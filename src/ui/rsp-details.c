@@ -75,9 +75,18 @@ disk_op_lines (Writer *w, RspDetails *d, RspIdx op_index, char **service)
                                           (unsigned long long) op->sector, size, rwbs);
   line (w, _("Disk request:"), req);
   guint64 from = op->issue != 0 ? op->issue : op->insert;
-  gboolean served = from != 0 && op->complete >= from;
+  gboolean served = !op->merged && from != 0 && op->complete >= from;
   if (op->insert != 0 && op->issue != 0 && op->issue > op->insert)
     span (w, _("Queued:"), op->insert, op->issue, NULL);
+  if (op->merged)
+    {
+      /* taken into the request ahead of it while queued: never issued */
+      span (w, _("Queued:"), op->insert, op->complete, op->complete_inferred ? _(", the merge inferred") : NULL);
+      line (w, _("Merged:"), _("into the request ahead of it on the disk, which served its data"));
+      d->jump_start = op->insert;
+      d->jump_end = op->complete;
+      d->jump_label = _("_Go to the disk request");
+    }
   if (served)
     {
       span (w, _("In service:"), from, op->complete,
@@ -91,7 +100,9 @@ disk_op_lines (Writer *w, RspDetails *d, RspIdx op_index, char **service)
       g_autofree char *issuer = task_name (w->m, op->task);
       line (w, _("Issued by:"), issuer);
     }
-  *service = served ? rsp_format_duration (op->complete - from) : g_strdup ("?");
+  *service = served      ? rsp_format_duration (op->complete - from)
+             : op->merged ? g_strdup (_("another request (merged)"))
+                          : g_strdup ("?");
   return size;
 }
 

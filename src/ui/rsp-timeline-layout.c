@@ -339,8 +339,9 @@ build_op_rows (RspTimelineLayout *layout, guint32 group)
     {
       const RspDiskOp *op = rsp_model_disk_op (m, i);
       guint64 start = op->insert != 0 ? op->insert : op->issue;
-      guint64 mid = op->issue != 0 ? op->issue : start;
-      guint64 end = op->complete != 0 ? op->complete : mid;
+      guint64 end = op->complete != 0 ? op->complete : op->issue != 0 ? op->issue : start;
+      /* where service began; a request merged into another never was */
+      guint64 mid = op->issue != 0 ? op->issue : op->merged ? end : start;
       if (start == 0 || !overlaps (start, end, layout->start, layout->end))
         continue;
       GArray *list = g_hash_table_lookup (by_dev, GUINT_TO_POINTER (op->dev));

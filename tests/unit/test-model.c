@@ -803,12 +803,12 @@ test_missing_completion (void)
   g_assert_cmpuint (rsp_analysis_category_ns (a, RSP_CAT_DISK_IO), >=, 2 * MS);
 }
 
-/* A request that never completed (merged away, or its completion lost)
- * stays a candidate of every later disk wait: here it was never issued,
- * so it counts as in service, and the later requests' queued stretches are
- * disk I/O.  OWNER issued it: the waiting task itself (its own list of
- * requests) or a kernel thread (the device's).  Later completions must not
- * hide it from the search, which skips requests completed before a wait. */
+/* A request issued that never completed (its completion lost) stays a
+ * candidate of every later disk wait: it counts as in service, and the
+ * later requests' queued stretches are disk I/O.  OWNER issued it: the
+ * waiting task itself (its own list of requests) or a kernel thread (the
+ * device's).  Later completions must not hide it from the search, which
+ * skips requests completed before a wait. */
 static void
 check_open_request (gint32 owner)
 {
@@ -817,7 +817,8 @@ check_open_request (gint32 owner)
   comm (&s, 100, 100, "reader");
   comm (&s, 300, 300, "kworker/0:1");
   sw (&s, T0, 0, 0, 0, 100, NULL);
-  rq (&s, RSP_MEV_RQ_INSERT, T0 + 50 * US, 0, owner, 1000); /* never issued nor completed */
+  rq (&s, RSP_MEV_RQ_INSERT, T0 + 50 * US, 0, owner, 1000);
+  rq (&s, RSP_MEV_RQ_ISSUE, T0 + 60 * US, 1, 0, 1000); /* never completed */
   rq (&s, RSP_MEV_RQ_INSERT, T0 + 110 * US, 0, 100, 2000);
   sw (&s, T0 + 200 * US, 0, 100, 2, 0, io_stack);
   rq (&s, RSP_MEV_RQ_ISSUE, T0 + 1 * MS, 1, 0, 2000);
@@ -846,6 +847,71 @@ check_open_request (gint32 owner)
   /* the first wait 200 us to 5 ms + 2 us, the three others 0.1 ms to
    * 3 ms + 2 us after their insert */
   g_assert_cmpuint (rsp_analysis_category_ns (a, RSP_CAT_DISK_IO), ==, 4802 * US + 3 * 2902 * US);
+}
+
+/* A request merged into another while queued (block_rq_merge) is queued
+ * until then and never served: the wait that follows is queued behind the
+ * request that was issued, then served by it.  Without the merge event
+ * (WITH_EVENT FALSE: a plain perf.data), a request never issued nor
+ * completed while a later one on its device was issued is taken for merged
+ * when that one was issued, marked inferred and counted; not for one
+ * still queued at the end, with nothing issued after it. */
+static void
+check_merged_request (gboolean with_event)
+{
+  Stream s;
+  stream_init (&s);
+  comm (&s, 100, 100, "writer");
+  sw (&s, T0, 0, 0, 0, 100, NULL);
+  rq (&s, RSP_MEV_RQ_INSERT, T0 + 50 * US, 0, 100, 1008);
+  rq (&s, RSP_MEV_RQ_INSERT, T0 + 110 * US, 0, 100, 1000);
+  if (with_event)
+    rq (&s, RSP_MEV_RQ_MERGE, T0 + 150 * US, 0, 100, 1008);
+  sw (&s, T0 + 200 * US, 0, 100, 2, 0, io_stack);
+  rq (&s, RSP_MEV_RQ_ISSUE, T0 + 1 * MS, 1, 0, 1000);
+  rq (&s, RSP_MEV_RQ_COMPLETE, T0 + 5 * MS, 1, 0, 1000);
+  waking (&s, T0 + 5 * MS + 2 * US, 1, 0, 100, disk_wake);
+  sw (&s, T0 + 5 * MS + 10 * US, 0, 0, 0, 100, NULL);
+  /* a second wait, with a request of its own, long after */
+  rq (&s, RSP_MEV_RQ_INSERT, T0 + 10 * MS, 0, 100, 5000);
+  sw (&s, T0 + 10 * MS + 100 * US, 0, 100, 2, 0, io_stack);
+  rq (&s, RSP_MEV_RQ_ISSUE, T0 + 11 * MS, 1, 0, 5000);
+  rq (&s, RSP_MEV_RQ_COMPLETE, T0 + 13 * MS, 1, 0, 5000);
+  waking (&s, T0 + 13 * MS + 2 * US, 1, 0, 100, disk_wake);
+  sw (&s, T0 + 13 * MS + 10 * US, 0, 0, 0, 100, NULL);
+  rq (&s, RSP_MEV_RQ_INSERT, T0 + 19 * MS, 0, 100, 9000); /* still queued at the end */
+  sw (&s, T0 + 20 * MS, 0, 100, 0x20, 0, NULL);
+  g_autoptr (RspModel) m = rsp_assembler_finish (s.as);
+  g_assert_cmpuint (rsp_model_n_disk_ops (m), ==, 4);
+  const RspDiskOp *merged = rsp_model_disk_op (m, 0);
+  g_assert_cmpuint (merged->sector, ==, 1008);
+  g_assert_true (merged->merged);
+  g_assert_cmpuint (merged->issue, ==, 0);
+  g_assert_cmpuint (merged->complete, ==, with_event ? T0 + 150 * US : T0 + 1 * MS);
+  g_assert_true (merged->complete_inferred == !with_event);
+  g_assert_cmpuint (rsp_model_anomaly_count (m, RSP_ANOMALY_MISSING_COMPLETION), ==, with_event ? 0 : 1);
+  const RspDiskOp *last = rsp_model_disk_op (m, 3);
+  g_assert_false (last->merged);
+  g_assert_cmpuint (last->complete, ==, 0);
+  g_autoptr (RspAnalysis) a = rsp_analysis_new (m, 100, 0, G_MAXUINT64, NULL);
+  check_invariants (a);
+  /* the first wait: queued 200 us to 1 ms, served to 5 ms, 2 us to the
+   * wake-up; the second: queued 0.9 ms, served 2 ms + 2 us, the merged
+   * request nowhere in it */
+  g_assert_cmpuint (rsp_analysis_category_ns (a, RSP_CAT_IO_QUEUE), ==, 800 * US + 900 * US);
+  g_assert_cmpuint (rsp_analysis_category_ns (a, RSP_CAT_DISK_IO), ==, 4002 * US + 2002 * US);
+}
+
+static void
+test_merged_request (void)
+{
+  check_merged_request (TRUE);
+}
+
+static void
+test_merged_request_inferred (void)
+{
+  check_merged_request (FALSE);
 }
 
 static void
@@ -1543,6 +1609,8 @@ main (int argc, char **argv)
   g_test_add_func ("/model/interrupt", test_interrupt);
   g_test_add_func ("/model/disk", test_disk);
   g_test_add_func ("/model/open-request-own", test_open_request_own);
+  g_test_add_func ("/model/merged-request", test_merged_request);
+  g_test_add_func ("/model/merged-request-inferred", test_merged_request_inferred);
   g_test_add_func ("/model/open-request-device", test_open_request_device);
   g_test_add_func ("/model/flush-wait", test_flush_wait);
   g_test_add_func ("/model/stackless-timer", test_stackless_timer);
