@@ -1020,11 +1020,10 @@ handle_disk (Assembler *a, const RspModelEvent *ev)
         if (idx == RSP_NONE)
           return; /* queued before the recording */
         RspDiskOp *op = &g_array_index (m->disk_ops, RspDiskOp, idx);
-        if (op->issue == 0)
-          {
-            op->merged = TRUE;
-            op->complete = ev->time;
-          }
+        if (op->issue != 0)
+          return; /* not the one merged: an issued request is never merged */
+        op->merged = TRUE;
+        op->complete = ev->time;
         g_hash_table_remove (a->inflight_disk, &key);
       }
       break;
