@@ -36,6 +36,8 @@ PERF_RECORD_SAMPLE = 9
 PERF_SAMPLE_IDENTIFIER = 1 << 16
 SIDE_BAND_RECORDS = 60
 SAMPLES_PER_SEED = 40
+# the instance's merge uses its winner tree from 24 CPUs on (rsp-ftrace-reader.c)
+MANY_CPUS = 24
 SUBBUFFERS_PER_CPU = 2
 PRINTK_LINES = 16
 
@@ -256,7 +258,10 @@ def trace_data_seeds(tracing):
 
 def ftrace_section_seeds(section):
     """(suffix, bytes): the section with the first sub-buffers of each CPU
-    only (one and SUBBUFFERS_PER_CPU), formats whole."""
+    only (one and SUBBUFFERS_PER_CPU), formats whole; and one of
+    MANY_CPUS CPUs, each with the first sub-buffer of one of the
+    recording's CPUs in turn (the same times on several CPUs), so that the
+    fuzzers reach the reader's merge of many CPUs (its winner tree)."""
     (subbuf_size, _long_size, n_cpus) = struct.unpack_from("<III", section, 12)
     (header_len,) = struct.unpack_from("<Q", section, 24)
     pos = 32 + header_len
@@ -277,6 +282,12 @@ def ftrace_section_seeds(section):
         cpus = b"".join(struct.pack("<IIQ", cpu, reserved, len(data[:n * subbuf_size])) + data[:n * subbuf_size]
                         for cpu, reserved, data in blocks)
         seeds.append(("first%d" % n, head + cpus))
+    firsts = [data[:subbuf_size] for _, _, data in blocks if len(data) >= subbuf_size]
+    if firsts:
+        many = struct.pack("<III", subbuf_size, _long_size, MANY_CPUS)
+        cpus = b"".join(struct.pack("<IIQ", cpu, 0, subbuf_size) + firsts[cpu % len(firsts)]
+                        for cpu in range(MANY_CPUS))
+        seeds.append(("many-cpus", head[:12] + many + head[24:] + cpus))
     return seeds
 
 
@@ -307,6 +318,11 @@ def main():
             digest = hashlib.sha1(data).hexdigest()
             if (target, digest) in seen:
                 continue
+            # one seed of many CPUs (110 kB) is enough: it is twice the others' size
+            if suffix == "many-cpus" and any(s == "many-cpus" for _, s in seen):
+                continue
+            if suffix == "many-cpus":
+                seen.add((target, "many-cpus"))
             seen.add((target, digest))
             os.makedirs(os.path.join(out_dir, target), exist_ok=True)
             name = "%s.%s" % (os.path.basename(path), suffix)
