@@ -10,6 +10,7 @@
 
 #include "rsp-analysis.h"
 #include "rsp-details.h"
+#include "rsp-model-event.h"
 #include "rsp-model.h"
 
 static const char *const recordings[] = {
@@ -188,10 +189,50 @@ test_items (gconstpointer data)
     g_assert_cmpuint (disks, >, 0);
 }
 
+static void
+disk_event (RspAssembler *as, RspModelEventKind kind, guint64 t, guint64 sector)
+{
+  RspModelEvent ev = { .kind = kind, .time = t, .cpu = 0, .pid = 100, .tid = 100 };
+  ev.u.rq.dev = 0x800010;
+  ev.u.rq.sector = sector;
+  ev.u.rq.nr_sector = 8;
+  ev.u.rq.rwbs = "W";
+  rsp_assembler_feed (as, &ev);
+}
+
+/* A request merged into another while queued: queued until the merge,
+ * merged, never in service; its link goes to the request from its insert
+ * to the merge.  Another that was served says so. */
+static void
+test_merged_op (void)
+{
+  RspAssembler *as = rsp_assembler_new (NULL);
+  const guint64 t0 = 1000000000;
+  disk_event (as, RSP_MEV_RQ_INSERT, t0, 1008);
+  disk_event (as, RSP_MEV_RQ_INSERT, t0 + 10000, 1000);
+  disk_event (as, RSP_MEV_RQ_MERGE, t0 + 20000, 1008);
+  disk_event (as, RSP_MEV_RQ_ISSUE, t0 + 30000, 1000);
+  disk_event (as, RSP_MEV_RQ_COMPLETE, t0 + 90000, 1000);
+  g_autoptr (RspModel) m = rsp_assembler_finish (as);
+  g_assert_cmpuint (rsp_model_n_disk_ops (m), ==, 2);
+  g_autoptr (RspDetails) merged = rsp_details_new_for_item (m, RSP_DETAILS_DISK_OP, 0);
+  g_assert_nonnull (strstr (merged->markup, "Merged:"));
+  g_assert_nonnull (strstr (merged->markup, "Queued:"));
+  g_assert_null (strstr (merged->markup, "In service:"));
+  g_assert_true (g_str_has_prefix (merged->summary, "disk request of "));
+  g_assert_cmpuint (merged->jump_start, ==, t0);
+  g_assert_cmpuint (merged->jump_end, ==, t0 + 20000);
+  g_autoptr (RspDetails) served = rsp_details_new_for_item (m, RSP_DETAILS_DISK_OP, 1);
+  g_assert_null (strstr (served->markup, "Merged:"));
+  g_assert_nonnull (strstr (served->markup, "In service:"));
+  g_assert_cmpuint (served->jump_end, ==, t0 + 90000);
+}
+
 int
 main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
+  g_test_add_func ("/details/merged-disk-request", test_merged_op);
   for (guint i = 0; i < G_N_ELEMENTS (recordings); i++)
     {
       g_autofree char *p = g_strdup_printf ("/details/%s", recordings[i]);
