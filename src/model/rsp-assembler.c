@@ -1363,10 +1363,6 @@ rsp_assembler_feed (RspAssembler *a, const RspModelEvent *ev)
     }
 }
 
-/* How many later requests on its device a request never issued looks at
- * for one that was. */
-#define MERGE_SCAN 4096
-
 /* Requests queued and then neither issued nor completed, where a later
  * request on the same device was issued: merged into another while queued
  * (block_rq_merge was not recorded: a plain perf.data, an older RSP
@@ -1374,27 +1370,41 @@ rsp_assembler_feed (RspAssembler *a, const RspModelEvent *ev)
  * the queue to the recording's end, which would make every later disk
  * wait on the device look queued behind them: they count as merged when
  * that request was issued (the latest a merge can have happened), marked
- * inferred.  Requests with nothing issued after them stay queued. */
+ * inferred.  Requests with nothing issued after them stay queued.  The
+ * requests are in the order they were queued (or issued, without a queue),
+ * so the earliest issue among those after one on its device is the first
+ * after its insert: one pass from the end, keeping that per device. */
+typedef struct {
+  guint32 dev;
+  guint64 first_issue; /* among the requests after the current one; 0: none */
+} DeviceIssue;
+
 static void
 infer_merges (RspModel *m)
 {
-  for (guint i = 0; i < m->disk_ops->len; i++)
+  g_autoptr (GArray) devices = g_array_new (FALSE, FALSE, sizeof (DeviceIssue));
+  for (guint i = m->disk_ops->len; i > 0; i--)
     {
-      RspDiskOp *op = &g_array_index (m->disk_ops, RspDiskOp, i);
-      if (op->issue != 0 || op->complete != 0 || op->merged || op->insert == 0)
-        continue;
-      for (guint j = i + 1; j < m->disk_ops->len && j - i <= MERGE_SCAN; j++)
+      RspDiskOp *op = &g_array_index (m->disk_ops, RspDiskOp, i - 1);
+      DeviceIssue *d = NULL;
+      for (guint k = 0; k < devices->len && d == NULL; k++)
+        if (g_array_index (devices, DeviceIssue, k).dev == op->dev)
+          d = &g_array_index (devices, DeviceIssue, k);
+      if (d == NULL)
         {
-          const RspDiskOp *later = &g_array_index (m->disk_ops, RspDiskOp, j);
-          if (later->dev == op->dev && later->issue >= op->insert && later->issue != 0)
-            {
-              op->merged = TRUE;
-              op->complete = later->issue;
-              op->complete_inferred = TRUE;
-              m->anomalies[RSP_ANOMALY_MISSING_COMPLETION]++;
-              break;
-            }
+          g_array_append_val (devices, ((DeviceIssue){ op->dev, 0 }));
+          d = &g_array_index (devices, DeviceIssue, devices->len - 1);
         }
+      if (op->issue == 0 && op->complete == 0 && !op->merged && op->insert != 0 && d->first_issue != 0
+          && d->first_issue >= op->insert)
+        {
+          op->merged = TRUE;
+          op->complete = d->first_issue;
+          op->complete_inferred = TRUE;
+          m->anomalies[RSP_ANOMALY_MISSING_COMPLETION]++;
+        }
+      if (op->issue != 0 && (d->first_issue == 0 || op->issue < d->first_issue))
+        d->first_issue = op->issue;
     }
 }
 

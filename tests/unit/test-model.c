@@ -115,14 +115,20 @@ hrtimer (Stream *s, guint64 t, gint32 cpu, gboolean entry)
 }
 
 static void
-rq (Stream *s, RspModelEventKind kind, guint64 t, gint32 cpu, gint32 tid, guint64 sector)
+rq_on (Stream *s, guint32 dev, RspModelEventKind kind, guint64 t, gint32 cpu, gint32 tid, guint64 sector)
 {
   RspModelEvent ev = { .kind = kind, .time = t, .cpu = cpu, .pid = tid, .tid = tid };
-  ev.u.rq.dev = 0x800010;
+  ev.u.rq.dev = dev;
   ev.u.rq.sector = sector;
   ev.u.rq.nr_sector = 8;
   ev.u.rq.rwbs = "R";
   feed (s, &ev, NULL);
+}
+
+static void
+rq (Stream *s, RspModelEventKind kind, guint64 t, gint32 cpu, gint32 tid, guint64 sector)
+{
+  rq_on (s, 0x800010, kind, t, cpu, tid, sector);
 }
 
 static void
@@ -880,9 +886,12 @@ check_merged_request (gboolean with_event)
   waking (&s, T0 + 13 * MS + 2 * US, 1, 0, 100, disk_wake);
   sw (&s, T0 + 13 * MS + 10 * US, 0, 0, 0, 100, NULL);
   rq (&s, RSP_MEV_RQ_INSERT, T0 + 19 * MS, 0, 100, 9000); /* still queued at the end */
+  /* a request issued after it on another disk says nothing of it */
+  rq_on (&s, 0x800020, RSP_MEV_RQ_ISSUE, T0 + 19 * MS + 500 * US, 1, 0, 9000);
+  rq_on (&s, 0x800020, RSP_MEV_RQ_COMPLETE, T0 + 19 * MS + 700 * US, 1, 0, 9000);
   sw (&s, T0 + 20 * MS, 0, 100, 0x20, 0, NULL);
   g_autoptr (RspModel) m = rsp_assembler_finish (s.as);
-  g_assert_cmpuint (rsp_model_n_disk_ops (m), ==, 4);
+  g_assert_cmpuint (rsp_model_n_disk_ops (m), ==, 5);
   const RspDiskOp *merged = rsp_model_disk_op (m, 0);
   g_assert_cmpuint (merged->sector, ==, 1008);
   g_assert_true (merged->merged);
