@@ -131,7 +131,7 @@ typedef struct {
 static gboolean
 check_type_and_name (const char *s, const char *end, FieldInfo *info)
 {
-  guint words = 0, brackets = 0;
+  guint words = 0, brackets = 0, words_after_bracket = 0;
   gboolean last_was_word = FALSE, empty_bracket = FALSE;
   /* libtraceevent takes the last token before ';' or '[' for the name: a
    * '*' there ("int vec*") would be the name, and the print fmt's REC->vec
@@ -161,6 +161,7 @@ check_type_and_name (const char *s, const char *end, FieldInfo *info)
           info->name = w;
           info->name_len = (gsize) (s - w);
           words++;
+          words_after_bracket += brackets;
           last_was_word = TRUE;
           star_since_word = FALSE;
         }
@@ -168,7 +169,10 @@ check_type_and_name (const char *s, const char *end, FieldInfo *info)
         {
           int parens = 0;
           const char *open = s;
-          if (++brackets > 1 || words == 0 || star_since_word)
+          /* right after a word, as the kernel writes it ("char[]",
+           * "comm[16]"): "__data_loc []char name" made libtraceevent
+           * leak (found by fuzz-perf-reader) */
+          if (++brackets > 1 || words == 0 || star_since_word || !last_was_word)
             return FALSE;
           s++;
           while (s < end && *s != ']')
@@ -199,8 +203,11 @@ check_type_and_name (const char *s, const char *end, FieldInfo *info)
     return FALSE;
   /* a type and a name */
   info->dynamic = g_str_has_prefix (start, "__data_loc ") || g_str_has_prefix (start, "__rel_loc ");
-  /* "__data_loc char[] name", or a flexible array "u32 buf[]" last */
+  /* "__data_loc char[] name" (one word, the name, after the bracket), or
+   * a flexible array "u32 buf[]" last */
   if (empty_bracket && info->dynamic != last_was_word)
+    return FALSE;
+  if (empty_bracket && info->dynamic && words_after_bracket != 1)
     return FALSE;
   return words >= 2;
 }

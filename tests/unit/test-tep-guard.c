@@ -192,6 +192,12 @@ test_bad_formats (void)
     "name: x\nID: 1\nformat:\n" COMMON "\tfield:unsigned int vec*;\toffset:8;\tsize:4;\tsigned:0;\nprint fmt: \"\"",
     "name: x\nID: 1\nformat:\n" COMMON "\tfield:unsigned int vec *;\toffset:8;\tsize:4;\tsigned:0;\nprint fmt: \"\"",
     "name: x\nID: 1\nformat:\n" COMMON "\tfield:int *[4];\toffset:8;\tsize:4;\tsigned:0;\nprint fmt: \"\"",
+    /* a bracket after a space, words after a dynamic field's bracket: the
+     * first made libtraceevent leak (fuzz-perf-reader, "__data_loc []rhca
+     * filename") */
+    "name: x\nID: 1\nformat:\n" COMMON "\tfield:__data_loc []rhca filename;\toffset:8;\tsize:4;\tsigned:0;\nprint fmt: \"\"",
+    "name: x\nID: 1\nformat:\n" COMMON "\tfield:char comm [16];\toffset:8;\tsize:16;\tsigned:0;\nprint fmt: \"\"",
+    "name: x\nID: 1\nformat:\n" COMMON "\tfield:__data_loc char[] a b;\toffset:8;\tsize:4;\tsigned:0;\nprint fmt: \"\"",
   };
   for (gsize i = 0; i < G_N_ELEMENTS (texts); i++)
     {
