@@ -97,6 +97,11 @@ parse_number (const char **p, const char *end, guint64 max)
   guint64 v = 0;
   if (s >= end || !g_ascii_isdigit (*s))
     return FALSE;
+  /* decimal, as the kernel writes it: libtraceevent reads numbers with
+   * strtoul (…, 0), so "ID: 0567" was event 375 to it and 567 to RSP's
+   * own reading (found by fuzz-perf-reader) */
+  if (*s == '0' && s + 1 < end && g_ascii_isdigit (s[1]))
+    return FALSE;
   while (s < end && g_ascii_isdigit (*s))
     {
       v = v * 10 + (guint64) (*s - '0');

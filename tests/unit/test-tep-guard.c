@@ -198,6 +198,11 @@ test_bad_formats (void)
     "name: x\nID: 1\nformat:\n" COMMON "\tfield:__data_loc []rhca filename;\toffset:8;\tsize:4;\tsigned:0;\nprint fmt: \"\"",
     "name: x\nID: 1\nformat:\n" COMMON "\tfield:char comm [16];\toffset:8;\tsize:16;\tsigned:0;\nprint fmt: \"\"",
     "name: x\nID: 1\nformat:\n" COMMON "\tfield:__data_loc char[] a b;\toffset:8;\tsize:4;\tsigned:0;\nprint fmt: \"\"",
+    /* a leading zero: octal to libtraceevent (strtoul base 0), decimal to
+     * RSP's own reading of the fields and ids (fuzz-perf-reader: "ID: 0567"
+     * made an event another's) */
+    "name: x\nID: 0567\nformat:\n" COMMON "\tfield:int a;\toffset:8;\tsize:4;\tsigned:1;\nprint fmt: \"\"",
+    "name: x\nID: 1\nformat:\n" COMMON "\tfield:int a;\toffset:010;\tsize:4;\tsigned:1;\nprint fmt: \"\"",
   };
   for (gsize i = 0; i < G_N_ELEMENTS (texts); i++)
     {
