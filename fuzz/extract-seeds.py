@@ -297,6 +297,7 @@ def main():
     out_dir = sys.argv[1]
     counts = {"perf-reader": 0, "model": 0, "trace-data": 0, "ftrace-section": 0, "json": 0}
     seen = set()
+    many_cpus_written = False  # one seed of many CPUs (110 kB) is enough: twice the others' size
     for path in sys.argv[2:]:
         with open(path, "rb") as f:
             blob = f.read()
@@ -318,11 +319,10 @@ def main():
             digest = hashlib.sha1(data).hexdigest()
             if (target, digest) in seen:
                 continue
-            # one seed of many CPUs (110 kB) is enough: it is twice the others' size
-            if suffix == "many-cpus" and any(s == "many-cpus" for _, s in seen):
-                continue
             if suffix == "many-cpus":
-                seen.add((target, "many-cpus"))
+                if many_cpus_written:
+                    continue
+                many_cpus_written = True
             seen.add((target, digest))
             os.makedirs(os.path.join(out_dir, target), exist_ok=True)
             name = "%s.%s" % (os.path.basename(path), suffix)

@@ -307,6 +307,21 @@ add_link (Assembler *a, RspLinkKind kind, guint64 time, RspIdx from_run, RspIdx 
   return a->m->links->len - 1;
 }
 
+/* OP's completion was not recorded: it completed at T (and, its issue
+ * unseen too, it was issued when queued: paper §5.2).  Counted. */
+static void
+infer_completion (RspModel *m, RspDiskOp *op, guint64 t)
+{
+  op->complete = t;
+  op->complete_inferred = TRUE;
+  if (op->issue == 0)
+    {
+      op->issue = op->insert;
+      op->issue_inferred = TRUE;
+    }
+  m->anomalies[RSP_ANOMALY_MISSING_COMPLETION]++;
+}
+
 /* A request in flight during sleep S that is the likeliest to have ended
  * it: the task's own latest one; else, another task's (the flusher's
  * writeback, the journal's commit that an fsync waits for), the one whose
@@ -362,16 +377,8 @@ infer_wake (Assembler *a, RspSleep *s)
       RspDiskOp *op = &g_array_index (m->disk_ops, RspDiskOp, op_idx);
       if (op->complete == 0 && op->task == s->task)
         {
-          /* its own request: the sleep ended when it completed (and, its
-           * issue unseen too, it was issued when queued: paper §5.2) */
-          op->complete = s->end;
-          op->complete_inferred = TRUE;
-          if (op->issue == 0)
-            {
-              op->issue = op->insert;
-              op->issue_inferred = TRUE;
-            }
-          m->anomalies[RSP_ANOMALY_MISSING_COMPLETION]++;
+          /* its own request: the sleep ended when it completed */
+          infer_completion (m, op, s->end);
         }
       s->reason = RSP_WAKE_DISK;
       s->disk_op = op_idx;
@@ -668,17 +675,7 @@ disk_op_for_wake (Assembler *a, CpuState *cs, TidState *target, guint64 t)
         best = i - 1;
     }
   if (best != RSP_NONE)
-    {
-      RspDiskOp *op = &g_array_index (m->disk_ops, RspDiskOp, best);
-      op->complete = t;
-      op->complete_inferred = TRUE;
-      if (op->issue == 0)
-        {
-          op->issue = op->insert;
-          op->issue_inferred = TRUE;
-        }
-      m->anomalies[RSP_ANOMALY_MISSING_COMPLETION]++;
-    }
+    infer_completion (m, &g_array_index (m->disk_ops, RspDiskOp, best), t);
   return best;
 }
 
