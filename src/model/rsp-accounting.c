@@ -301,13 +301,10 @@ disk_stretches (StretchCtx *c, RspIdx task, guint64 s0, guint64 s1, const char *
         {
           RspIdx idx = g_array_index (cand, RspIdx, k);
           const RspDiskOp *op = &g_array_index (ops, RspDiskOp, idx);
-          guint64 end = op->complete != 0 ? op->complete : s1;
-          /* a request never issued (merged into another, or still queued
-           * at the end) was only ever queued */
-          guint64 issued = op->issue != 0 ? op->issue : end;
-          if (mid >= issued && mid < end)
+          RspDiskOpSpans sp = rsp_disk_op_spans (op, s1);
+          if (mid >= sp.served && mid < sp.end)
             served = TRUE, link = idx;
-          else if (mid >= op->insert && mid < issued && !queued)
+          else if (mid >= sp.queued && mid < sp.served && !queued)
             queued = TRUE, queued_op = idx;
         }
       if (!served && queued)

@@ -157,6 +157,23 @@ typedef struct {
   const char *file;        /* the file its issuing task was doing I/O on, or NULL */
 } RspDiskOp;
 
+/* A disk request's two stretches: queued from QUEUED (its insert; 0 when
+ * not seen) to SERVED, in service from SERVED to END.  END is its
+ * completion, or OPEN_END when none was seen.  A request never issued
+ * (merged into another one, or still queued when the recording ended) was
+ * only ever queued: SERVED is END, its service empty.  The accounting, the
+ * timeline and the details all read a request's stretches from here. */
+typedef struct {
+  guint64 queued, served, end;
+} RspDiskOpSpans;
+
+static inline RspDiskOpSpans
+rsp_disk_op_spans (const RspDiskOp *op, guint64 open_end)
+{
+  guint64 end = op->complete != 0 ? op->complete : open_end;
+  return (RspDiskOpSpans){ op->insert, op->issue != 0 ? op->issue : end, end };
+}
+
 typedef struct {
   guint64 sk;
   guint16 family, protocol;

@@ -74,14 +74,15 @@ disk_op_lines (Writer *w, RspDetails *d, RspIdx op_index, char **service)
   g_autofree char *req = g_strdup_printf (_("device %u:%u, sector %llu, %s, %s"), op->dev >> 20, op->dev & 0xfffff,
                                           (unsigned long long) op->sector, size, rwbs);
   line (w, _("Disk request:"), req);
-  guint64 from = op->issue != 0 ? op->issue : op->insert;
-  gboolean served = !op->merged && from != 0 && op->complete >= from;
-  if (op->insert != 0 && op->issue != 0 && op->issue > op->insert)
-    span (w, _("Queued:"), op->insert, op->issue, NULL);
+  RspDiskOpSpans sp = rsp_disk_op_spans (op, 0);
+  /* issued and completed: a merged request, or one still queued, never was */
+  gboolean served = !op->merged && op->issue != 0 && sp.end >= sp.served;
+  if (sp.queued != 0 && op->issue != 0 && sp.served > sp.queued)
+    span (w, _("Queued:"), sp.queued, sp.served, NULL);
   if (op->merged)
     {
       /* taken into the request ahead of it while queued: never issued */
-      span (w, _("Queued:"), op->insert, op->complete, op->complete_inferred ? _(", the merge inferred") : NULL);
+      span (w, _("Queued:"), sp.queued, sp.end, op->complete_inferred ? _(", the merge inferred") : NULL);
       line (w, _("Merged:"), _("into the request ahead of it on the disk, which served its data"));
       d->jump_start = op->insert;
       d->jump_end = op->complete;
@@ -89,9 +90,9 @@ disk_op_lines (Writer *w, RspDetails *d, RspIdx op_index, char **service)
     }
   if (served)
     {
-      span (w, _("In service:"), from, op->complete,
+      span (w, _("In service:"), sp.served, sp.end,
             op->complete_inferred || op->issue_inferred ? _(", partly inferred") : NULL);
-      d->jump_start = op->insert != 0 ? op->insert : from;
+      d->jump_start = sp.queued != 0 ? sp.queued : sp.served;
       d->jump_end = op->complete;
       d->jump_label = _("_Go to the disk request");
     }
@@ -100,7 +101,7 @@ disk_op_lines (Writer *w, RspDetails *d, RspIdx op_index, char **service)
       g_autofree char *issuer = task_name (w->m, op->task);
       line (w, _("Issued by:"), issuer);
     }
-  *service = served      ? rsp_format_duration (op->complete - from)
+  *service = served      ? rsp_format_duration (sp.end - sp.served)
              : op->merged ? g_strdup (_("another request (merged)"))
                           : g_strdup ("?");
   return size;

@@ -338,10 +338,12 @@ build_op_rows (RspTimelineLayout *layout, guint32 group)
   for (guint i = 0; i < rsp_model_n_disk_ops (m); i++)
     {
       const RspDiskOp *op = rsp_model_disk_op (m, i);
+      /* drawn from its insert (else its issue) to its completion (else
+       * its issue), its service from MID */
+      RspDiskOpSpans sp = rsp_disk_op_spans (op, 0);
       guint64 start = op->insert != 0 ? op->insert : op->issue;
-      guint64 end = op->complete != 0 ? op->complete : op->issue != 0 ? op->issue : start;
-      /* where service began; a request merged into another never was */
-      guint64 mid = op->issue != 0 ? op->issue : op->merged ? end : start;
+      guint64 end = sp.end != 0 ? sp.end : sp.served != 0 ? sp.served : start;
+      guint64 mid = sp.served != 0 ? sp.served : start;
       if (start == 0 || !overlaps (start, end, layout->start, layout->end))
         continue;
       GArray *list = g_hash_table_lookup (by_dev, GUINT_TO_POINTER (op->dev));

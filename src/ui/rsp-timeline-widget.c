@@ -615,12 +615,9 @@ on_query_tooltip (GtkWidget *widget, int x, int y, gboolean keyboard, GtkTooltip
     case RSP_TIMELINE_HIT_DISK_OP:
       {
         const RspDiskOp *op = rsp_model_disk_op (m, hit.item);
-        /* never issued (merged into another request, or still queued):
-         * queued to its end, never served */
-        guint64 issued = op->issue != 0 ? op->issue : op->complete;
-        g_autofree char *queue = rsp_format_duration (issued > op->insert ? issued - op->insert : 0);
-        g_autofree char *service = rsp_format_duration (op->issue != 0 && op->complete > op->issue
-                                                          ? op->complete - op->issue : 0);
+        RspDiskOpSpans sp = rsp_disk_op_spans (op, 0);
+        g_autofree char *queue = rsp_format_duration (sp.served > sp.queued ? sp.served - sp.queued : 0);
+        g_autofree char *service = rsp_format_duration (sp.end > sp.served ? sp.end - sp.served : 0);
         g_string_append_printf (text, _("<b>disk %s</b> sector %llu + %u\nqueued %s, served %s"), op->rwbs,
                                 (unsigned long long) op->sector, op->nr_sector, queue, service);
         if (op->merged)
