@@ -208,6 +208,26 @@ static const char *const irq_wake[] = { "try_to_wake_up", "eth_handler", "handle
 static const char *const disk_wake[] = { "try_to_wake_up", "blk_mq_end_request", "virtblk_done", "common_interrupt", NULL };
 static const char *const io_stack[] = { "schedule", "io_schedule", "|", "pread64", "reader", NULL };
 
+/* Task 100 on CPU 0 reads from disk: its request is queued at 100 us, it
+ * sleeps at 200 us, the request is issued at 1 ms and completes at 5 ms on
+ * CPU 1, where the wake-up (with WAKE_STACK) follows 2 us later; it runs
+ * again at 5.01 ms and exits at 6 ms.  Queued 0.8 ms, served 4 ms. */
+static RspModel *
+pread_disk_wait (const char *const *wake_stack)
+{
+  Stream s;
+  stream_init (&s);
+  sw (&s, T0, 0, 0, 0, 100, NULL);
+  rq (&s, RSP_MEV_RQ_INSERT, T0 + 100 * US, 0, 100, 4096);
+  sw (&s, T0 + 200 * US, 0, 100, 2, 0, io_stack);
+  rq (&s, RSP_MEV_RQ_ISSUE, T0 + 1 * MS, 1, 0, 4096);
+  rq (&s, RSP_MEV_RQ_COMPLETE, T0 + 5 * MS, 1, 0, 4096);
+  waking (&s, T0 + 5 * MS + 2 * US, 1, 0, 100, wake_stack);
+  sw (&s, T0 + 5 * MS + 10 * US, 0, 0, 0, 100, NULL);
+  sw (&s, T0 + 6 * MS, 0, 100, 0x20, 0, NULL);
+  return rsp_assembler_finish (s.as);
+}
+
 /* ------------------------------------------------------------------ tests */
 
 /* A hands work to B over a pipe and waits; B's run becomes the child of A's
@@ -737,17 +757,7 @@ test_interrupt (void)
 static void
 test_disk (void)
 {
-  Stream s;
-  stream_init (&s);
-  sw (&s, T0, 0, 0, 0, 100, NULL);
-  rq (&s, RSP_MEV_RQ_INSERT, T0 + 100 * US, 0, 100, 4096);
-  sw (&s, T0 + 200 * US, 0, 100, 2, 0, io_stack);
-  rq (&s, RSP_MEV_RQ_ISSUE, T0 + 1 * MS, 1, 0, 4096);
-  rq (&s, RSP_MEV_RQ_COMPLETE, T0 + 5 * MS, 1, 0, 4096);
-  waking (&s, T0 + 5 * MS + 2 * US, 1, 0, 100, disk_wake);
-  sw (&s, T0 + 5 * MS + 10 * US, 0, 0, 0, 100, NULL);
-  sw (&s, T0 + 6 * MS, 0, 100, 0x20, 0, NULL);
-  g_autoptr (RspModel) m = rsp_assembler_finish (s.as);
+  g_autoptr (RspModel) m = pread_disk_wait (disk_wake);
   g_assert_cmpuint (rsp_model_n_disk_ops (m), ==, 1);
   const RspDiskOp *op = rsp_model_disk_op (m, 0);
   g_assert_cmpuint (op->complete - op->issue, ==, 4 * MS);
@@ -1145,17 +1155,7 @@ test_stackless_timer (void)
 static void
 test_stackless_disk (void)
 {
-  Stream s;
-  stream_init (&s);
-  sw (&s, T0, 0, 0, 0, 100, NULL);
-  rq (&s, RSP_MEV_RQ_INSERT, T0 + 100 * US, 0, 100, 4096);
-  sw (&s, T0 + 200 * US, 0, 100, 2, 0, io_stack);
-  rq (&s, RSP_MEV_RQ_ISSUE, T0 + 1 * MS, 1, 0, 4096);
-  rq (&s, RSP_MEV_RQ_COMPLETE, T0 + 5 * MS, 1, 0, 4096);
-  waking (&s, T0 + 5 * MS + 2 * US, 1, 0, 100, NULL);
-  sw (&s, T0 + 5 * MS + 10 * US, 0, 0, 0, 100, NULL);
-  sw (&s, T0 + 6 * MS, 0, 100, 0x20, 0, NULL);
-  g_autoptr (RspModel) m = rsp_assembler_finish (s.as);
+  g_autoptr (RspModel) m = pread_disk_wait (NULL);
   g_autoptr (RspAnalysis) a = rsp_analysis_new (m, 100, 0, G_MAXUINT64, NULL);
   check_invariants (a);
   g_assert_cmpuint (rsp_analysis_category_ns (a, RSP_CAT_DISK_IO), ==, 4 * MS + 2 * US);
