@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <traceevent/event-parse.h>
 #include <tracefs.h>
 #include <unistd.h>
 
@@ -16,6 +17,7 @@
 #include "rsp-probe.h"
 
 #define MAX_NAME_TRIES 8
+#define PERF_TIMER_EXIT_FILTER_MAX 4000 /* bytes: the kernel refuses a filter longer than a page */
 #define DRAIN_READS_MAX 4096 /* per wake-up and CPU: 16 MB, then poll again */
 
 static const char *const ftrace_events[] = {
@@ -55,8 +57,10 @@ static const char *const ftrace_events[] = {
  * are left out of the instance: a third to a half of all its events while
  * RSP samples at 1000 Hz, never the cause of a wake-up (the callback wakes
  * no task; perf's reader is woken later, from an irq_work).  The expiry's
- * exit names no function and stays; the model matches exits to entries per
- * CPU and ignores one without an entry. */
+ * exit names no function, only the timer: once perf runs, its timers'
+ * addresses are learnt and the exits of those left out too
+ * (rsp_ftrace_filter_perf_timer_exits()).  The model matches exits to
+ * entries per CPU and ignores one without an entry. */
 #define PERF_TIMER_FUNCTION "perf_swevent_hrtimer"
 static const char *const perf_timer_events[] = { "timer:hrtimer_expire_entry", "timer:hrtimer_start", NULL };
 
@@ -308,6 +312,171 @@ filter_perf_timer (RspFtrace *self, const char *pretend_missing)
           set_filter (self, perf_timer_events[i], filter);
         }
     }
+}
+
+/* Learning perf's timers: the timers seen expiring, and on which CPUs. */
+typedef struct {
+  int entry_id;
+  struct tep_format_field *hrtimer;
+  GArray *timers;      /* guint64, each once */
+  GHashTable *cpus;    /* CPU + 1 */
+} TimerSeen;
+
+static int
+timer_seen (struct tep_event *event, struct tep_record *record, int cpu, void *data)
+{
+  TimerSeen *seen = data;
+  unsigned long long value;
+  if (event->id != seen->entry_id || tep_read_number_field (seen->hrtimer, record->data, &value) != 0 || value == 0)
+    return 0;
+  g_hash_table_add (seen->cpus, GINT_TO_POINTER (cpu + 1));
+  for (guint i = 0; i < seen->timers->len; i++)
+    if (g_array_index (seen->timers, guint64, i) == value)
+      return 0;
+  guint64 v = value;
+  g_array_append_val (seen->timers, v);
+  return 0;
+}
+
+/* A handle that knows the running kernel's hrtimer_expire_entry alone:
+ * tracefs_local_events_system() would read /proc/kallsyms too, a tenth of
+ * a second while perf's timers fire. */
+static struct tep_handle *
+timer_entry_tep (void)
+{
+  int header_size = 0, format_size = 0;
+  g_autofree char *header = tracefs_instance_file_read (NULL, "events/header_page", &header_size);
+  g_autofree char *format = tracefs_event_file_read (NULL, "timer", "hrtimer_expire_entry", "format", &format_size);
+  if (header == NULL || format == NULL || header_size <= 0 || format_size <= 0)
+    return NULL;
+  struct tep_handle *tep = tep_alloc ();
+  if (tep == NULL)
+    return NULL;
+  enum tep_endian local = G_BYTE_ORDER == G_BIG_ENDIAN ? TEP_BIG_ENDIAN : TEP_LITTLE_ENDIAN;
+  tep_set_file_bigendian (tep, local);
+  tep_set_local_bigendian (tep, local);
+  tep_set_long_size (tep, (int) sizeof (long));
+  tep_set_page_size (tep, (int) sysconf (_SC_PAGESIZE));
+  if (tep_parse_header_page (tep, header, header_size, (int) sizeof (long)) != 0
+      || tep_parse_event (tep, format, format_size, "timer") != TEP_ERRNO__SUCCESS)
+    {
+      tep_free (tep);
+      return NULL;
+    }
+  return tep;
+}
+
+static void
+helper_destroy (struct tracefs_instance *instance)
+{
+  if (instance == NULL)
+    return;
+  tracefs_instance_destroy (instance);
+  tracefs_instance_free (instance);
+}
+
+/* The addresses of the timers whose expiries ENTRY_FILTER selects (perf's
+ * sampling timers), seen within WAIT_MS in an instance of their own, or
+ * until they were seen on N_CPUS CPUs; NULL when none could be.  *HELPER
+ * gets that instance, stopped, for helper_destroy() (its removal takes
+ * tens of ms: after the filter is set). */
+static GArray *
+learn_timers (const char *entry_filter, guint n_cpus, guint wait_ms, struct tracefs_instance **helper)
+{
+  *helper = NULL;
+  g_autofree char *name = g_strdup_printf (RSP_FTRACE_INSTANCE_PREFIX "%d-%08x", (int) getpid (), g_random_int ());
+  if (tracefs_instance_exists (name))
+    return NULL;
+  struct tracefs_instance *instance = tracefs_instance_create (name);
+  if (instance == NULL)
+    return NULL;
+  *helper = instance;
+  GArray *timers = NULL;
+  struct tep_handle *tep = NULL;
+  TimerSeen seen = { 0 };
+  seen.timers = g_array_new (FALSE, FALSE, sizeof (guint64));
+  seen.cpus = g_hash_table_new (g_direct_hash, g_direct_equal);
+  if (!tracefs_instance_is_new (instance))
+    {
+      /* someone else's */
+      tracefs_instance_free (instance);
+      *helper = NULL;
+      goto out;
+    }
+  tracefs_trace_off (instance);
+  tep = timer_entry_tep ();
+  struct tep_event *entry = tep != NULL ? tep_find_event_by_name (tep, "timer", "hrtimer_expire_entry") : NULL;
+  seen.hrtimer = entry != NULL ? tep_find_field (entry, "hrtimer") : NULL;
+  if (seen.hrtimer == NULL || seen.hrtimer->size != 8
+      || tracefs_event_file_write (instance, "timer", "hrtimer_expire_entry", "filter", entry_filter) < 0
+      || tracefs_event_file_write (instance, "timer", "hrtimer_expire_entry", "enable", "1") < 0
+      || tracefs_trace_on (instance) != 0)
+    goto out;
+  seen.entry_id = entry->id;
+  gint64 until = g_get_monotonic_time () + (gint64) wait_ms * 1000;
+  do
+    {
+      g_usleep (2000);
+      tracefs_iterate_raw_events (tep, instance, NULL, 0, timer_seen, &seen);
+    }
+  while (g_hash_table_size (seen.cpus) < n_cpus && g_get_monotonic_time () < until);
+  if (seen.timers->len > 0)
+    timers = g_steal_pointer (&seen.timers);
+
+  tracefs_trace_off (instance);
+  tracefs_event_file_write (instance, "timer", "hrtimer_expire_entry", "enable", "0");
+out:
+  if (tep != NULL)
+    tep_free (tep);
+  if (seen.timers != NULL)
+    g_array_unref (seen.timers);
+  g_hash_table_unref (seen.cpus);
+  return timers;
+}
+
+/* The filter that kept perf's timer out of EVENT's records, or NULL. */
+static const char *
+filter_of (const RspFtrace *self, const char *event)
+{
+  for (guint i = 0; i < self->filters->len; i++)
+    {
+      const RspEventFilter *f = &g_array_index (self->filters, RspEventFilter, i);
+      if (g_strcmp0 (f->event, event) == 0)
+        return f->filter;
+    }
+  return NULL;
+}
+
+guint
+rsp_ftrace_filter_perf_timer_exits (RspFtrace *self, guint wait_ms)
+{
+  g_return_val_if_fail (self != NULL, 0);
+  const char *exit_event = "timer:hrtimer_expire_exit";
+  if (self->destroyed || !g_ptr_array_find_with_equal_func (self->events, exit_event, g_str_equal, NULL)
+      || filter_of (self, exit_event) != NULL)
+    return 0;
+  /* the expiries of perf's timer, as the entries' filter leaves them out */
+  const char *left_out = filter_of (self, "timer:hrtimer_expire_entry");
+  const char *ne = left_out != NULL ? strstr (left_out, " != ") : NULL;
+  if (ne == NULL)
+    return 0;
+  g_autofree char *entry_filter = g_strdup_printf ("%.*s == %s", (int) (ne - left_out), left_out, ne + 4);
+  struct tracefs_instance *helper;
+  g_autoptr (GArray) timers = learn_timers (entry_filter, MAX (self->readers->len, 1), wait_ms, &helper);
+  if (timers == NULL)
+    {
+      helper_destroy (helper);
+      return 0;
+    }
+  /* the kernel takes a filter of up to a page */
+  g_autoptr (GString) filter = g_string_new (NULL);
+  guint n = 0;
+  for (; n < timers->len && filter->len < PERF_TIMER_EXIT_FILTER_MAX - 40; n++)
+    g_string_append_printf (filter, "%shrtimer != 0x%" G_GINT64_MODIFIER "x", n > 0 ? " && " : "",
+                            g_array_index (timers, guint64, n));
+  gboolean ok = set_filter (self, exit_event, filter->str);
+  helper_destroy (helper);
+  return ok ? n : 0;
 }
 
 static guint32

@@ -107,6 +107,14 @@ guint rsp_ftrace_get_n_cpus (const RspFtrace *self);
 
 /* Tracing on in the instance. */
 gboolean rsp_ftrace_start (RspFtrace *self, GError **error);
+/* Once perf's events are enabled: learns the addresses of perf's sampling
+ * timers (the expiries of perf_swevent_hrtimer, seen in a small instance of
+ * their own for up to WAIT_MS, or until every CPU's was seen) and leaves
+ * their expiries' exits out of the instance, which keeps out their entries
+ * already.  Returns how many timers it filters out: 0 when the instance has
+ * no such exits, its entries no filter, or nothing could be learnt (the
+ * exits are then recorded whole, as before; the model ignores them). */
+guint rsp_ftrace_filter_perf_timer_exits (RspFtrace *self, guint wait_ms);
 
 /* Fills FDS (room for MAX) with the readers still open; returns how many. */
 guint rsp_ftrace_poll_fds (RspFtrace *self, struct pollfd *fds, guint max);

@@ -16,6 +16,8 @@ G_DEFINE_QUARK (rsp-recorder-error-quark, rsp_recorder_error)
 
 #define PERF_READY_TIMEOUT_S 120   /* perf synthesizes every process before it answers */
 #define PERF_ACK_TIMEOUT_S 30
+/* how long learning perf's sampling timers may take (each fires every ms) */
+#define PERF_TIMERS_WAIT_MS 50
 
 static guint64
 monotonic_ns (void)
@@ -328,6 +330,10 @@ session_record (Session *s, const Probe *probe, GArray **health, GError **error)
     }
   if (!s->abort_start && !session_perf_control (s, "enable", PERF_ACK_TIMEOUT_S, error))
     return 1;
+  /* perf's sampling timers run now: the exits of their expiries, which the
+   * model ignores, are left out of the instance from here on (a few ms) */
+  if (s->ftrace != NULL && !s->abort_start)
+    rsp_ftrace_filter_perf_timer_exits (s->ftrace, PERF_TIMERS_WAIT_MS);
   if (s->abort_start)
     {
       g_set_error (error, RSP_RECORDER_ERROR, RSP_RECORDER_ERROR_INTERRUPTED,

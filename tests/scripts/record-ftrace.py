@@ -209,6 +209,55 @@ PERF_TIMER = "perf_swevent_hrtimer"
 PERF_TIMER_EVENTS = ("timer:hrtimer_expire_entry", "timer:hrtimer_start")
 
 
+def check_perf_timer_exits_left_out(ft, formats, events, seconds):
+    """The exits of perf's sampling timers' expiries are left out once perf
+    runs: the meta names the timers (learnt from their expiries), and their
+    exits in the recording are only those of the few ms before the filter
+    was set, where without it there would be one per CPU and ms of the
+    recording (SECONDS long)."""
+    exit_event = "timer:hrtimer_expire_exit"
+    if exit_event not in ft["events"]:
+        return
+    filtered = {f["event"]: f["filter"] for f in ft.get("filters") or []}
+    text = filtered.get(exit_event)
+    if text is None or not re.fullmatch(r"hrtimer != 0x[0-9a-f]+( && hrtimer != 0x[0-9a-f]+)*", text):
+        t.fail("the meta's filter of %s is %r: the exits of perf's timers are recorded (%s)"
+               % (exit_event, text, ft.get("filters")))
+    timers = {int(a, 16) for a in re.findall(r"0x[0-9a-f]+", text)}
+    n_cpus = len(ft.get("cpus") or []) or os.cpu_count()
+    if not 1 <= len(timers) <= n_cpus:
+        t.fail("the filter of %s names %d timers on %d CPUs: %s" % (exit_event, len(timers), n_cpus, text))
+    # perf's timers' exits are those with no entry before them on their CPU
+    # (the entries of perf's timer are left out): counted from the events,
+    # whatever the meta says
+    entry_event = "timer:hrtimer_expire_entry"
+    exit_fields = next(f for n, f in formats.values() if n == exit_event)
+    entry_fields = next((f for n, f in formats.values() if n == entry_event), None)
+    open_timers = {}
+    ours = 0
+    for cpu, event_id, payload in events:
+        name = formats[event_id][0]
+        if name == entry_event and entry_fields is not None:
+            open_timers.setdefault(cpu, set()).add(field(payload, entry_fields, "hrtimer"))
+        elif name == exit_event:
+            timer = field(payload, exit_fields, "hrtimer")
+            if timer in open_timers.get(cpu, set()):
+                open_timers[cpu].discard(timer)
+            else:
+                ours += 1
+    # the filter is set within 50 ms of perf's start (2-3 ms here); unfiltered,
+    # 1000 a second on each CPU
+    allowed = 100 * n_cpus
+    if ours > allowed:
+        t.fail("%d exits of timers with no expiry recorded (perf's) are in a %.1f s recording on %d CPUs "
+               "(at most %d before the filter)"
+               % (ours, seconds, n_cpus, allowed))
+    if seconds * 1000 * n_cpus <= 2 * allowed:
+        t.log("NOTE: the recording is too short to tell the filter from none (%.2f s)" % seconds)
+    t.log("perf's timers' exits left out: %d timers; %d exits with no expiry recorded, in %.1f s"
+          % (len(timers), ours, seconds))
+
+
 def check_perf_timer_left_out(ft, formats, events, by_name, by_address=False):
     """The expiries and starts of perf's own sampling timer are not recorded
     (the instance's filters), the other timers' are, and the meta says so;
@@ -291,6 +340,7 @@ def check_dd(rsp, perf, workdir):
         by_name[name] = by_name.get(name, 0) + 1
     t.log("instance: %d events in %d sub-buffers: %s" % (len(events), n_subbufs, by_name))
     check_perf_timer_left_out(ft, formats, events, by_name)
+    check_perf_timer_exits_left_out(ft, formats, events, (int(meta["end_ns"]) - int(meta["start_ns"])) / 1e9)
 
     dd_pid = meta.get("target_pid")
     waking_fields = next(f for n, f in formats.values() if n == "sched:sched_waking")
@@ -453,7 +503,8 @@ def check_degraded(rsp, workdir):
     out = os.path.join(workdir, "one-missing.rsp")
     # and a kernel whose event filters do not know ".function" (older than ours)
     env = dict(os.environ, RSP_RECORD_PRETEND_MISSING="timer:hrtimer_cancel,filter:function")
-    rec = t.run([rsp, "record", "-o", out, "--", "sleep", "0.2"], timeout=300, check=False, env=env)
+    # a second long: perf's timers would have 1000 exits a second on each CPU
+    rec = t.run([rsp, "record", "-o", out, "--", "sleep", "1"], timeout=300, check=False, env=env)
     if rec.returncode != 0:
         t.fail("rsp record with timer:hrtimer_cancel missing exited %d: %s" % (rec.returncode, rec.stderr[-2000:]))
     if not re.search(r"timer:hrtimer_cancel missing in the tracefs instance", rec.stderr):
@@ -467,6 +518,8 @@ def check_degraded(rsp, workdir):
                % (ft["events"], ft["missing_events"], absent))
     formats, events = decode_section(sections["ftrace"])[:2]
     check_perf_timer_left_out(ft, formats, events, None, by_address=True)
+    meta = json.loads(sections["meta"])
+    check_perf_timer_exits_left_out(ft, formats, events, (int(meta["end_ns"]) - int(meta["start_ns"])) / 1e9)
     if "timer:hrtimer_cancel" in {n for n, _ in formats.values()} \
             or len(formats) != len(INSTANCE_EVENTS) - 1 - len(absent):
         t.fail("the section's formats are not the enabled events: %s" % sorted(n for n, _ in formats.values()))
