@@ -790,6 +790,9 @@ rsp_ftrace_stream_rewind (RspFtraceStream *s)
   ring_clear (&s->ahead);
   ring_clear (&s->recent);
   rsp_tid_map_remove_all (s->tgid_of);
+  /* found again: the cursor it names may be gone (new CPU blocks, or none) */
+  s->oldest_known = FALSE;
+  s->oldest = NULL;
   s->perf_done = FALSE;
   memset (&s->stats, 0, sizeof s->stats);
   s->stats.lost_cpus = s->lost_cpus;

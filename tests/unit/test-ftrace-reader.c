@@ -271,6 +271,37 @@ test_gap_before_instance (void)
   g_ptr_array_unref (evsels);
 }
 
+/* New CPU blocks (here none) while an instance event waits behind a perf
+ * event: the stream forgets the old cursors, their event included (it
+ * read a freed cursor, and delivered that event again). */
+static void
+test_load_cpus_forgets (void)
+{
+  FakePerf perf = { 0 };
+  GPtrArray *evsels = perf_evsels (&perf);
+  fake_add (&perf, 500, 0, 1, FALSE); /* before the instance's events */
+  GByteArray *cpu0 = g_byte_array_new ();
+  guint64 t0[] = { 1000000, 2000000 };
+  gint32 p0[] = { 5, 6 };
+  add_subbuf (cpu0, t0, p0, 2, 0);
+  GByteArray *cpus[] = { cpu0 };
+  g_autoptr (GByteArray) sec = section (cpus, 1);
+
+  g_autoptr (GError) error = NULL;
+  RspFtraceStream *s = rsp_ftrace_stream_new (sec->data, sec->len, evsels, &error);
+  g_assert_no_error (error);
+  const RspEvent *ev = rsp_ftrace_stream_next_ref (s, fake_pull, &perf);
+  g_assert_nonnull (ev);
+  g_assert_false (ev->evsel->ftrace); /* perf's, the instance's next waits */
+  g_assert_true (rsp_ftrace_stream_load_cpus (s, (const guint8 *) "", 0));
+  g_assert_cmpuint (rsp_ftrace_stream_get_n_cpus (s), ==, 0);
+  g_assert_null (rsp_ftrace_stream_next_ref (s, fake_pull, &perf));
+  g_assert_cmpuint (rsp_ftrace_stream_get_stats (s)->delivered, ==, 0);
+  rsp_ftrace_stream_free (s);
+  g_byte_array_unref (cpu0);
+  g_ptr_array_unref (evsels);
+}
+
 /* Reads the events from DATA (the file's bytes, possibly at an address
  * that is not 8-aligned) into a digest of every event (reader-digest.h). */
 static guint64
@@ -843,6 +874,7 @@ main (int argc, char **argv)
   g_test_add_func ("/ftrace-reader/merge-and-twins", test_merge_and_twins);
   g_test_add_func ("/ftrace-reader/many-cpus", test_many_cpus);
   g_test_add_func ("/ftrace-reader/gap-before-instance", test_gap_before_instance);
+  g_test_add_func ("/ftrace-reader/load-cpus-forgets", test_load_cpus_forgets);
   g_test_add_func ("/ftrace-reader/unaligned-records", test_unaligned_records);
   g_test_add_func ("/ftrace-reader/damaged-subbuffer", test_damaged_subbuffer);
   g_test_add_func ("/ftrace-reader/truncated-section", test_truncated_section);
