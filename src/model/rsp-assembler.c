@@ -52,6 +52,8 @@ typedef struct {
   guint64 file_time;
 } TidState;
 
+#define BRACKET_DEPTH 4
+
 typedef struct {
   gint32 tid;           /* running tid, 0 idle, -1 unknown */
   RspIdx run;           /* open run */
@@ -64,6 +66,10 @@ typedef struct {
   guint64 irq_tail_time;    /* the end of the latest handler, or of a softirq run at a handler's exit */
   gint irq_tail_vec;        /* that softirq's vector, -1 after a handler */
   gint hrtimer_depth;   /* inside a timer's expiry callback (hrtimer_expire_entry/exit) */
+  /* when each kind's innermost open bracket was entered (by depth, the
+   * deeper ones past BRACKET_DEPTH sharing the last): the latest entered of
+   * the kinds open is the innermost (innermost_bracket()) */
+  guint64 hardirq_at[BRACKET_DEPTH], softirq_at[BRACKET_DEPTH], hrtimer_at[BRACKET_DEPTH];
   RspIdx last_completed_op;
   guint64 last_complete_time;
   guint64 data_ready_sk;
@@ -78,7 +84,7 @@ struct _RspAssembler {
                      * finish() closes what is open */
   RspTidMap *tid_index; /* the same, for the lookups (once or more per event) */
   GArray *cpus;     /* CpuState */
-  GHashTable *inflight_disk; /* (dev<<44 ^ sector) -> op index + 1 */
+  GHashTable *inflight_disk; /* DiskKey* -> op index + 1 */
   GHashTable *sock_endpoints;/* sk -> interned "addr:port" */
   GHashTable *sock_ports;    /* sk -> its own TCP port + 1 (inet_sock_set_state) */
   GHashTable *ignored_pids;  /* keep-awake spinners */
@@ -632,6 +638,43 @@ handle_switch (Assembler *a, const RspModelEvent *ev)
 }
 
 /* Finds the socket whose data-ready fired on this CPU just before. */
+typedef enum {
+  BRACKET_NONE,
+  BRACKET_HARDIRQ,
+  BRACKET_SOFTIRQ,
+  BRACKET_HRTIMER,
+} Bracket;
+
+static void
+bracket_enter (guint64 *at, gint *depth, guint64 t)
+{
+  at[MIN (*depth, BRACKET_DEPTH - 1)] = t;
+  (*depth)++;
+}
+
+static guint64
+bracket_since (const guint64 *at, gint depth)
+{
+  return at[MIN (depth, BRACKET_DEPTH) - 1];
+}
+
+/* CS's innermost open bracket: the one entered last; at the same time the
+ * timer's, then the softirq's (a timer's callback runs inside the timer's
+ * interrupt or softirq). */
+static Bracket
+innermost_bracket (const CpuState *cs)
+{
+  Bracket inner = BRACKET_NONE;
+  guint64 at = 0;
+  if (cs->hardirq_depth > 0)
+    inner = BRACKET_HARDIRQ, at = bracket_since (cs->hardirq_at, cs->hardirq_depth);
+  if (cs->softirq_depth > 0 && (inner == BRACKET_NONE || bracket_since (cs->softirq_at, cs->softirq_depth) >= at))
+    inner = BRACKET_SOFTIRQ, at = bracket_since (cs->softirq_at, cs->softirq_depth);
+  if (cs->hrtimer_depth > 0 && (inner == BRACKET_NONE || bracket_since (cs->hrtimer_at, cs->hrtimer_depth) >= at))
+    inner = BRACKET_HRTIMER;
+  return inner;
+}
+
 static guint64
 recent_data_ready (CpuState *cs, guint64 t)
 {
@@ -777,14 +820,15 @@ handle_waking (Assembler *a, const RspModelEvent *ev, gboolean is_new)
    * local peer delivered it */
   if (context == RSP_SIG_NET_RX && !interrupt_below && waker_run != RSP_NONE)
     sender_below = TRUE;
-  /* Without a stack, the interrupt brackets of the CPU tell.  A timer's
-   * expiry callback runs inside the timer interrupt or softirq: it is the
-   * innermost bracket. */
+  /* Without a stack, the innermost of the CPU's interrupt brackets tells:
+   * a timer's expiry callback inside the timer interrupt or softirq is the
+   * timer's, a disk's interrupt taken inside a softirq the disk's. */
+  Bracket inner = context == RSP_SIG_NONE && ev->n_frames == 0 ? innermost_bracket (cs) : BRACKET_NONE;
   if (context == RSP_SIG_NONE && ev->n_frames == 0)
     {
-      if (cs->hrtimer_depth > 0)
+      if (inner == BRACKET_HRTIMER)
         context = RSP_SIG_TIMER;
-      else if (cs->softirq_depth > 0)
+      else if (inner == BRACKET_SOFTIRQ)
         {
           context = cs->softirq_vec == SOFTIRQ_NET_RX ? RSP_SIG_NET_RX
                     : cs->softirq_vec == SOFTIRQ_BLOCK ? RSP_SIG_DISK
@@ -794,7 +838,7 @@ handle_waking (Assembler *a, const RspModelEvent *ev, gboolean is_new)
           if (context == RSP_SIG_NET_RX && !cs->softirq_at_irq_exit && !is_ksoftirqd (a, ev->tid))
             sender_below = TRUE;
         }
-      else if (cs->hardirq_depth > 0)
+      else if (inner == BRACKET_HARDIRQ)
         context = rsp_irq_name_is_disk (cs->hardirq_name) ? RSP_SIG_DISK : RSP_SIG_HARDIRQ;
       /* no bracket recorded: a request that completed on this CPU just
        * before is what the interrupt was for (a completion sent to this
@@ -850,8 +894,9 @@ handle_waking (Assembler *a, const RspModelEvent *ev, gboolean is_new)
         }
       else
         {
+          /* the name of a handler that has ended would be a guess */
           p.reason = RSP_WAKE_IRQ;
-          p.irq_name = cs->hardirq_name != NULL ? cs->hardirq_name : "interrupt";
+          p.irq_name = cs->hardirq_depth > 0 && cs->hardirq_name != NULL ? cs->hardirq_name : "interrupt";
         }
       break;
     }
@@ -921,21 +966,44 @@ handle_exec (Assembler *a, const RspModelEvent *ev)
 
 /* ------------------------------------------------------------------ disk */
 
-static guint64
+/* A request in flight: its device and sector, both whole (the device's
+ * 32 bits of major and minor and a sector of up to 64 bits do not fit in
+ * one 64-bit key: 8:0 and 259:0 took the same keys). */
+typedef struct {
+  guint32 dev;
+  guint64 sector;
+} DiskKey;
+
+static guint
+disk_key_hash (gconstpointer p)
+{
+  const DiskKey *k = p;
+  guint64 h = (k->sector ^ ((guint64) k->dev << 32) ^ k->dev) * G_GUINT64_CONSTANT (0x9e3779b97f4a7c15);
+  return (guint) (h >> 32);
+}
+
+static gboolean
+disk_key_equal (gconstpointer a, gconstpointer b)
+{
+  const DiskKey *x = a, *y = b;
+  return x->dev == y->dev && x->sector == y->sector;
+}
+
+static DiskKey
 disk_key (const RspModelEvent *ev)
 {
-  return ((guint64) ev->u.rq.dev << 44) ^ ev->u.rq.sector;
+  return (DiskKey){ ev->u.rq.dev, ev->u.rq.sector };
 }
 
 static RspIdx
-inflight_lookup (Assembler *a, guint64 key)
+inflight_lookup (Assembler *a, DiskKey key)
 {
   gpointer v = g_hash_table_lookup (a->inflight_disk, &key);
   return v != NULL ? GPOINTER_TO_UINT (v) - 1 : RSP_NONE;
 }
 
 static RspIdx
-new_disk_op (Assembler *a, const RspModelEvent *ev, guint64 key)
+new_disk_op (Assembler *a, const RspModelEvent *ev, DiskKey key)
 {
   RspDiskOp op = { 0 };
   op.dev = ev->u.rq.dev;
@@ -955,9 +1023,7 @@ new_disk_op (Assembler *a, const RspModelEvent *ev, guint64 key)
     }
   g_array_append_val (a->m->disk_ops, op);
   RspIdx idx = a->m->disk_ops->len - 1;
-  guint64 *k = g_new (guint64, 1);
-  *k = key;
-  g_hash_table_insert (a->inflight_disk, k, GUINT_TO_POINTER (idx + 1));
+  g_hash_table_insert (a->inflight_disk, g_memdup2 (&key, sizeof key), GUINT_TO_POINTER (idx + 1));
   return idx;
 }
 
@@ -965,14 +1031,20 @@ static void
 handle_disk (Assembler *a, const RspModelEvent *ev)
 {
   RspModel *m = a->m;
-  guint64 key = disk_key (ev);
+  DiskKey key = disk_key (ev);
   RspIdx idx = inflight_lookup (a, key);
   switch (ev->kind)
     {
     case RSP_MEV_RQ_INSERT:
       if (idx != RSP_NONE)
         {
-          m->anomalies[RSP_ANOMALY_MISSING_COMPLETION]++;
+          /* the same sector queued again (requeued, or its completion
+           * lost): an issued request ended by now; one never issued is
+           * left to infer_merges(), which counts it if it infers its merge
+           * (counted here too, it was counted twice) */
+          RspDiskOp *old = &g_array_index (m->disk_ops, RspDiskOp, idx);
+          if (old->issue != 0)
+            infer_completion (m, old, ev->time);
           g_hash_table_remove (a->inflight_disk, &key);
         }
       idx = new_disk_op (a, ev, key);
@@ -1264,7 +1336,7 @@ rsp_assembler_feed (RspAssembler *a, const RspModelEvent *ev)
     case RSP_MEV_IRQ_ENTRY:
       if ((cs = cpu_state (a, ev->cpu)) != NULL)
         {
-          cs->hardirq_depth++;
+          bracket_enter (cs->hardirq_at, &cs->hardirq_depth, ev->time);
           cs->hardirq_name = rsp_model_intern (a->m, ev->u.irq.name);
         }
       break;
@@ -1282,7 +1354,7 @@ rsp_assembler_feed (RspAssembler *a, const RspModelEvent *ev)
         {
           if (cs->softirq_depth == 0)
             cs->softirq_at_irq_exit = softirq_at_irq_exit (cs, ev);
-          cs->softirq_depth++;
+          bracket_enter (cs->softirq_at, &cs->softirq_depth, ev->time);
           cs->softirq_vec = ev->u.softirq.vec;
         }
       break;
@@ -1300,7 +1372,7 @@ rsp_assembler_feed (RspAssembler *a, const RspModelEvent *ev)
       break;
     case RSP_MEV_HRTIMER_ENTRY:
       if ((cs = cpu_state (a, ev->cpu)) != NULL)
-        cs->hrtimer_depth++;
+        bracket_enter (cs->hrtimer_at, &cs->hrtimer_depth, ev->time);
       break;
     case RSP_MEV_HRTIMER_EXIT:
       if ((cs = cpu_state (a, ev->cpu)) != NULL && cs->hrtimer_depth > 0)
@@ -1484,7 +1556,7 @@ rsp_assembler_new (const GArray *ignored_pids)
   a->tids = g_hash_table_new_full (g_direct_hash, g_direct_equal, NULL, g_free);
   a->tid_index = rsp_tid_map_new ();
   a->cpus = g_array_new (FALSE, TRUE, sizeof (CpuState));
-  a->inflight_disk = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, NULL);
+  a->inflight_disk = g_hash_table_new_full (disk_key_hash, disk_key_equal, g_free, NULL);
   a->sock_endpoints = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, NULL);
   a->sock_ports = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, NULL);
   a->ignored_pids = g_hash_table_new (g_direct_hash, g_direct_equal);

@@ -818,7 +818,8 @@ check_operation_row (const char *file, RspTimelineRowKind kind)
   if (hit.item != best && kind == RSP_TIMELINE_ROW_DISK)
     {
       const RspDiskOp *op = rsp_model_disk_op (m, hit.item);
-      g_assert_cmpuint (op->issue != 0 ? op->issue : op->insert, <=, hit.time);
+      /* drawn from its insert (else its issue) to its completion */
+      g_assert_cmpuint (op->insert != 0 ? op->insert : op->issue, <=, hit.time);
       g_assert_cmpuint (op->complete, >=, hit.time);
     }
   /* the rows stay at the bottom whatever the scroll */

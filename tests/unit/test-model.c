@@ -1308,6 +1308,147 @@ test_stackless_network (void)
     }
 }
 
+/* A disk's interrupt taken inside a softirq (of any vector): the stackless
+ * wake-up in its handler is the disk's, the innermost bracket; a timer's
+ * expiry inside the timer softirq stays the timer's.  Before, the softirq
+ * decided: a timer softirq made it a timeout, NET_RX a wake-up by the
+ * running task, RCU an interrupt. */
+static void
+test_disk_irq_in_softirq (void)
+{
+  guint32 vecs[] = { 1, 3, 9 };
+  for (guint k = 0; k < G_N_ELEMENTS (vecs); k++)
+    {
+      Stream s;
+      stream_init (&s);
+      sw (&s, T0, 0, 0, 0, 100, NULL);
+      rq (&s, RSP_MEV_RQ_INSERT, T0 + 100 * US, 0, 100, 4096);
+      rq (&s, RSP_MEV_RQ_ISSUE, T0 + 150 * US, 0, 100, 4096);
+      sw (&s, T0 + 200 * US, 0, 100, 2, 0, io_stack);
+      guint64 t = T0 + 5 * MS;
+      softirq (&s, t - 20 * US, 1, 0, TRUE, vecs[k]);
+      irq (&s, t - 5 * US, 1, TRUE, "nvme0q1");
+      rq (&s, RSP_MEV_RQ_COMPLETE, t - 4 * US, 1, 0, 4096);
+      waking (&s, t, 1, 0, 100, NULL);
+      irq (&s, t + 1 * US, 1, FALSE, "nvme0q1");
+      softirq (&s, t + 2 * US, 1, 0, FALSE, vecs[k]);
+      sw (&s, t + 10 * US, 0, 0, 0, 100, NULL);
+      sw (&s, t + 1 * MS, 0, 100, 0x20, 0, NULL);
+      g_autoptr (RspModel) m = rsp_assembler_finish (s.as);
+      const RspSleep *sl = the_sleep (m, 100, T0 + 200 * US);
+      g_assert_cmpint (sl->reason, ==, RSP_WAKE_DISK);
+      g_assert_cmpuint (sl->disk_op, ==, 0);
+      g_autoptr (RspAnalysis) a = rsp_analysis_new (m, 100, 0, G_MAXUINT64, NULL);
+      check_invariants (a);
+      g_assert_cmpuint (rsp_analysis_category_ns (a, RSP_CAT_DISK_IO), >=, 4 * MS);
+      g_assert_cmpuint (rsp_analysis_category_ns (a, RSP_CAT_TIMEOUT), ==, 0);
+    }
+  /* the other way round: a timer's expiry in the timer softirq, inside a
+   * disk's interrupt that came first (a handler's exit lost) */
+  Stream s;
+  stream_init (&s);
+  sw (&s, T0, 0, 0, 0, 100, NULL);
+  sw (&s, T0 + 200 * US, 0, 100, 1, 0, nanosleep_stack);
+  guint64 t = T0 + 5 * MS;
+  irq (&s, t - 30 * US, 1, TRUE, "nvme0q1");
+  softirq (&s, t - 20 * US, 1, 0, TRUE, 1);
+  hrtimer (&s, t - 10 * US, 1, TRUE);
+  waking (&s, t, 1, 0, 100, NULL);
+  hrtimer (&s, t + 1 * US, 1, FALSE);
+  softirq (&s, t + 2 * US, 1, 0, FALSE, 1);
+  sw (&s, t + 10 * US, 0, 0, 0, 100, NULL);
+  sw (&s, t + 1 * MS, 0, 100, 0x20, 0, NULL);
+  g_autoptr (RspModel) m = rsp_assembler_finish (s.as);
+  g_assert_cmpint (the_sleep (m, 100, T0 + 200 * US)->reason, ==, RSP_WAKE_TIMER);
+}
+
+/* A stackless wake-up from an idle CPU outside any bracket is "an
+ * interrupt", not the handler that ran there last and has ended. */
+static void
+test_ended_irq_not_named (void)
+{
+  Stream s;
+  stream_init (&s);
+  sw (&s, T0, 0, 0, 0, 100, NULL);
+  sw (&s, T0 + 200 * US, 0, 100, 1, 0, user_read);
+  irq (&s, T0 + 1 * MS, 1, TRUE, "eth0");
+  irq (&s, T0 + 1 * MS + 1 * US, 1, FALSE, "eth0");
+  waking (&s, T0 + 5 * MS, 1, 0, 100, NULL);
+  sw (&s, T0 + 5 * MS + 10 * US, 0, 0, 0, 100, NULL);
+  sw (&s, T0 + 6 * MS, 0, 100, 0x20, 0, NULL);
+  g_autoptr (RspModel) m = rsp_assembler_finish (s.as);
+  const RspSleep *sl = the_sleep (m, 100, T0 + 200 * US);
+  g_assert_cmpint (sl->reason, ==, RSP_WAKE_IRQ);
+  g_assert_cmpstr (sl->irq_name, ==, "interrupt");
+}
+
+/* Two disks whose device numbers share their minor number (8:0 and 259:0)
+ * with requests at the same sector are two requests: each completes its
+ * own.  (The key of the requests in flight dropped the major number.) */
+static void
+test_disks_same_minor (void)
+{
+  Stream s;
+  stream_init (&s);
+  sw (&s, T0, 0, 0, 0, 100, NULL);
+  rq_on (&s, RSP_KDEV (8, 0), RSP_MEV_RQ_INSERT, T0 + 100 * US, 0, 100, 4096);
+  rq_on (&s, RSP_KDEV (259, 0), RSP_MEV_RQ_INSERT, T0 + 110 * US, 0, 100, 4096);
+  rq_on (&s, RSP_KDEV (8, 0), RSP_MEV_RQ_ISSUE, T0 + 120 * US, 0, 100, 4096);
+  rq_on (&s, RSP_KDEV (259, 0), RSP_MEV_RQ_ISSUE, T0 + 130 * US, 0, 100, 4096);
+  rq_on (&s, RSP_KDEV (259, 0), RSP_MEV_RQ_COMPLETE, T0 + 1 * MS, 1, 0, 4096);
+  rq_on (&s, RSP_KDEV (8, 0), RSP_MEV_RQ_COMPLETE, T0 + 2 * MS, 1, 0, 4096);
+  sw (&s, T0 + 3 * MS, 0, 100, 0x20, 0, NULL);
+  g_autoptr (RspModel) m = rsp_assembler_finish (s.as);
+  g_assert_cmpuint (rsp_model_n_disk_ops (m), ==, 2);
+  g_assert_cmpuint (rsp_model_anomaly_count (m, RSP_ANOMALY_MISSING_COMPLETION), ==, 0);
+  const RspDiskOp *sda = rsp_model_disk_op (m, 0), *nvme = rsp_model_disk_op (m, 1);
+  g_assert_cmpuint (sda->dev, ==, RSP_KDEV (8, 0));
+  g_assert_cmpuint (sda->issue, ==, T0 + 120 * US);
+  g_assert_cmpuint (sda->complete, ==, T0 + 2 * MS);
+  g_assert_cmpuint (nvme->issue, ==, T0 + 130 * US);
+  g_assert_cmpuint (nvme->complete, ==, T0 + 1 * MS);
+}
+
+/* The same sector queued again while its request is in flight (requeued,
+ * or its completion lost): an issued request ended by then (its completion
+ * inferred, counted once), so it is not "in service" for every later wait
+ * on the device; one never issued is counted once, when its merge is
+ * inferred. */
+static void
+test_requeued_request (void)
+{
+  for (guint issued = 0; issued < 2; issued++)
+    {
+      Stream s;
+      stream_init (&s);
+      sw (&s, T0, 0, 0, 0, 100, NULL);
+      rq (&s, RSP_MEV_RQ_INSERT, T0 + 100 * US, 0, 100, 4096);
+      if (issued)
+        rq (&s, RSP_MEV_RQ_ISSUE, T0 + 150 * US, 0, 100, 4096);
+      rq (&s, RSP_MEV_RQ_INSERT, T0 + 300 * US, 0, 100, 4096); /* again */
+      rq (&s, RSP_MEV_RQ_ISSUE, T0 + 400 * US, 0, 100, 4096);
+      rq (&s, RSP_MEV_RQ_COMPLETE, T0 + 600 * US, 1, 0, 4096);
+      /* later, an ordinary read queued 0.9 ms, then served 1 ms */
+      rq (&s, RSP_MEV_RQ_INSERT, T0 + 1 * MS, 0, 100, 8192);
+      sw (&s, T0 + 1 * MS + 100 * US, 0, 100, 2, 0, io_stack);
+      rq (&s, RSP_MEV_RQ_ISSUE, T0 + 2 * MS, 1, 0, 8192);
+      rq (&s, RSP_MEV_RQ_COMPLETE, T0 + 3 * MS, 1, 0, 8192);
+      waking (&s, T0 + 3 * MS + 2 * US, 1, 0, 100, disk_wake);
+      sw (&s, T0 + 3 * MS + 10 * US, 0, 0, 0, 100, NULL);
+      sw (&s, T0 + 4 * MS, 0, 100, 0x20, 0, NULL);
+      g_autoptr (RspModel) m = rsp_assembler_finish (s.as);
+      g_assert_cmpuint (rsp_model_anomaly_count (m, RSP_ANOMALY_MISSING_COMPLETION), ==, 1);
+      const RspDiskOp *first = rsp_model_disk_op (m, 0);
+      g_assert_true (first->complete_inferred);
+      g_assert_cmpuint (first->complete, ==, issued ? T0 + 300 * US : T0 + 400 * US);
+      g_assert_cmpint (first->merged, ==, !issued);
+      g_autoptr (RspAnalysis) a = rsp_analysis_new (m, 100, 0, G_MAXUINT64, NULL);
+      check_invariants (a);
+      g_assert_cmpuint (rsp_analysis_category_ns (a, RSP_CAT_IO_QUEUE), ==, 900 * US);
+      g_assert_cmpuint (rsp_analysis_category_ns (a, RSP_CAT_DISK_IO), ==, 1 * MS + 2 * US);
+    }
+}
+
 /* Plain perf.data drops the wake-ups that fire in interrupt context on idle
  * CPUs.  With none recorded, the sleeper's own stack decides, and the time
  * is marked inferred: waiting in io_schedule with a request of its own in
@@ -1625,6 +1766,10 @@ main (int argc, char **argv)
   g_test_add_func ("/model/stackless-timer", test_stackless_timer);
   g_test_add_func ("/model/stackless-disk", test_stackless_disk);
   g_test_add_func ("/model/stackless-network", test_stackless_network);
+  g_test_add_func ("/model/disk-irq-in-softirq", test_disk_irq_in_softirq);
+  g_test_add_func ("/model/ended-irq-not-named", test_ended_irq_not_named);
+  g_test_add_func ("/model/disks-same-minor", test_disks_same_minor);
+  g_test_add_func ("/model/requeued-request", test_requeued_request);
   g_test_add_func ("/model/stackless-task-wake", test_stackless_task_wake);
   g_test_add_func ("/model/first-seen-waker", test_first_seen_waker);
   g_test_add_func ("/model/inferred-from-stack", test_inferred_from_stack);
