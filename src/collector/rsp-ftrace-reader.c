@@ -1028,25 +1028,72 @@ pull_until (RspFtraceStream *s, RspFtracePullFunc pull, gpointer source, guint64
     }
 }
 
-/* Finds and takes a twin of OURS among perf's events in the window. */
+/* Whether a later instance event of CC (its CPU: the cursor is on the
+ * event after OURS) with OURS's type and payload lies nearer to perf's
+ * event at TIME than OURS does: that one is the twin of it.  Without this,
+ * where perf lost one of a run of the same event repeated within the
+ * window, each instance event took the next one's twin and the last of the
+ * run was delivered in place of the lost one, later by the run's length.
+ * Reads ahead on a copy of the cursor; the stream's figures stay as they
+ * were. */
 static gboolean
-take_twin (RspFtraceStream *s, const RspEvent *ours)
+nearer_twin_ahead (RspFtraceStream *s, const CpuCursor *cc, const RspEvent *ours, guint64 time)
+{
+  guint64 d = time - ours->time;
+  CpuCursor ahead = *cc;
+  RspFtraceStats stats = s->stats;
+  gboolean nearer = FALSE;
+  while (!nearer && ahead.has_event && ahead.time < time + d)
+    {
+      guint16 type;
+      memcpy (&type, ahead.payload, 2);
+      const RspEvsel *evsel = type < s->n_by_id ? s->by_id[type].evsel : NULL;
+      if (evsel == ours->evsel)
+        {
+          RspEvent later = *ours;
+          later.time = ahead.time;
+          later.sample.raw = ahead.payload;
+          later.sample.raw_size = ahead.payload_size;
+          guint64 dl = ahead.time > time ? ahead.time - time : time - ahead.time;
+          nearer = dl < d && payloads_match (&later, ours);
+        }
+      advance (s, &ahead);
+    }
+  s->stats = stats;
+  return nearer;
+}
+
+/* Finds and takes the twin of OURS (the current event of CC before it
+ * moved on) among perf's events in the window: the nearest in time (the
+ * first of equals) that is not nearer a later instance event of the same
+ * payload.  The first in the window was taken before: an instance event
+ * whose perf copy was lost took the next one's, and so on down the run. */
+static gboolean
+take_twin (RspFtraceStream *s, const CpuCursor *cc, const RspEvent *ours)
 {
   gint perf_index = g_array_index (s->twin_of, gint, ours->evsel->index);
   if (perf_index < 0)
     return FALSE;
   HeldRing *rings[2] = { &s->recent, &s->ahead };
+  Held *best = NULL;
+  guint64 best_d = G_MAXUINT64;
   for (guint q = 0; q < 2; q++)
     for (guint i = 0; i < rings[q]->len; i++)
       {
         Held *h = ring_nth (rings[q], i);
-        if (is_twin (s, h, ours, perf_index))
-          {
-            h->twin_taken = TRUE;
-            return TRUE;
-          }
+        if (!is_twin (s, h, ours, perf_index))
+          continue;
+        guint64 t = h->event.time;
+        guint64 d = t > ours->time ? t - ours->time : ours->time - t;
+        if (d >= best_d || (t > ours->time && nearer_twin_ahead (s, cc, ours, t)))
+          continue;
+        best = h;
+        best_d = d;
       }
-  return FALSE;
+  if (best == NULL)
+    return FALSE;
+  best->twin_taken = TRUE;
+  return TRUE;
 }
 
 static void
@@ -1125,7 +1172,7 @@ rsp_ftrace_stream_next_ref (RspFtraceStream *s, RspFtracePullFunc pull, gpointer
       if (!known)
         continue;
       forget_before (s, s->ours.time);
-      if (take_twin (s, &s->ours))
+      if (take_twin (s, cc, &s->ours))
         {
           s->stats.twins++;
           continue;

@@ -11,8 +11,12 @@
  * (perf's copy carries the callchain).  An instance event is a twin of a
  * perf event of the same name on the same CPU whose payload, past the common
  * fields, is byte for byte the same, within RSP_FTRACE_TWIN_WINDOW_NS in
- * time; each perf event is the twin of at most one instance event, matched
- * in time order.  The instance's copy of a twin is dropped and counted.
+ * time; each perf event is the twin of at most one instance event.  An
+ * instance event, in time order, takes the nearest such perf event not yet
+ * taken that is not nearer a later instance event of the same payload on
+ * its CPU, so that where one channel lost one of a run of the same event
+ * repeated within the window, the run's others still pair with their own.
+ * The instance's copy of a twin is dropped and counted.
  */
 #pragma once
 
@@ -22,9 +26,10 @@
 
 G_BEGIN_DECLS
 
-/* Both channels take their timestamps from CLOCK_MONOTONIC within a
- * microsecond or two of each other; 50 µs leaves room and still keeps two
- * real events of the same kind apart (a task is woken at most once per run). */
+/* Both channels take their timestamps from CLOCK_MONOTONIC, a few µs
+ * apart (4 µs typically in dio_ftrace.rsp, up to 34); 50 µs leaves room.
+ * Two real events of the same payload within it are told apart by which
+ * is nearer (rsp_ftrace_stream_next_ref()). */
 #define RSP_FTRACE_TWIN_WINDOW_NS 50000ULL
 
 typedef struct _RspFtraceStream RspFtraceStream;

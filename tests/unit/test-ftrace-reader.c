@@ -271,6 +271,65 @@ test_gap_before_instance (void)
   g_ptr_array_unref (evsels);
 }
 
+/* A run of the same event repeated within the twin window, one of it lost
+ * by one channel: the others pair with their own copies, and the lost
+ * one's copy from the other channel is delivered at its own time.  Before,
+ * each instance event took the next one's perf copy and the last of the
+ * run came out in place of the first, later by the run's length. */
+static void
+test_twins_in_a_run (void)
+{
+  for (guint lost_in_perf = 0; lost_in_perf < 2; lost_in_perf++)
+    {
+      FakePerf perf = { 0 };
+      GPtrArray *evsels = perf_evsels (&perf);
+      guint64 t[6];
+      gint32 pids[6];
+      guint n = 0;
+      for (guint i = 0; i < 6; i++)
+        {
+          guint64 at = 1000000 + i * 10000; /* every 10 µs, pid 42 */
+          if (!lost_in_perf || i > 0)
+            fake_add (&perf, at + 1000, 0, 42, FALSE); /* perf 1 µs later */
+          if (lost_in_perf || i > 0)
+            {
+              t[n] = at;
+              pids[n++] = 42;
+            }
+        }
+      GByteArray *cpu0 = g_byte_array_new ();
+      add_subbuf (cpu0, t, pids, n, 0);
+      GByteArray *cpus[] = { cpu0 };
+      g_autoptr (GByteArray) sec = section (cpus, 1);
+      g_autoptr (GError) error = NULL;
+      RspFtraceStream *s = rsp_ftrace_stream_new (sec->data, sec->len, evsels, &error);
+      g_assert_no_error (error);
+      const RspEvent *ev;
+      guint delivered = 0, from_instance = 0;
+      guint64 instance_time = 0, last = 0;
+      while ((ev = rsp_ftrace_stream_next_ref (s, fake_pull, &perf)) != NULL)
+        {
+          g_assert_cmpuint (ev->time, >=, last);
+          last = ev->time;
+          delivered++;
+          if (ev->evsel->ftrace)
+            {
+              from_instance++;
+              instance_time = ev->time;
+            }
+        }
+      /* six events: five pairs, and the one copy of the lost one */
+      g_assert_cmpuint (delivered, ==, 6);
+      g_assert_cmpuint (rsp_ftrace_stream_get_stats (s)->twins, ==, 5);
+      g_assert_cmpuint (from_instance, ==, lost_in_perf ? 1 : 0);
+      if (lost_in_perf)
+        g_assert_cmpuint (instance_time, ==, 1000000);
+      rsp_ftrace_stream_free (s);
+      g_byte_array_unref (cpu0);
+      g_ptr_array_unref (evsels);
+    }
+}
+
 /* New CPU blocks (here none) while an instance event waits behind a perf
  * event: the stream forgets the old cursors, their event included (it
  * read a freed cursor, and delivered that event again). */
@@ -875,6 +934,7 @@ main (int argc, char **argv)
   g_test_add_func ("/ftrace-reader/many-cpus", test_many_cpus);
   g_test_add_func ("/ftrace-reader/gap-before-instance", test_gap_before_instance);
   g_test_add_func ("/ftrace-reader/load-cpus-forgets", test_load_cpus_forgets);
+  g_test_add_func ("/ftrace-reader/twins-in-a-run", test_twins_in_a_run);
   g_test_add_func ("/ftrace-reader/unaligned-records", test_unaligned_records);
   g_test_add_func ("/ftrace-reader/damaged-subbuffer", test_damaged_subbuffer);
   g_test_add_func ("/ftrace-reader/truncated-section", test_truncated_section);
