@@ -1115,8 +1115,14 @@ ipv4_endpoint (RspModel *m, guint32 addr_in_memory, guint16 port)
   return rsp_model_intern (m, text);
 }
 
+#define TCP_PROTOCOL 6
+
 /* A send right after a route lookup by the same thread went to that peer:
- * the only place UDP peers show up without kprobes. */
+ * the only place UDP peers show up without kprobes.  A TCP socket keeps
+ * the peer it was connected to (its state change names it, its first
+ * send's lookup else); a UDP socket's peer is its latest send's, each
+ * sendto() may go elsewhere (and a socket freed and made again at the
+ * same address is a new one). */
 static void
 handle_send (Assembler *a, const RspModelEvent *ev)
 {
@@ -1126,7 +1132,8 @@ handle_send (Assembler *a, const RspModelEvent *ev)
   ts->last_send_sk = ev->u.sock.sk;
   ts->last_send_time = ev->time;
   if (ts->fib_peer != NULL && ev->time - MIN (ev->time, ts->fib_time) <= FIB_SEND_WINDOW_NS
-      && ts->fib_proto == ev->u.sock.protocol && !g_hash_table_contains (a->sock_endpoints, &ev->u.sock.sk))
+      && ts->fib_proto == ev->u.sock.protocol
+      && (ev->u.sock.protocol != TCP_PROTOCOL || !g_hash_table_contains (a->sock_endpoints, &ev->u.sock.sk)))
     {
       guint64 *k = g_new (guint64, 1);
       *k = ev->u.sock.sk;
@@ -1134,7 +1141,6 @@ handle_send (Assembler *a, const RspModelEvent *ev)
     }
 }
 
-#define TCP_PROTOCOL 6
 #define TCP_ESTABLISHED 1
 #define TCP_SYN_RECV 3
 #define MSG_PEEK_FLAG 2

@@ -107,6 +107,27 @@ softirq (Stream *s, guint64 t, gint32 cpu, gint32 tid, gboolean entry, guint32 v
   feed (s, &ev, NULL);
 }
 
+/* fib_table_lookup by TID for a datagram (protocol 17) to 10.0.0.LAST:53 */
+static void
+route_to (Stream *s, guint64 t, gint32 cpu, gint32 tid, guint8 last)
+{
+  RspModelEvent ev = { .kind = RSP_MEV_FIB, .time = t, .cpu = cpu, .pid = tid, .tid = tid };
+  ev.u.fib.proto = 17;
+  ev.u.fib.daddr = 10u | ((guint32) last << 24); /* in memory: 10, 0, 0, LAST */
+  ev.u.fib.dport = 53;
+  feed (s, &ev, NULL);
+}
+
+static void
+sock_ev (Stream *s, RspModelEventKind kind, guint64 t, gint32 cpu, gint32 tid, guint64 sk, guint16 protocol)
+{
+  RspModelEvent ev = { .kind = kind, .time = t, .cpu = cpu, .pid = tid, .tid = tid };
+  ev.u.sock.sk = sk;
+  ev.u.sock.protocol = protocol;
+  ev.u.sock.ret = 64;
+  feed (s, &ev, NULL);
+}
+
 static void
 hrtimer (Stream *s, guint64 t, gint32 cpu, gboolean entry)
 {
@@ -1362,6 +1383,35 @@ test_disk_irq_in_softirq (void)
   g_assert_cmpint (the_sleep (m, 100, T0 + 200 * US)->reason, ==, RSP_WAKE_TIMER);
 }
 
+/* A UDP socket asks two servers in turn (a resolver): each answer's wait
+ * names the server asked last, from the route lookup before its send.
+ * The socket kept the first peer it was seen with. */
+static void
+test_udp_peer_per_send (void)
+{
+  Stream s;
+  stream_init (&s);
+  sw (&s, T0, 0, 0, 0, 100, NULL);
+  for (guint k = 0; k < 2; k++)
+    {
+      guint64 t = T0 + (1 + 10 * k) * MS;
+      route_to (&s, t, 0, 100, (guint8) (1 + k));
+      sock_ev (&s, RSP_MEV_SEND, t + 10 * US, 0, 100, 0xa000, 17);
+      sw (&s, t + 20 * US, 0, 100, 1, 0, poll_stack);
+      softirq (&s, t + 2 * MS, 1, 0, TRUE, 3);
+      sock_ev (&s, RSP_MEV_DATA_READY, t + 2 * MS + 1 * US, 1, 0, 0xa000, 17);
+      waking (&s, t + 2 * MS + 2 * US, 1, 0, 100, NULL);
+      softirq (&s, t + 2 * MS + 3 * US, 1, 0, FALSE, 3);
+      sw (&s, t + 2 * MS + 10 * US, 0, 0, 0, 100, NULL);
+    }
+  sw (&s, T0 + 20 * MS, 0, 100, 0x20, 0, NULL);
+  g_autoptr (RspModel) m = rsp_assembler_finish (s.as);
+  g_assert_cmpuint (rsp_model_n_net_ops (m), ==, 2);
+  g_assert_cmpstr (rsp_model_net_op (m, 0)->endpoint, ==, "10.0.0.1:53");
+  g_assert_cmpstr (rsp_model_net_op (m, 1)->endpoint, ==, "10.0.0.2:53");
+  g_assert_cmpint (the_sleep (m, 100, T0 + 11 * MS + 20 * US)->reason, ==, RSP_WAKE_NETWORK);
+}
+
 /* A stackless wake-up from an idle CPU outside any bracket is "an
  * interrupt", not the handler that ran there last and has ended. */
 static void
@@ -1768,6 +1818,7 @@ main (int argc, char **argv)
   g_test_add_func ("/model/stackless-network", test_stackless_network);
   g_test_add_func ("/model/disk-irq-in-softirq", test_disk_irq_in_softirq);
   g_test_add_func ("/model/ended-irq-not-named", test_ended_irq_not_named);
+  g_test_add_func ("/model/udp-peer-per-send", test_udp_peer_per_send);
   g_test_add_func ("/model/disks-same-minor", test_disks_same_minor);
   g_test_add_func ("/model/requeued-request", test_requeued_request);
   g_test_add_func ("/model/stackless-task-wake", test_stackless_task_wake);
