@@ -407,12 +407,13 @@ run_stretches (StretchCtx *c, const RspSegment *seg, guint64 u0, guint64 u1)
       stretch (c, u0, u1, RSP_CAT_CPU_UNSAMPLED, ending, NULL);
       return;
     }
-  /* a run's samples divide its width equally (paper §4.2) */
+  /* a run's samples divide its width equally (paper §4.2); in 128 bits:
+   * the width times the samples passes 2^64 past an hour's run at 1 kHz */
   guint64 len = MAX (run->end - run->start, 1);
   for (guint k = 0; k < run->n_samples; k++)
     {
-      guint64 k0 = run->start + len * k / run->n_samples;
-      guint64 k1 = run->start + len * (k + 1) / run->n_samples;
+      guint64 k0 = run->start + (guint64) ((unsigned __int128) len * k / run->n_samples);
+      guint64 k1 = run->start + (guint64) ((unsigned __int128) len * (k + 1) / run->n_samples);
       guint64 x0 = MAX (k0, u0), x1 = MIN (k1, u1);
       if (x1 > x0)
         sample_stretch (c, x0, x1, RSP_CAT_CPU_SAMPLED, rsp_model_sample_frame (a->m, run->first_sample + k), NULL,

@@ -21,6 +21,7 @@ struct _RspAnalysis {
   RspModel *m;   /* a reference of the analysis's own: the model outlives it */
   guint n_tasks;     /* the model's, at analysis time: the per-task arrays' length */
   gint32 pid;
+  gint32 tid;    /* > 0: only that thread of PID is a lane of control path 0 */
   RspIdx target_task;
   guint64 start, end;
 
@@ -34,8 +35,9 @@ struct _RspAnalysis {
   /* per task: its disk operations (indexes) */
   GArray **task_disk_ops;
   RspDiskReach *task_disk_reach; /* rsp-model-private.h */
-  guint64 *covered_until; /* per task: the latest end of its segments so far */
-  guint32 *covered_path;  /* ... and the control path of that segment */
+  /* per task: the stretches its segments so far cover, RspCovered, in
+   * time order and apart (NULL: none yet) */
+  GArray **covered;
   GHashTable *device_ops;  /* dev -> GArray of op indexes, in insert order (the model's) */
   GHashTable *device_reach; /* rsp-model-private.h */
 

@@ -70,6 +70,7 @@ rsp_analysis_new_for_thread (const RspModel *model, gint32 pid, gint32 tid, guin
   RspAnalysis *a = g_new0 (RspAnalysis, 1);
   a->m = rsp_model_ref (model);
   a->pid = pid;
+  a->tid = tid;
   a->segments = g_array_new (FALSE, TRUE, sizeof (RspSegment));
   a->paths = g_array_new (FALSE, TRUE, sizeof (RspControlPath));
   a->path_of_run = g_hash_table_new (g_direct_hash, g_direct_equal);
@@ -180,8 +181,10 @@ rsp_analysis_free (RspAnalysis *a)
   if (a == NULL)
     return;
   /* task_runs, task_disk_ops and device_ops are the model's (rsp_model_get_index) */
-  g_free (a->covered_until);
-  g_free (a->covered_path);
+  for (guint i = 0; a->covered != NULL && i < a->n_tasks; i++)
+    if (a->covered[i] != NULL)
+      g_array_unref (a->covered[i]);
+  g_free (a->covered);
   for (guint i = 0; i < a->paths->len; i++)
     g_array_unref (g_array_index (a->paths, RspControlPath, i).task_time);
   for (guint i = 0; i < a->findings->len; i++)

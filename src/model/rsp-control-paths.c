@@ -15,8 +15,7 @@ analysis_build_indexes (RspAnalysis *a)
   a->task_disk_reach = x->task_disk_reach;
   a->device_ops = x->device_ops;
   a->device_reach = x->device_reach;
-  a->covered_until = g_new0 (guint64, MAX (x->n_tasks, 1));
-  a->covered_path = g_new0 (guint32, MAX (x->n_tasks, 1));
+  a->covered = g_new0 (GArray *, MAX (x->n_tasks, 1));
 }
 
 /* First run of TASK whose end is after T (binary search). */
@@ -34,6 +33,71 @@ first_run_ending_after (const RspAnalysis *a, RspIdx task, guint64 t)
         hi = mid;
     }
   return lo;
+}
+
+/* ------------------------------------------------------------------ coverage */
+
+/* A stretch of a task on control paths: the path of its first segment. */
+typedef struct {
+  guint64 start, end;
+  guint32 path;
+} RspCovered;
+
+/* The last of C's stretches that starts at or before T, or -1. */
+static gint
+covered_at_or_before (const GArray *c, guint64 t)
+{
+  gint lo = 0, hi = (gint) c->len; /* the first that starts after T */
+  while (lo < hi)
+    {
+      gint mid = (lo + hi) / 2;
+      if (g_array_index (c, RspCovered, mid).start <= t)
+        lo = mid + 1;
+      else
+        hi = mid;
+    }
+  return lo - 1;
+}
+
+/* TASK's [START, END] is on PATH: joined with the stretches it touches
+ * (segments mostly come in time order: then it extends the last one). */
+static void
+cover (RspAnalysis *a, RspIdx task, guint64 start, guint64 end, guint32 path)
+{
+  if (end <= start)
+    return;
+  GArray *c = a->covered[task];
+  if (c == NULL)
+    c = a->covered[task] = g_array_new (FALSE, FALSE, sizeof (RspCovered));
+  gint i = covered_at_or_before (c, start);
+  if (i >= 0 && g_array_index (c, RspCovered, i).end >= start)
+    {
+      /* joins stretch I: it grows to END, taking in those it reaches */
+      RspCovered *r = &g_array_index (c, RspCovered, i);
+      if (end <= r->end)
+        return;
+      r->end = end;
+      guint k = (guint) i + 1;
+      while (k < c->len && g_array_index (c, RspCovered, k).start <= r->end)
+        {
+          r->end = MAX (r->end, g_array_index (c, RspCovered, k).end);
+          k++;
+        }
+      if (k > (guint) i + 1)
+        g_array_remove_range (c, (guint) i + 1, k - (guint) i - 1);
+      return;
+    }
+  RspCovered n = { start, end, path };
+  guint at = (guint) (i + 1);
+  guint k = at;
+  while (k < c->len && g_array_index (c, RspCovered, k).start <= end)
+    {
+      n.end = MAX (n.end, g_array_index (c, RspCovered, k).end);
+      k++;
+    }
+  if (k > at)
+    g_array_remove_range (c, at, k - at);
+  g_array_insert_val (c, at, n);
 }
 
 /* ------------------------------------------------------------------ segments */
@@ -54,11 +118,7 @@ emit (RspAnalysis *a, RspSegmentKind kind, RspIdx item, RspIdx task, guint64 sta
   s.start = start;
   s.end = end;
   g_array_append_val (a->segments, s);
-  if (end > a->covered_until[task])
-    {
-      a->covered_until[task] = end;
-      a->covered_path[task] = path;
-    }
+  cover (a, task, start, end, path);
   return a->segments->len - 1;
 }
 
@@ -328,8 +388,9 @@ expand_sleep (RspAnalysis *a, RspIdx seg_idx)
 
   /* A thread of the process of interest is a lane of control path 0
    * already: waiting for it is waiting on that lane, not a new path that
-   * would count its time twice. */
-  if (wt->pid == a->pid && w->end > a->start && w->start < a->end)
+   * would count its time twice.  (In the analysis of one thread only that
+   * thread is a lane: its siblings are other paths.) */
+  if (wt->pid == a->pid && (a->tid <= 0 || wt->tid == a->tid) && w->end > a->start && w->start < a->end)
     {
       seg_at (a, seg_idx)->other_path = 0;
       return;
@@ -345,16 +406,23 @@ expand_sleep (RspAnalysis *a, RspIdx seg_idx)
   guint64 lane_start = chain_start (a, s->waker_run, seg.task);
   guint64 lane_end = MIN (w->end, a->end);
   /* what of the waker is on a path already is not counted twice: the new
-   * lane starts where its last segment ends; if nothing is left, the sleep
-   * waits on the path that has it */
-  if (a->covered_until[waker_task] > lane_start)
+   * lane is its stretch up to the lane's end that no path has, from the end
+   * of the latest stretch a path has; if a path has the lane's end (the
+   * wake-up), the sleep waits on that path.  (Its latest covered stretch
+   * alone was looked at: one later than the lane was taken for covering
+   * it, and the waker's work before was on no path.) */
+  const GArray *covered = a->covered[waker_task];
+  gint c = covered != NULL ? covered_at_or_before (covered, lane_end) : -1;
+  if (c >= 0)
     {
-      if (a->covered_until[waker_task] >= lane_end)
+      const RspCovered *r = &g_array_index (covered, RspCovered, c);
+      if (r->end >= lane_end)
         {
-          seg_at (a, seg_idx)->other_path = a->covered_path[waker_task];
+          seg_at (a, seg_idx)->other_path = r->path;
           return;
         }
-      lane_start = a->covered_until[waker_task];
+      if (r->end > lane_start)
+        lane_start = r->end;
     }
   if (lane_end <= lane_start)
     return;

@@ -1412,6 +1412,122 @@ test_udp_peer_per_send (void)
   g_assert_cmpint (the_sleep (m, 100, T0 + 11 * MS + 20 * US)->reason, ==, RSP_WAKE_NETWORK);
 }
 
+/* The analysis of one thread: a sibling thread that was already working
+ * when the thread began to wait, and wakes it, is another control path
+ * (only the analysed thread is a lane of path 0), its work counted as it
+ * would be in another process.  It was taken for a lane of path 0: the
+ * wait was "waiting on other path" and the sibling's work on no path. */
+static void
+test_thread_analysis_sibling (void)
+{
+  Stream s;
+  stream_init (&s);
+  comm (&s, 100, 100, "server");
+  comm (&s, 100, 101, "server/w");
+  sw (&s, T0, 0, 0, 0, 100, NULL);
+  sw (&s, T0, 1, 0, 0, 101, NULL); /* the worker thread computes from T0 */
+  for (guint k = 1; k < 10; k++)
+    sample (&s, T0 + k * MS, 1, 101, user_work);
+  sw (&s, T0 + 2 * MS, 0, 100, 1, 0, user_read); /* the thread waits from 2 ms */
+  waking (&s, T0 + 10 * MS, 1, 101, 100, user_write_wake);
+  sw (&s, T0 + 10 * MS + 10 * US, 1, 101, 1, 0, user_read);
+  sw (&s, T0 + 10 * MS + 20 * US, 0, 0, 0, 100, NULL);
+  sw (&s, T0 + 11 * MS, 0, 100, 0x20, 0, NULL);
+  task_ev (&s, 100, 101);
+  g_autoptr (RspModel) m = rsp_assembler_finish (s.as);
+  g_autoptr (RspAnalysis) a = rsp_analysis_new_for_thread (m, 100, 100, 0, G_MAXUINT64, NULL);
+  g_assert_nonnull (a);
+  check_invariants (a);
+  g_assert_cmpuint (rsp_analysis_n_paths (a), ==, 2);
+  /* the wait is on the worker's path, whose work is a finding */
+  guint64 worker = 0;
+  for (guint i = 0; i < rsp_analysis_n_findings (a); i++)
+    {
+      const RspFinding *f = rsp_analysis_finding (a, i);
+      if (rsp_model_task (m, f->task)->tid == 101 && f->category == RSP_CAT_CPU_SAMPLED)
+        worker += f->ns;
+    }
+  g_assert_cmpuint (worker, >=, 9 * MS);
+  /* the whole process: the worker is a lane of path 0, as before */
+  g_autoptr (RspAnalysis) whole = rsp_analysis_new (m, 100, 0, G_MAXUINT64, NULL);
+  check_invariants (whole);
+  g_assert_cmpuint (rsp_analysis_n_paths (whole), ==, 1);
+}
+
+/* Thread T2 of the process waits 1..5 ms for W (another process), which
+ * computes from T0, outside the wait: another control path.  Thread T1
+ * waits 10..20 ms and W's run 12..18 ms wakes it: a child of that wait.
+ * Whichever thread's lane is expanded first, W's 0..5 ms are on a path:
+ * W's later segment (12..18) covering nothing of 0..5 was taken for
+ * covering it when T1 came first, and those 5 ms were counted nowhere. */
+static RspModel *
+waits_on_one_waker (gboolean late_first)
+{
+  Stream s;
+  stream_init (&s);
+  gint32 t1 = late_first ? 100 : 101, t2 = late_first ? 101 : 100;
+  gint32 c1 = t1 == 100 ? 0 : 2, c2 = t2 == 100 ? 0 : 2;
+  comm (&s, 100, 100, "app");
+  comm (&s, 100, 101, "app");
+  comm (&s, 200, 200, "W");
+  sw (&s, T0, 0, 0, 0, 100, NULL);
+  sw (&s, T0, 2, 0, 0, 101, NULL);
+  sw (&s, T0, 1, 0, 0, 200, NULL);
+  for (guint k = 1; k < 5; k++)
+    sample (&s, T0 + k * MS, 1, 200, user_work);
+  sw (&s, T0 + 1 * MS, c2, t2, 1, 0, user_read);
+  waking (&s, T0 + 5 * MS, 1, 200, t2, user_write_wake);
+  sw (&s, T0 + 5 * MS + 10 * US, 1, 200, 1, 0, user_read);
+  sw (&s, T0 + 5 * MS + 20 * US, c2, 0, 0, t2, NULL);
+  sw (&s, T0 + 10 * MS, c1, t1, 1, 0, user_read);
+  waking (&s, T0 + 11 * MS, c1, 0, 200, NULL);
+  sw (&s, T0 + 12 * MS, 1, 0, 0, 200, NULL);
+  sample (&s, T0 + 15 * MS, 1, 200, user_work);
+  waking (&s, T0 + 18 * MS, 1, 200, t1, user_write_wake);
+  sw (&s, T0 + 18 * MS + 10 * US, 1, 200, 1, 0, user_read);
+  sw (&s, T0 + 18 * MS + 20 * US, c1, 0, 0, t1, NULL);
+  sw (&s, T0 + 21 * MS, 0, 100, 0x20, 0, NULL);
+  sw (&s, T0 + 21 * MS, 2, 101, 0x20, 0, NULL);
+  task_ev (&s, 100, 101);
+  return rsp_assembler_finish (s.as);
+}
+
+static void
+test_covered_later (void)
+{
+  guint64 sampled[2], paths[2];
+  for (guint late_first = 0; late_first < 2; late_first++)
+    {
+      g_autoptr (RspModel) m = waits_on_one_waker (late_first);
+      g_autoptr (RspAnalysis) a = rsp_analysis_new (m, 100, 0, G_MAXUINT64, NULL);
+      check_invariants (a);
+      sampled[late_first] = rsp_analysis_category_ns (a, RSP_CAT_CPU_SAMPLED);
+      paths[late_first] = rsp_analysis_n_paths (a);
+      g_assert_cmpuint (sampled[late_first], >=, 11 * MS); /* W's 0..5 and 12..18 */
+    }
+  g_assert_cmpuint (sampled[0], ==, sampled[1]);
+  g_assert_cmpuint (paths[0], ==, paths[1]);
+}
+
+/* A run whose width times its samples passes 2^64 (at 1 kHz, a run of
+ * more than an hour and 11 minutes; here 10^15 ns with 20,000 samples):
+ * the samples' shares of it must still add up to it. */
+static void
+test_long_run_samples (void)
+{
+  Stream s;
+  stream_init (&s);
+  sw (&s, T0, 0, 0, 0, 100, NULL);
+  guint64 width = G_GUINT64_CONSTANT (1000000000000000);
+  for (guint k = 1; k <= 20000; k++)
+    sample (&s, T0 + width / 20001 * k, 0, 100, user_work);
+  sw (&s, T0 + width, 0, 100, 0x20, 0, NULL);
+  g_autoptr (RspModel) m = rsp_assembler_finish (s.as);
+  g_autoptr (RspAnalysis) a = rsp_analysis_new (m, 100, 0, G_MAXUINT64, NULL);
+  check_invariants (a);
+  g_assert_cmpuint (rsp_analysis_category_ns (a, RSP_CAT_CPU_SAMPLED), ==, width);
+}
+
 /* A stackless wake-up from an idle CPU outside any bracket is "an
  * interrupt", not the handler that ran there last and has ended. */
 static void
@@ -1819,6 +1935,9 @@ main (int argc, char **argv)
   g_test_add_func ("/model/disk-irq-in-softirq", test_disk_irq_in_softirq);
   g_test_add_func ("/model/ended-irq-not-named", test_ended_irq_not_named);
   g_test_add_func ("/model/udp-peer-per-send", test_udp_peer_per_send);
+  g_test_add_func ("/model/thread-analysis-sibling", test_thread_analysis_sibling);
+  g_test_add_func ("/model/covered-later", test_covered_later);
+  g_test_add_func ("/model/long-run-samples", test_long_run_samples);
   g_test_add_func ("/model/disks-same-minor", test_disks_same_minor);
   g_test_add_func ("/model/requeued-request", test_requeued_request);
   g_test_add_func ("/model/stackless-task-wake", test_stackless_task_wake);
