@@ -30,6 +30,10 @@ static const char *const ftrace_events[] = {
   /* a queued request merged into another: never issued nor completed, so
    * without it the model would take it for queued to the end */
   "block:block_rq_merge",
+  /* an issued request the device did not take (busy), queued again: its
+   * next issue is the one that counts, and another issue at its sector
+   * without one is another request (two flushes) */
+  "block:block_rq_requeue",
   "irq:irq_handler_entry",
   "irq:irq_handler_exit",
   "irq:softirq_entry",

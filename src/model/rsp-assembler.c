@@ -84,7 +84,10 @@ struct _RspAssembler {
                      * finish() closes what is open */
   RspTidMap *tid_index; /* the same, for the lookups (once or more per event) */
   GArray *cpus;     /* CpuState */
-  GHashTable *inflight_disk; /* DiskKey* -> op index + 1 */
+  GHashTable *inflight_disk; /* DiskKey* -> op index + 1: the oldest in flight at its key */
+  GHashTable *later_at_key;  /* op index + 1 -> the next in flight at its key, index + 1 */
+  GHashTable *requeued;      /* op index + 1: requeued, not issued again yet */
+  gboolean requeues_recorded;
   GHashTable *sock_endpoints;/* sk -> interned "addr:port" */
   GHashTable *sock_ports;    /* sk -> its own TCP port + 1 (inet_sock_set_state) */
   GHashTable *ignored_pids;  /* keep-awake spinners */
@@ -1002,8 +1005,33 @@ inflight_lookup (Assembler *a, DiskKey key)
   return v != NULL ? GPOINTER_TO_UINT (v) - 1 : RSP_NONE;
 }
 
+/* The request after IDX in flight at its key, or RSP_NONE. */
 static RspIdx
-new_disk_op (Assembler *a, const RspModelEvent *ev, DiskKey key)
+later_at_key (Assembler *a, RspIdx idx)
+{
+  gpointer v = g_hash_table_lookup (a->later_at_key, GUINT_TO_POINTER (idx + 1));
+  return v != NULL ? GPOINTER_TO_UINT (v) - 1 : RSP_NONE;
+}
+
+/* IDX, the oldest in flight at KEY, is done: the next one is the oldest. */
+static void
+inflight_pop (Assembler *a, DiskKey key, RspIdx idx)
+{
+  g_hash_table_remove (a->requeued, GUINT_TO_POINTER (idx + 1));
+  RspIdx next = later_at_key (a, idx);
+  if (next == RSP_NONE)
+    {
+      g_hash_table_remove (a->inflight_disk, &key);
+      return;
+    }
+  g_hash_table_remove (a->later_at_key, GUINT_TO_POINTER (idx + 1));
+  g_hash_table_insert (a->inflight_disk, g_memdup2 (&key, sizeof key), GUINT_TO_POINTER (next + 1));
+}
+
+/* A new request at KEY: the only one in flight there, or (BEHIND) the
+ * latest of those in flight there, completed after them. */
+static RspIdx
+new_disk_op (Assembler *a, const RspModelEvent *ev, DiskKey key, gboolean behind)
 {
   RspDiskOp op = { 0 };
   op.dev = ev->u.rq.dev;
@@ -1023,7 +1051,15 @@ new_disk_op (Assembler *a, const RspModelEvent *ev, DiskKey key)
     }
   g_array_append_val (a->m->disk_ops, op);
   RspIdx idx = a->m->disk_ops->len - 1;
-  g_hash_table_insert (a->inflight_disk, g_memdup2 (&key, sizeof key), GUINT_TO_POINTER (idx + 1));
+  RspIdx last = behind ? inflight_lookup (a, key) : RSP_NONE;
+  if (last == RSP_NONE)
+    {
+      g_hash_table_insert (a->inflight_disk, g_memdup2 (&key, sizeof key), GUINT_TO_POINTER (idx + 1));
+      return idx;
+    }
+  for (RspIdx next; (next = later_at_key (a, last)) != RSP_NONE;)
+    last = next;
+  g_hash_table_insert (a->later_at_key, GUINT_TO_POINTER (last + 1), GUINT_TO_POINTER (idx + 1));
   return idx;
 }
 
@@ -1036,28 +1072,66 @@ handle_disk (Assembler *a, const RspModelEvent *ev)
   switch (ev->kind)
     {
     case RSP_MEV_RQ_INSERT:
-      if (idx != RSP_NONE)
+      if (idx != RSP_NONE && g_hash_table_contains (a->requeued, GUINT_TO_POINTER (idx + 1)))
+        return; /* a requeued request put back in the queue: queued since its first insert */
+      for (RspIdx old = idx; old != RSP_NONE;)
         {
-          /* the same sector queued again (requeued, or its completion
-           * lost): an issued request ended by now; one never issued is
-           * left to infer_merges(), which counts it if it infers its merge
-           * (counted here too, it was counted twice) */
-          RspDiskOp *old = &g_array_index (m->disk_ops, RspDiskOp, idx);
-          if (old->issue != 0)
-            infer_completion (m, old, ev->time);
-          g_hash_table_remove (a->inflight_disk, &key);
+          /* the same sector queued again (requeued unrecorded, or its
+           * completion lost): an issued request ended by now; one never
+           * issued is left to infer_merges(), which counts it if it infers
+           * its merge (counted here too, it was counted twice) */
+          RspDiskOp *op = &g_array_index (m->disk_ops, RspDiskOp, old);
+          if (op->issue != 0)
+            infer_completion (m, op, ev->time);
+          RspIdx next = later_at_key (a, old);
+          g_hash_table_remove (a->later_at_key, GUINT_TO_POINTER (old + 1));
+          g_hash_table_remove (a->requeued, GUINT_TO_POINTER (old + 1));
+          old = next;
         }
-      idx = new_disk_op (a, ev, key);
+      if (idx != RSP_NONE)
+        g_hash_table_remove (a->inflight_disk, &key);
+      idx = new_disk_op (a, ev, key, FALSE);
       g_array_index (m->disk_ops, RspDiskOp, idx).insert = ev->time;
       break;
     case RSP_MEV_RQ_ISSUE:
-      if (idx == RSP_NONE)
-        {
-          /* issued directly (no I/O scheduler): no queue time */
-          idx = new_disk_op (a, ev, key);
-          g_array_index (m->disk_ops, RspDiskOp, idx).insert = ev->time;
-        }
-      g_array_index (m->disk_ops, RspDiskOp, idx).issue = ev->time;
+      {
+        /* the oldest at its sector not issued (queued, or requeued) */
+        RspIdx target = RSP_NONE;
+        for (RspIdx i = idx; i != RSP_NONE && target == RSP_NONE; i = later_at_key (a, i))
+          if (g_array_index (m->disk_ops, RspDiskOp, i).issue == 0)
+            target = i;
+        /* without requeues recorded, an issue again is the same request
+         * dispatched again (the device was busy): its issue moves */
+        if (target == RSP_NONE && idx != RSP_NONE && !a->requeues_recorded)
+          target = idx;
+        if (target == RSP_NONE)
+          {
+            /* issued directly (no I/O scheduler, or a flush: no insert):
+             * no queue time.  Issued while another at its sector is in
+             * flight, not requeued (that is recorded): another request (two
+             * flushes on two hardware queues), completed after it */
+            target = new_disk_op (a, ev, key, TRUE);
+            g_array_index (m->disk_ops, RspDiskOp, target).insert = ev->time;
+          }
+        g_hash_table_remove (a->requeued, GUINT_TO_POINTER (target + 1));
+        g_array_index (m->disk_ops, RspDiskOp, target).issue = ev->time;
+      }
+      break;
+    case RSP_MEV_RQ_REQUEUE:
+      {
+        /* the device did not take it: queued again until its next issue
+         * (the latest issued at its sector) */
+        RspIdx last = RSP_NONE;
+        for (RspIdx i = idx; i != RSP_NONE; i = later_at_key (a, i))
+          if (g_array_index (m->disk_ops, RspDiskOp, i).issue != 0)
+            last = i;
+        if (last == RSP_NONE)
+          return;
+        RspDiskOp *op = &g_array_index (m->disk_ops, RspDiskOp, last);
+        op->issue = 0;
+        op->issue_inferred = FALSE;
+        g_hash_table_add (a->requeued, GUINT_TO_POINTER (last + 1));
+      }
       break;
     case RSP_MEV_RQ_COMPLETE:
       {
@@ -1072,7 +1146,7 @@ handle_disk (Assembler *a, const RspModelEvent *ev)
             m->anomalies[RSP_ANOMALY_MISSING_ISSUE]++;
           }
         op->complete = ev->time;
-        g_hash_table_remove (a->inflight_disk, &key);
+        inflight_pop (a, key, idx);
         CpuState *cs = cpu_state (a, ev->cpu);
         if (cs != NULL)
           {
@@ -1093,7 +1167,7 @@ handle_disk (Assembler *a, const RspModelEvent *ev)
           return; /* not the one merged: an issued request is never merged */
         op->merged = TRUE;
         op->complete = ev->time;
-        g_hash_table_remove (a->inflight_disk, &key);
+        inflight_pop (a, key, idx);
       }
       break;
     default:
@@ -1247,6 +1321,12 @@ rsp_assembler_set_files (RspAssembler *a, const RspFileTable *files)
 }
 
 void
+rsp_assembler_set_requeues_recorded (RspAssembler *a, gboolean recorded)
+{
+  a->requeues_recorded = recorded;
+}
+
+void
 rsp_assembler_set_chain_stacks (RspAssembler *a, GArray *stacks)
 {
   a->chain_stacks = stacks;
@@ -1337,6 +1417,7 @@ rsp_assembler_feed (RspAssembler *a, const RspModelEvent *ev)
     case RSP_MEV_RQ_ISSUE:
     case RSP_MEV_RQ_COMPLETE:
     case RSP_MEV_RQ_MERGE:
+    case RSP_MEV_RQ_REQUEUE:
       handle_disk (a, ev);
       break;
     case RSP_MEV_IRQ_ENTRY:
@@ -1563,6 +1644,8 @@ rsp_assembler_new (const GArray *ignored_pids)
   a->tid_index = rsp_tid_map_new ();
   a->cpus = g_array_new (FALSE, TRUE, sizeof (CpuState));
   a->inflight_disk = g_hash_table_new_full (disk_key_hash, disk_key_equal, g_free, NULL);
+  a->later_at_key = g_hash_table_new (g_direct_hash, g_direct_equal);
+  a->requeued = g_hash_table_new (g_direct_hash, g_direct_equal);
   a->sock_endpoints = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, NULL);
   a->sock_ports = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, NULL);
   a->ignored_pids = g_hash_table_new (g_direct_hash, g_direct_equal);
@@ -1590,6 +1673,8 @@ rsp_assembler_free (RspAssembler *a)
   rsp_tid_map_free (a->tid_index);
   g_array_unref (a->cpus);
   g_hash_table_unref (a->inflight_disk);
+  g_hash_table_unref (a->later_at_key);
+  g_hash_table_unref (a->requeued);
   g_hash_table_unref (a->sock_endpoints);
   g_hash_table_unref (a->sock_ports);
   g_hash_table_unref (a->ignored_pids);

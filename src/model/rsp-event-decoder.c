@@ -46,6 +46,7 @@ static const struct {
   { "block:block_rq_issue", RSP_MEV_RQ_ISSUE },
   { "block:block_rq_complete", RSP_MEV_RQ_COMPLETE },
   { "block:block_rq_merge", RSP_MEV_RQ_MERGE },
+  { "block:block_rq_requeue", RSP_MEV_RQ_REQUEUE },
   { "irq:irq_handler_entry", RSP_MEV_IRQ_ENTRY },
   { "irq:irq_handler_exit", RSP_MEV_IRQ_EXIT },
   { "irq:softirq_entry", RSP_MEV_SOFTIRQ_ENTRY },
@@ -326,6 +327,7 @@ decode (Decoder *d, const RspEvent *ev, RspModelEvent *out)
     case RSP_MEV_RQ_ISSUE:
     case RSP_MEV_RQ_COMPLETE:
     case RSP_MEV_RQ_MERGE:
+    case RSP_MEV_RQ_REQUEUE:
       out->u.rq.dev = (guint32) num (ev, info, F_DEV);
       out->u.rq.sector = num (ev, info, F_SECTOR);
       out->u.rq.nr_sector = (guint32) num (ev, info, F_NR_SECTOR);
@@ -420,6 +422,7 @@ rsp_model_build_with (RspPerfReader *reader, RspSymbolizer *symbolizer, RspChain
                                        ? rsp_file_table_parse (rec->files, rec->files_size, &bad_file_names)
                                        : NULL;
   rsp_assembler_set_files (assembler, files);
+  rsp_assembler_set_requeues_recorded (assembler, rsp_perf_reader_find_evsel (reader, "block:block_rq_requeue") != NULL);
   rsp_assembler_reserve (assembler, rsp_model_recorded_switches (meta, rsp_perf_reader_get_header (reader)->data_size));
   d.assembler = assembler;
   rsp_assembler_set_chain_stacks (assembler, d.chains != NULL ? rsp_chain_cache_stacks (d.chains) : NULL);

@@ -21,6 +21,7 @@ typedef enum {
   RSP_MEV_RQ_ISSUE,
   RSP_MEV_RQ_COMPLETE,
   RSP_MEV_RQ_MERGE,      /* block_rq_merge: a queued request merged into another, never issued */
+  RSP_MEV_RQ_REQUEUE,    /* block_rq_requeue: an issued request the device did not take, queued again */
   RSP_MEV_IRQ_ENTRY,
   RSP_MEV_IRQ_EXIT,
   RSP_MEV_SOFTIRQ_ENTRY,
@@ -81,6 +82,12 @@ RspAssembler *rsp_assembler_new (const GArray *ignored_pids);
 /* The recording's file names (rsp-files.h), used while feeding; FILES may be
  * NULL (no names: files are named by device and inode). */
 void rsp_assembler_set_files (RspAssembler *self, const RspFileTable *files);
+/* Whether the recording records block_rq_requeue (RSP's instance does
+ * since 2026-11-29): then a request issued at a sector where another is in
+ * flight and was not requeued is another request (two flushes on two
+ * hardware queues), completed after it; without, it is taken for the same
+ * request dispatched again (the device was busy), its issue moved. */
+void rsp_assembler_set_requeues_recorded (RspAssembler *self, gboolean recorded);
 /* Room, before the first event, for the arrays that grow with each
  * context switch (runs, sleeps, wake-up links), from the number the
  * recording says it holds: grown by doubling, each is copied about once

@@ -479,6 +479,7 @@ def check_signals(rsp, workdir):
 INSTANCE_EVENTS = [
     "sched:sched_waking", "sched:sched_wakeup", "sched:sched_wakeup_new",
     "block:block_rq_insert", "block:block_rq_issue", "block:block_rq_complete", "block:block_rq_merge",
+    "block:block_rq_requeue",
     "irq:irq_handler_entry", "irq:irq_handler_exit", "irq:softirq_entry", "irq:softirq_exit",
     "sock:sk_data_ready", "sock:inet_sock_set_state",
     "timer:hrtimer_expire_entry", "timer:hrtimer_expire_exit", "timer:hrtimer_start", "timer:hrtimer_cancel",

@@ -1528,6 +1528,71 @@ test_long_run_samples (void)
   g_assert_cmpuint (rsp_analysis_category_ns (a, RSP_CAT_CPU_SAMPLED), ==, width);
 }
 
+/* Requeues recorded (block_rq_requeue, in RSP's instance since
+ * 2026-11-29): a request the busy device did not take is queued again
+ * until its next issue, put back in the queue or not; two flushes issued
+ * at sector 0 on two hardware queues are two requests, completed in turn.
+ * Without requeues recorded, an issue again is the same request
+ * dispatched again: its issue moves (as before). */
+static void
+test_requeue (void)
+{
+  for (guint put_back = 0; put_back < 2; put_back++)
+    {
+      Stream s;
+      stream_init (&s);
+      rsp_assembler_set_requeues_recorded (s.as, TRUE);
+      sw (&s, T0, 0, 0, 0, 100, NULL);
+      rq (&s, RSP_MEV_RQ_INSERT, T0 + 100 * US, 0, 100, 4096);
+      rq (&s, RSP_MEV_RQ_ISSUE, T0 + 150 * US, 0, 100, 4096);
+      rq (&s, RSP_MEV_RQ_REQUEUE, T0 + 160 * US, 0, 100, 4096);
+      if (put_back)
+        rq (&s, RSP_MEV_RQ_INSERT, T0 + 170 * US, 0, 100, 4096);
+      rq (&s, RSP_MEV_RQ_ISSUE, T0 + 400 * US, 0, 100, 4096);
+      rq (&s, RSP_MEV_RQ_COMPLETE, T0 + 900 * US, 1, 0, 4096);
+      sw (&s, T0 + 1 * MS, 0, 100, 0x20, 0, NULL);
+      g_autoptr (RspModel) m = rsp_assembler_finish (s.as);
+      g_assert_cmpuint (rsp_model_n_disk_ops (m), ==, 1);
+      const RspDiskOp *op = rsp_model_disk_op (m, 0);
+      g_assert_cmpuint (op->insert, ==, T0 + 100 * US);
+      g_assert_cmpuint (op->issue, ==, T0 + 400 * US);
+      g_assert_cmpuint (op->complete, ==, T0 + 900 * US);
+      g_assert_false (op->complete_inferred || op->issue_inferred || op->merged);
+      g_assert_cmpuint (rsp_model_anomaly_count (m, RSP_ANOMALY_MISSING_COMPLETION), ==, 0);
+    }
+  for (guint recorded = 0; recorded < 2; recorded++)
+    {
+      Stream s;
+      stream_init (&s);
+      rsp_assembler_set_requeues_recorded (s.as, recorded);
+      sw (&s, T0, 0, 0, 0, 100, NULL);
+      RspModelEvent f = { .kind = RSP_MEV_RQ_ISSUE, .cpu = 0, .pid = 0, .tid = 0 };
+      f.u.rq.dev = 0x800010;
+      f.u.rq.rwbs = "FF";
+      f.time = T0 + 100 * US;
+      feed (&s, &f, NULL);
+      f.time = T0 + 200 * US;
+      feed (&s, &f, NULL);
+      f.kind = RSP_MEV_RQ_COMPLETE;
+      f.time = T0 + 500 * US;
+      feed (&s, &f, NULL);
+      f.time = T0 + 700 * US;
+      feed (&s, &f, NULL);
+      sw (&s, T0 + 1 * MS, 0, 100, 0x20, 0, NULL);
+      g_autoptr (RspModel) m = rsp_assembler_finish (s.as);
+      g_assert_cmpuint (rsp_model_n_disk_ops (m), ==, recorded ? 2 : 1);
+      const RspDiskOp *first = rsp_model_disk_op (m, 0);
+      g_assert_cmpuint (first->issue, ==, recorded ? T0 + 100 * US : T0 + 200 * US);
+      g_assert_cmpuint (first->complete, ==, T0 + 500 * US);
+      if (recorded)
+        {
+          const RspDiskOp *second = rsp_model_disk_op (m, 1);
+          g_assert_cmpuint (second->issue, ==, T0 + 200 * US);
+          g_assert_cmpuint (second->complete, ==, T0 + 700 * US);
+        }
+    }
+}
+
 /* A stackless wake-up from an idle CPU outside any bracket is "an
  * interrupt", not the handler that ran there last and has ended. */
 static void
@@ -1938,6 +2003,7 @@ main (int argc, char **argv)
   g_test_add_func ("/model/thread-analysis-sibling", test_thread_analysis_sibling);
   g_test_add_func ("/model/covered-later", test_covered_later);
   g_test_add_func ("/model/long-run-samples", test_long_run_samples);
+  g_test_add_func ("/model/requeue", test_requeue);
   g_test_add_func ("/model/disks-same-minor", test_disks_same_minor);
   g_test_add_func ("/model/requeued-request", test_requeued_request);
   g_test_add_func ("/model/stackless-task-wake", test_stackless_task_wake);
