@@ -17,6 +17,7 @@
  */
 #include "rsp-perf-reader-private.h"
 
+#include "rsp-bytes.h"
 #include "rsp-disk-cache.h"
 
 #include <glib/gi18n-lib.h>
@@ -174,7 +175,10 @@ scan_one (RspPerfReader *self, RspQueuedRecord *out)
   prefetch_scan_ahead (self);
   struct perf_event_header h;
   memcpy (&h, rec, sizeof h);
-  if (h.size < sizeof h || h.size % 8 != 0)
+  /* the kernel's records come in whole 8-byte words; some of perf's own do
+   * not (perf inject -b writes build ids of 100 bytes): those are skipped,
+   * and the kernel's after them decoded from aligned copies */
+  if (h.size < sizeof h || (h.size % 8 != 0 && h.type < 64))
     {
       /* Without a valid size there is no next record to go to. */
       scan_warn (self, _("a damaged record at byte %llu (size %u); the %llu bytes after it are unreadable"),
@@ -194,6 +198,22 @@ scan_one (RspPerfReader *self, RspQueuedRecord *out)
   guint64 offset = self->pos;
   self->pos += h.size;
   self->scan_stats->bytes += h.size;
+  if (h.type == RSP_RECORD_AUXTRACE && h.size >= sizeof h + 8)
+    {
+      /* the AUX area's trace data follows the record, its size not in the
+       * record's (perf's session.c skips it the same way) */
+      guint64 aux = rsp_read_u64 (rec + sizeof h);
+      if (aux > self->data_end - self->pos)
+        {
+          scan_warn (self, _("the recording ends inside the AUX trace data at byte %llu; it was cut off"),
+                     (unsigned long long) self->pos);
+          self->scan_stats->truncated = TRUE;
+          self->pos = self->data_end;
+          return SCAN_END;
+        }
+      self->pos += aux;
+      self->scan_stats->bytes += aux;
+    }
   if (h.type < RSP_RECORD_TYPE_MAX)
     self->scan_stats->by_type[h.type]++;
 

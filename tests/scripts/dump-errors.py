@@ -343,17 +343,69 @@ def files_section(rsp, seeds, workdir):
     return problems, runs
 
 
+def insert_in_data(data, blob):
+    """DATA (a perf.data) with BLOB at the start of its data section, the
+    data size and the feature sections' offsets after it moved."""
+    d = bytearray(data)
+    data_offset, data_size = struct.unpack_from("<QQ", d, 40)
+    n_features = bin(int.from_bytes(d[72:104], "little")).count("1")
+    d[data_offset:data_offset] = blob
+    struct.pack_into("<QQ", d, 40, data_offset, data_size + len(blob))
+    table = data_offset + data_size + len(blob)
+    for i in range(n_features):
+        off, size = struct.unpack_from("<QQ", d, table + 16 * i)
+        if off >= data_offset:
+            struct.pack_into("<QQ", d, table + 16 * i, off + len(blob), size)
+    return bytes(d)
+
+
+def odd_records(rsp, seeds, workdir):
+    """Records perf writes that are not whole 8-byte words or carry data
+    past their size: a build id of 100 bytes (perf inject -b writes them
+    between the samples, and every record after one sits 4 bytes off) and
+    an AUX area record followed by its trace data.  rsp dump reads past
+    them and prints the same events as without them."""
+    data_dir = os.path.join(os.environ.get("RSP_SOURCE_ROOT", "."), "tests", "data")
+    seed = os.path.join(data_dir, "pingpong-plain.perf.data")
+    with open(seed, "rb") as f:
+        original = f.read()
+    want = subprocess.run([rsp, "dump", seed], capture_output=True, timeout=60)
+    if want.returncode != 0:
+        t.fail("rsp dump of %s exited %d" % (seed, want.returncode))
+    # PERF_RECORD_HEADER_BUILD_ID (67): pid, 24 bytes of build id, a name
+    # padded to 64 (perf's own layout), 100 bytes in all
+    build_id = struct.pack("<IHHi", 67, 0, 100, -1) + bytes(range(20)) + bytes(4) + b"/usr/bin/true".ljust(64, b"\0")
+    # PERF_RECORD_AUXTRACE (71): 48 bytes, then its 64 bytes of trace data
+    trace = bytes(range(64))
+    auxtrace = struct.pack("<IHHQQQIIII", 71, 0, 48, len(trace), 0, 0, 0, 0, 0, 0) + trace
+    problems, runs = [], 0
+    for case, blob in (("a 100-byte build id record", build_id), ("an AUX trace record and its data", auxtrace),
+                       ("both", build_id + auxtrace + build_id)):
+        path = os.path.join(workdir, "odd.perf.data")
+        with open(path, "wb") as f:
+            f.write(insert_in_data(original, blob))
+        got = subprocess.run([rsp, "dump", path], capture_output=True, timeout=60)
+        runs += 1
+        if got.returncode != 0 or got.stdout != want.stdout:
+            problems.append("%s: exit %d, %s; stderr: %s" % (
+                case, got.returncode, "the same events" if got.stdout == want.stdout else "other events",
+                got.stderr.decode("utf-8", "replace")[-500:]))
+        else:
+            t.log("ok: %s -> the same %d lines" % (case, want.stdout.count(b"\n")))
+    return problems, runs
+
+
 def main():
-    if len(sys.argv) != 2 or sys.argv[1] not in ("truncated", "corrupt", "bad-input", "ftrace", "files"):
-        t.fail("usage: dump-errors.py truncated|corrupt|bad-input|ftrace|files")
+    if len(sys.argv) != 2 or sys.argv[1] not in ("truncated", "corrupt", "bad-input", "ftrace", "files", "odd-records"):
+        t.fail("usage: dump-errors.py truncated|corrupt|bad-input|ftrace|files|odd-records")
     rsp = t.rsp_path()
     workdir = tempfile.mkdtemp(prefix="rsp-dump-errors-")
     try:
-        seeds = seed_recordings(workdir) if sys.argv[1] not in ("bad-input", "ftrace", "files") else []
+        seeds = seed_recordings(workdir) if sys.argv[1] not in ("bad-input", "ftrace", "files", "odd-records") else []
         for s in seeds:
             t.log("seed: %s (%d bytes)" % (s, os.path.getsize(s)))
         test = {"truncated": truncated, "corrupt": corrupt, "bad-input": bad_input,
-                "ftrace": ftrace_section, "files": files_section}[sys.argv[1]]
+                "ftrace": ftrace_section, "files": files_section, "odd-records": odd_records}[sys.argv[1]]
         problems, runs = test(rsp, seeds, workdir)
     finally:
         shutil.rmtree(workdir, ignore_errors=True)
