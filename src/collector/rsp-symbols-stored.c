@@ -383,7 +383,8 @@ stored_dso_join (StoredDso *into, const StoredDso *from)
     memcpy (syms, into->syms, into->n_syms * sizeof (RspSym));
   if (from->n_syms > 0)
     memcpy (syms + into->n_syms, from->syms, from->n_syms * sizeof (RspSym));
-  qsort (syms, n, sizeof (RspSym), sym_compare);
+  if (n > 1) /* none: SYMS is NULL, which qsort() must not be given */
+    qsort (syms, n, sizeof (RspSym), sym_compare);
   for (guint k = 0; k < n; k++)
     if (kept == 0 || syms[k].start != syms[kept - 1].start)
       syms[kept++] = syms[k];
