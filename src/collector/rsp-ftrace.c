@@ -318,6 +318,40 @@ filter_perf_timer (RspFtrace *self, const char *pretend_missing)
     }
 }
 
+/* A new instance of RSP's own, "rsp-<pid>-<random hex>" (*NAME), tracing
+ * off; NULL with errno set, EEXIST when MAX_NAME_TRIES names were taken. */
+static struct tracefs_instance *
+own_instance_new (char **name)
+{
+  for (guint tries = 0; tries < MAX_NAME_TRIES; tries++)
+    {
+      g_free (*name);
+      *name = g_strdup_printf (RSP_FTRACE_INSTANCE_PREFIX "%d-%08x", (int) getpid (), g_random_int ());
+      /* tracefs_instance_create () returns an existing instance as its own */
+      if (tracefs_instance_exists (*name))
+        continue;
+      errno = 0;
+      struct tracefs_instance *instance = tracefs_instance_create (*name);
+      if (instance == NULL && errno == EEXIST)
+        continue; /* made by someone else just now */
+      if (instance == NULL)
+        {
+          if (errno == 0)
+            errno = EACCES;
+          return NULL;
+        }
+      if (!tracefs_instance_is_new (instance))
+        {
+          /* someone else's, made between the test and the creation */
+          tracefs_instance_free (instance);
+          continue;
+        }
+      return instance;
+    }
+  errno = EEXIST;
+  return NULL;
+}
+
 /* Learning perf's timers: the timers seen expiring, and on which CPUs. */
 typedef struct {
   int entry_id;
@@ -387,26 +421,15 @@ helper_destroy (struct tracefs_instance *instance)
 static GArray *
 learn_timers (const char *entry_filter, guint n_cpus, guint wait_ms, struct tracefs_instance **helper)
 {
-  *helper = NULL;
-  g_autofree char *name = g_strdup_printf (RSP_FTRACE_INSTANCE_PREFIX "%d-%08x", (int) getpid (), g_random_int ());
-  if (tracefs_instance_exists (name))
-    return NULL;
-  struct tracefs_instance *instance = tracefs_instance_create (name);
+  g_autofree char *name = NULL;
+  struct tracefs_instance *instance = *helper = own_instance_new (&name);
   if (instance == NULL)
     return NULL;
-  *helper = instance;
   GArray *timers = NULL;
   struct tep_handle *tep = NULL;
   TimerSeen seen = { 0 };
   seen.timers = g_array_new (FALSE, FALSE, sizeof (guint64));
   seen.cpus = g_hash_table_new (g_direct_hash, g_direct_equal);
-  if (!tracefs_instance_is_new (instance))
-    {
-      /* someone else's */
-      tracefs_instance_free (instance);
-      *helper = NULL;
-      goto out;
-    }
   tracefs_trace_off (instance);
   tep = timer_entry_tep ();
   struct tep_event *entry = tep != NULL ? tep_find_event_by_name (tep, "timer", "hrtimer_expire_entry") : NULL;
@@ -569,38 +592,19 @@ ftrace_new (const char *tracefs, const GArray *cpus, const char *tmp_prefix, con
   g_autofree char *dir_copy = g_strdup (tracefs);
   tracefs_set_tracing_dir (dir_copy);
 
-  for (guint tries = 0; tries < MAX_NAME_TRIES && self->instance == NULL; tries++)
-    {
-      g_free (self->name);
-      self->name = g_strdup_printf (RSP_FTRACE_INSTANCE_PREFIX "%d-%08x", (int) getpid (), g_random_int ());
-      /* tracefs_instance_create () returns an existing instance as its own */
-      if (tracefs_instance_exists (self->name))
-        continue;
-      errno = 0;
-      self->instance = tracefs_instance_create (self->name);
-      if (self->instance == NULL && errno == EEXIST)
-        continue; /* made by someone else just now */
-      if (self->instance != NULL && !tracefs_instance_is_new (self->instance))
-        {
-          /* someone else's, made between the test and the creation */
-          tracefs_instance_free (self->instance);
-          self->instance = NULL;
-          continue;
-        }
-      if (self->instance == NULL)
-        {
-          int err = errno != 0 ? errno : EACCES;
-          set_errno_error (error, err, _("cannot create the tracefs instance %s/instances/%s: %s%s"), tracefs,
-                           self->name, g_strerror (err),
-                           err == EACCES || err == EPERM ? _(" (tracefs is not writable: run rsp record as root)")
-                                                         : "");
-          return NULL;
-        }
-    }
-  if (self->instance == NULL)
+  self->instance = own_instance_new (&self->name);
+  if (self->instance == NULL && errno == EEXIST)
     {
       set_errno_error (error, EEXIST, _("cannot find a free tracefs instance name after %d tries (the last: %s)"),
                        MAX_NAME_TRIES, self->name);
+      return NULL;
+    }
+  if (self->instance == NULL)
+    {
+      int err = errno;
+      set_errno_error (error, err, _("cannot create the tracefs instance %s/instances/%s: %s%s"), tracefs,
+                       self->name, g_strerror (err),
+                       err == EACCES || err == EPERM ? _(" (tracefs is not writable: run rsp record as root)") : "");
       return NULL;
     }
   self->destroyed = FALSE;

@@ -640,7 +640,6 @@ handle_switch (Assembler *a, const RspModelEvent *ev)
     }
 }
 
-/* Finds the socket whose data-ready fired on this CPU just before. */
 typedef enum {
   BRACKET_NONE,
   BRACKET_HARDIRQ,
@@ -678,6 +677,7 @@ innermost_bracket (const CpuState *cs)
   return inner;
 }
 
+/* Finds the socket whose data-ready fired on this CPU just before. */
 static guint64
 recent_data_ready (CpuState *cs, guint64 t)
 {
@@ -826,9 +826,9 @@ handle_waking (Assembler *a, const RspModelEvent *ev, gboolean is_new)
   /* Without a stack, the innermost of the CPU's interrupt brackets tells:
    * a timer's expiry callback inside the timer interrupt or softirq is the
    * timer's, a disk's interrupt taken inside a softirq the disk's. */
-  Bracket inner = context == RSP_SIG_NONE && ev->n_frames == 0 ? innermost_bracket (cs) : BRACKET_NONE;
   if (context == RSP_SIG_NONE && ev->n_frames == 0)
     {
+      Bracket inner = innermost_bracket (cs);
       if (inner == BRACKET_HRTIMER)
         context = RSP_SIG_TIMER;
       else if (inner == BRACKET_SOFTIRQ)

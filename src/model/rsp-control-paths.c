@@ -69,32 +69,18 @@ cover (RspAnalysis *a, RspIdx task, guint64 start, guint64 end, guint32 path)
   GArray *c = a->covered[task];
   if (c == NULL)
     c = a->covered[task] = g_array_new (FALSE, FALSE, sizeof (RspCovered));
+  /* the stretch it joins (keeping its path), or a new one after it; then
+   * the later ones it reaches */
   gint i = covered_at_or_before (c, start);
-  if (i >= 0 && g_array_index (c, RspCovered, i).end >= start)
-    {
-      /* joins stretch I: it grows to END, taking in those it reaches */
-      RspCovered *r = &g_array_index (c, RspCovered, i);
-      if (end <= r->end)
-        return;
-      r->end = end;
-      guint k = (guint) i + 1;
-      while (k < c->len && g_array_index (c, RspCovered, k).start <= r->end)
-        {
-          r->end = MAX (r->end, g_array_index (c, RspCovered, k).end);
-          k++;
-        }
-      if (k > (guint) i + 1)
-        g_array_remove_range (c, (guint) i + 1, k - (guint) i - 1);
-      return;
-    }
-  RspCovered n = { start, end, path };
-  guint at = (guint) (i + 1);
-  guint k = at;
-  while (k < c->len && g_array_index (c, RspCovered, k).start <= end)
-    {
-      n.end = MAX (n.end, g_array_index (c, RspCovered, k).end);
-      k++;
-    }
+  gboolean joined = i >= 0 && g_array_index (c, RspCovered, i).end >= start;
+  RspCovered n = joined ? g_array_index (c, RspCovered, i) : (RspCovered){ start, end, path };
+  if (joined && end <= n.end)
+    return;
+  n.end = MAX (n.end, end);
+  guint at = joined ? (guint) i : (guint) (i + 1);
+  guint k = joined ? at + 1 : at;
+  for (; k < c->len && g_array_index (c, RspCovered, k).start <= n.end; k++)
+    n.end = MAX (n.end, g_array_index (c, RspCovered, k).end);
   if (k > at)
     g_array_remove_range (c, at, k - at);
   g_array_insert_val (c, at, n);
