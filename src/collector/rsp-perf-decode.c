@@ -11,8 +11,8 @@
 
 /* ---------------------------------------------------------------- records */
 
-static RspEvsel *
-evsel_for_id (RspPerfReader *self, guint64 id)
+RspEvsel *
+rsp_perf_evsel_for_id (RspPerfReader *self, guint64 id)
 {
   if (self->id_table != NULL)
     {
@@ -46,7 +46,7 @@ rsp_perf_record_evsel (RspPerfReader *self, const struct perf_event_header *h, c
         id = rsp_read_u64 (rec + h->size - 8);
       else
         return NULL;
-      return evsel_for_id (self, id);
+      return rsp_perf_evsel_for_id (self, id);
     }
   /* No identifier: perf requires then that PERF_SAMPLE_ID sits at the same
    * place for all evsels; compute it from the first one. */
@@ -62,7 +62,7 @@ rsp_perf_record_evsel (RspPerfReader *self, const struct perf_event_header *h, c
       if (st & PERF_SAMPLE_ADDR) pos += 8;
       if (pos + 8 > h->size)
         return NULL;
-      return evsel_for_id (self, rsp_read_u64 (rec + pos));
+      return rsp_perf_evsel_for_id (self, rsp_read_u64 (rec + pos));
     }
   if (!first->attr.sample_id_all)
     return NULL;
@@ -71,7 +71,7 @@ rsp_perf_record_evsel (RspPerfReader *self, const struct perf_event_header *h, c
   if (st & PERF_SAMPLE_CPU) back += 8;
   if (back > h->size - sizeof *h)
     return NULL;
-  return evsel_for_id (self, rsp_read_u64 (rec + h->size - back));
+  return rsp_perf_evsel_for_id (self, rsp_read_u64 (rec + h->size - back));
 }
 
 /* Decodes the sample_id_all trailer of a non-sample record. */

@@ -71,6 +71,11 @@ struct _RspPerfReader {
   gboolean header_truncated; /* found while parsing the header */
   RspFtraceStream *ftrace;   /* the recording's ftrace section, merged in by time */
   RspEvent next;             /* what rsp_perf_reader_next_ref() returns without an ftrace section */
+  /* a sample that reads counters (PERF_SAMPLE_READ), delivered as one
+   * event per value (read_split_next()) */
+  RspEvent read_sample;
+  guint read_next, read_n;   /* the next value to deliver, of READ_N */
+  GHashTable *read_last;     /* u64 id -> the value it read last; NULL until a sample reads one */
   gboolean warned_ftrace;
   gboolean tracing_data_damaged;
 
@@ -109,6 +114,8 @@ void rsp_perf_evsel_free (gpointer evsel);
 gboolean rsp_perf_header_parse (RspPerfReader *self, GError **error);
 
 /* rsp-perf-decode.c */
+/* The evsel of sample id ID, or NULL. */
+RspEvsel *rsp_perf_evsel_for_id (RspPerfReader *self, guint64 id);
 /* Which evsel the record REC (header H) belongs to, or NULL. */
 RspEvsel *rsp_perf_record_evsel (RspPerfReader *self, const struct perf_event_header *h, const guint8 *rec);
 /* The time and CPU of a record, read without decoding it; CPU is -1 when

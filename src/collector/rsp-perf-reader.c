@@ -390,6 +390,7 @@ next_record (RspPerfReader *self, RspQueuedRecord *next)
 }
 
 static gboolean scanner_next (RspPerfReader *self, RspEvent *event);
+static gboolean perf_next_event (RspPerfReader *self, RspEvent *event);
 
 static inline RspEvsel *
 evsel_at (RspPerfReader *self, guint32 index)
@@ -397,9 +398,9 @@ evsel_at (RspPerfReader *self, guint32 index)
   return index == G_MAXUINT32 ? NULL : g_ptr_array_index (self->evsels, index);
 }
 
-/* The next event of perf's own stream, in time order. */
+/* The next record of perf's own stream, decoded, in time order. */
 static gboolean
-perf_next (RspPerfReader *self, RspEvent *event)
+perf_next_event (RspPerfReader *self, RspEvent *event)
 {
   /* a scanning thread that runs is used to its end (or the next rewind),
    * whatever rsp_perf_reader_set_threads() said since */
@@ -417,6 +418,95 @@ perf_next (RspPerfReader *self, RspEvent *event)
         return TRUE;
     }
   return FALSE;
+}
+
+/* PERF_SAMPLE_READ, as perf delivers it (session.c, deliver_sample_value):
+ * a sample that reads counters is one event per value it read — a
+ * group's leader and members (read_format GROUP) each under its own
+ * evsel, found by the value's id — whose period is how much the value
+ * grew since that id's last read.  A value that did not grow gives no
+ * event, and one without a known id (read_format without ID) none
+ * either: it is counted as a sample of unknown id. */
+static void
+read_split_start (RspPerfReader *self, const RspEvent *event)
+{
+  self->read_sample = *event;
+  self->read_next = 0;
+  /* rsp-perf-decode.c checked that the words are all there */
+  self->read_n = (event->evsel->attr.read_format & PERF_FORMAT_GROUP) ? (guint) event->sample.read_values[0] : 1;
+  if (self->read_last == NULL)
+    self->read_last = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, g_free);
+}
+
+static gboolean
+read_split_next (RspPerfReader *self, RspEvent *event)
+{
+  const RspEvent *sample = &self->read_sample;
+  guint64 format = sample->evsel->attr.read_format;
+  gboolean group = (format & PERF_FORMAT_GROUP) != 0;
+  guint extra = !!(format & PERF_FORMAT_TOTAL_TIME_ENABLED) + !!(format & PERF_FORMAT_TOTAL_TIME_RUNNING);
+  guint per_value = 1 + !!(format & PERF_FORMAT_ID) + !!(format & PERF_FORMAT_LOST);
+  while (self->read_next < self->read_n)
+    {
+      guint i = self->read_next++;
+      /* group: nr, [enabled], [running], then { value, [id], [lost] } per
+       * member; one: value, [enabled], [running], [id], [lost] */
+      const guint64 *v = group ? sample->sample.read_values + 1 + extra + (gsize) i * per_value
+                               : sample->sample.read_values;
+      guint64 value = v[0];
+      RspEvsel *member = NULL;
+      guint64 id = 0;
+      if (format & PERF_FORMAT_ID)
+        {
+          id = group ? v[1] : v[1 + extra];
+          member = rsp_perf_evsel_for_id (self, id);
+        }
+      if (member == NULL)
+        {
+          self->stats.unknown_ids++;
+          warn_unknown_id (self);
+          continue;
+        }
+      guint64 *last = g_hash_table_lookup (self->read_last, &id);
+      if (last == NULL)
+        {
+          last = g_new0 (guint64, 1);
+          g_hash_table_insert (self->read_last, g_memdup2 (&id, sizeof id), last);
+        }
+      guint64 period = value - *last;
+      *last = value;
+      if (period == 0)
+        continue;
+      *event = *sample;
+      event->evsel = member;
+      event->sample.id = id;
+      event->sample.period = period;
+      /* a tracepoint's payload is the sampling event's, not a member's */
+      if (member != sample->evsel)
+        {
+          event->sample.raw = NULL;
+          event->sample.raw_size = 0;
+        }
+      return TRUE;
+    }
+  return FALSE;
+}
+
+/* The next event of perf's own stream, in time order. */
+static gboolean
+perf_next (RspPerfReader *self, RspEvent *event)
+{
+  for (;;)
+    {
+      if (G_UNLIKELY (self->read_next < self->read_n) && read_split_next (self, event))
+        return TRUE;
+      if (!perf_next_event (self, event))
+        return FALSE;
+      if (G_LIKELY (event->type != PERF_RECORD_SAMPLE || event->evsel == NULL
+                    || !(event->evsel->attr.sample_type & PERF_SAMPLE_READ) || event->sample.read_values == NULL))
+        return TRUE;
+      read_split_start (self, event);
+    }
 }
 
 
@@ -768,7 +858,7 @@ static gboolean
 scanner_next (RspPerfReader *self, RspEvent *event)
 {
   if (self->scanner == NULL && !scanner_start (self))
-    return perf_next (self, event);
+    return perf_next_event (self, event);
   for (;;)
     {
       ScanItem item = scanner_pop (self->scanner);
@@ -844,6 +934,9 @@ rsp_perf_reader_rewind (RspPerfReader *self)
   self->round_max = 0;
   self->next_flush = 0;
   self->last_delivered = 0;
+  self->read_next = self->read_n = 0;
+  if (self->read_last != NULL)
+    g_hash_table_remove_all (self->read_last);
   memset (&self->stats, 0, sizeof self->stats);
   self->stats.truncated = self->header_truncated;
   self->scan_stats = &self->stats;
@@ -969,6 +1062,7 @@ rsp_perf_reader_free (RspPerfReader *self)
   g_clear_pointer (&self->recording, rsp_recording_free);
   g_ptr_array_unref (self->evsels);
   g_hash_table_unref (self->id_to_evsel);
+  g_clear_pointer (&self->read_last, g_hash_table_unref);
   g_free (self->id_table);
   g_clear_pointer (&self->aligned_slabs, g_ptr_array_unref);
   g_ptr_array_unref (self->warnings);

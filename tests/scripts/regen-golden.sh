@@ -8,7 +8,9 @@
 # workloads run short and cpu-clock samples at 100 Hz.  Also writes
 # pingpong-plain.perf.data with the README's plain perf command line (a seed
 # for the error-path tests and the fuzzer; it has no golden dump because a
-# plain perf.data stores no symbols).  Review the diff before committing.
+# plain perf.data stores no symbols), and sample-read.perf.data, samples
+# that read counters, which record-sample-read.py compares with perf
+# script.  Review the diff before committing.
 set -euo pipefail
 export PYTHONDONTWRITEBYTECODE=1
 
@@ -65,6 +67,14 @@ rm -f pingpong-plain.perf.data
 "${perf_cmd[@]}"
 size=$(stat -c %s pingpong-plain.perf.data)
 [ "$size" -lt "$max_bytes" ] || die "pingpong-plain.perf.data is $size bytes (limit $max_bytes)"
+
+echo "== sample-read.perf.data: samples that read counters (record-sample-read.py)"
+# a group led by its sampling event, and an event read by its own samples
+rm -f sample-read.perf.data
+perf record -q -g --sample-cpu -k monotonic -e '{cpu-clock/freq=4000/,task-clock,page-faults}:S' \
+  -e 'cpu-clock/freq=2000/S' -o sample-read.perf.data -- "$workloads/pingpong" 300
+size=$(stat -c %s sample-read.perf.data)
+[ "$size" -lt "$max_bytes" ] || die "sample-read.perf.data is $size bytes (limit $max_bytes)"
 
 # The reports of many requests and of two recordings compared, as JSON:
 # requests.rsp holds 8 runs of slow_every (every 4th sleeping 40 ms),
