@@ -31,6 +31,7 @@ enum {
   FEAT_EVENT_DESC = 12,
   FEAT_CLOCKID = 23,
   FEAT_COMPRESSED = 27,
+  FEAT_CLOCK_DATA = 29,
   FEAT_BITS = 256,
 };
 
@@ -270,9 +271,20 @@ parse_features (RspPerfReader *self, const guint64 *bits, guint64 feature_table)
           parse_event_desc (self, p, s.size);
           break;
         case FEAT_CLOCKID:
+          /* not the clock's id, despite its name: its resolution (perf's
+           * write_clockid() writes env.clock.clockid_res_ns) */
           if (s.size >= 8)
             {
-              self->header.clockid = rsp_read_u64 (p);
+              self->header.clock_res_ns = rsp_read_u64 (p);
+              self->header.has_clock_res = TRUE;
+            }
+          break;
+        case FEAT_CLOCK_DATA:
+          /* version (1), the clock's id, then the wall clock and that
+           * clock read at one moment */
+          if (s.size >= 8 && rsp_read_u32 (p) >= 1)
+            {
+              self->header.clockid = rsp_read_u32 (p + 4);
               self->header.has_clockid = TRUE;
             }
           break;

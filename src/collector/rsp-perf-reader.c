@@ -1073,7 +1073,6 @@ rsp_perf_reader_free (RspPerfReader *self)
   g_free (self->header.osrelease);
   g_free (self->header.perf_version);
   g_free (self->header.arch);
-  g_free (self->header.clockid_name);
   g_strfreev (self->header.cmdline);
   g_array_unref (self->header.build_ids);
   rsp_ordered_queue_clear (&self->queue);

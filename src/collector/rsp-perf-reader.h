@@ -49,9 +49,11 @@ typedef struct {
   char *arch;
   guint32 nr_cpus_online, nr_cpus_available;
   char **cmdline;   /* argv of the perf command, NULL-terminated */
-  char *clockid_name; /* from HEADER_CLOCKID when present, else NULL */
-  guint64 clockid;
+  /* the clock of the records' times (perf record -k), from HEADER_CLOCK_DATA */
+  guint32 clockid;  /* CLOCK_MONOTONIC, ... */
   gboolean has_clockid;
+  guint64 clock_res_ns; /* that clock's resolution, from HEADER_CLOCKID */
+  gboolean has_clock_res;
   GArray *build_ids; /* RspBuildId */
   gboolean has_tracing_data;
   guint64 features; /* low 64 feature bits that are set */

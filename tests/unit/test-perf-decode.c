@@ -1,10 +1,11 @@
 /* test-perf-decode.c — the direct read of a sample (a layout of fixed-size
  * fields, then at most a callchain and a payload) gives the event the
  * general decoder gives, field for field, on random layouts, contents and
- * truncations. */
+ * truncations; the header's clock, read from the test data. */
 #include <glib.h>
 #include <linux/perf_event.h>
 #include <string.h>
+#include <time.h>
 
 #include "rsp-perf-reader-private.h"
 
@@ -134,11 +135,70 @@ test_offsets (void)
   g_assert_cmpuint (evsel.sample_fixed_end, ==, 0);
 }
 
+/* perf record -k monotonic writes the clock's id in HEADER_CLOCK_DATA and
+ * its resolution in HEADER_CLOCKID (1 ns here: perf's header prints
+ * "clockid frequency: 1000 MHz"); the reader took the resolution for the
+ * id. */
+static void
+test_header_clock (void)
+{
+  const char *names[] = { "sample-read.perf.data", "pingpong-plain.perf.data", "pingpong.rsp" };
+  for (guint i = 0; i < G_N_ELEMENTS (names); i++)
+    {
+      g_autofree char *path = g_build_filename (RSP_SOURCE_ROOT, "tests", "data", names[i], NULL);
+      g_autoptr (GError) error = NULL;
+      g_autoptr (RspPerfReader) reader = rsp_perf_reader_open (path, &error);
+      g_assert_no_error (error);
+      const RspPerfHeader *h = rsp_perf_reader_get_header (reader);
+      g_assert_true (h->has_clockid);
+      g_assert_cmpuint (h->clockid, ==, CLOCK_MONOTONIC);
+      g_assert_true (h->has_clock_res);
+      g_assert_cmpuint (h->clock_res_ns, ==, 1);
+    }
+
+  /* the same file with another clock in HEADER_CLOCK_DATA (perf record -k
+   * boottime): the feature sections' table follows the data section, one
+   * entry (offset, size) per feature bit set, in the bits' order */
+  g_autofree char *path = g_build_filename (RSP_SOURCE_ROOT, "tests", "data", "sample-read.perf.data", NULL);
+  g_autofree guint8 *bytes = NULL;
+  gsize size;
+  g_assert_true (g_file_get_contents (path, (char **) &bytes, &size, NULL));
+  guint64 data_offset, data_size, bits[4];
+  memcpy (&data_offset, bytes + 40, 8);
+  memcpy (&data_size, bytes + 48, 8);
+  memcpy (bits, bytes + 72, sizeof bits);
+  guint64 table = data_offset + data_size, at = 0;
+  gboolean found = FALSE;
+  for (guint bit = 0; bit < 256 && !found; bit++)
+    if (bits[bit / 64] & (1ULL << (bit % 64)))
+      {
+        if (bit == 29) /* HEADER_CLOCK_DATA */
+          {
+            guint64 section;
+            g_assert_cmpuint (table + at + 16, <=, size);
+            memcpy (&section, bytes + table + at, 8);
+            g_assert_cmpuint (section + 8, <=, size);
+            guint32 boottime = CLOCK_BOOTTIME;
+            memcpy (bytes + section + 4, &boottime, 4);
+            found = TRUE;
+          }
+        at += 16;
+      }
+  g_assert_true (found);
+  g_autoptr (GError) error = NULL;
+  g_autoptr (RspPerfReader) reader = rsp_perf_reader_open_bytes (bytes, size, &error);
+  g_assert_no_error (error);
+  const RspPerfHeader *h = rsp_perf_reader_get_header (reader);
+  g_assert_cmpuint (h->clockid, ==, CLOCK_BOOTTIME);
+  g_assert_cmpuint (h->clock_res_ns, ==, 1);
+}
+
 int
 main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/perf-decode/direct", test_direct);
   g_test_add_func ("/perf-decode/offsets", test_offsets);
+  g_test_add_func ("/perf-decode/header-clock", test_header_clock);
   return g_test_run ();
 }
