@@ -39,6 +39,9 @@ enum {
   RSP_RECORD_TYPE_MAX = 83,
 };
 
+/* PERF_SAMPLE_BRANCH_COUNTERS (Linux 6.8), which Debian 12's headers lack */
+#define RSP_SAMPLE_BRANCH_COUNTERS (1ULL << 19)
+
 /* One perf_event_attr of the recording, with what the reader derived
  * from it. */
 typedef struct {
@@ -50,6 +53,9 @@ typedef struct {
                                 * recording's ftrace section), not perf's */
   guint64 *ids;
   guint n_ids;
+  guint leader;                /* index of its group's leader (HEADER_GROUP_DESC); its own when not in a group */
+  gboolean branch_counters;    /* its samples' branch stacks end with a counter word per branch
+                                * (an event of its group asked for PERF_SAMPLE_BRANCH_COUNTERS) */
   gsize id_trailer_size;       /* bytes of sample_id_all trailer */
   /* where a sample of it holds its time and CPU, 0 when it holds none (a
    * sample's fields before them have fixed sizes), for the ordering

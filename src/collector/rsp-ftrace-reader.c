@@ -368,6 +368,7 @@ parse_formats (RspFtraceStream *s, Cursor *c, const guint8 *header_page, gsize h
         continue;
       RspEvsel *evsel = g_new0 (RspEvsel, 1);
       evsel->index = s->evsels->len;
+      evsel->leader = evsel->index;
       evsel->attr.type = PERF_TYPE_TRACEPOINT;
       evsel->attr.config = (guint64) id;
       evsel->attr.size = sizeof evsel->attr;

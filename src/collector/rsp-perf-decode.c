@@ -231,8 +231,9 @@ decode_sample_head (Span *s, guint64 st, RspEvent *ev)
 
 /* READ to BRANCH_STACK: counted arrays the sample points into. */
 static gboolean
-decode_sample_arrays (Span *s, const struct perf_event_attr *attr, RspSample *smp)
+decode_sample_arrays (Span *s, const RspEvsel *evsel, RspSample *smp)
 {
+  const struct perf_event_attr *attr = &evsel->attr;
   guint64 st = attr->sample_type;
   if ((st & PERF_SAMPLE_READ) && !span_read_values (s, attr->read_format, smp))
     return FALSE;
@@ -262,6 +263,9 @@ decode_sample_arrays (Span *s, const struct perf_event_attr *attr, RspSample *sm
         return FALSE;
       smp->branches = (const guint64 *) s->p;
       s->p += smp->n_branches * 24;
+      /* PERF_SAMPLE_BRANCH_COUNTERS: a word per branch (not decoded further) */
+      if (evsel->branch_counters && !span_skip (s, smp->n_branches * 8))
+        return FALSE;
     }
   return TRUE;
 }
@@ -415,7 +419,7 @@ rsp_perf_sample_decode (const RspEvsel *evsel, const guint8 *rec, gsize size, Rs
   if (evsel->sample_fixed_end != 0 && decode_sample_direct (evsel, rec, size, ev))
     return TRUE;
   Span s = { rec + sizeof (struct perf_event_header), rec + size };
-  return decode_sample_head (&s, evsel->attr.sample_type, ev) && decode_sample_arrays (&s, &evsel->attr, &ev->sample)
+  return decode_sample_head (&s, evsel->attr.sample_type, ev) && decode_sample_arrays (&s, evsel, &ev->sample)
          && decode_sample_tail (&s, &evsel->attr, &ev->sample);
 }
 

@@ -29,6 +29,7 @@ enum {
   FEAT_NRCPUS = 7,
   FEAT_CMDLINE = 11,
   FEAT_EVENT_DESC = 12,
+  FEAT_GROUP_DESC = 17,
   FEAT_CLOCKID = 23,
   FEAT_COMPRESSED = 27,
   FEAT_CLOCK_DATA = 29,
@@ -144,6 +145,33 @@ parse_build_ids (RspPerfReader *self, const guint8 *p, gsize size)
       bid.filename = g_strndup ((const char *) rec + 28, name_len);
       g_array_append_val (self->header.build_ids, bid);
       pos += h.size;
+    }
+}
+
+/* perf's groups (`{a,b}`): u32 count, then per group its name, the index
+ * of its leader and its number of members, the leader included; the
+ * members follow the leader in the attr order. */
+static void
+parse_group_desc (RspPerfReader *self, const guint8 *p, gsize size)
+{
+  if (size < 4)
+    return;
+  guint32 n_groups = rsp_read_u32 (p);
+  gsize pos = 4;
+  for (guint32 i = 0; i < n_groups; i++)
+    {
+      gsize consumed = 0;
+      g_autofree char *name = feature_string (p + pos, size - pos, &consumed);
+      if (name == NULL || size - pos - consumed < 8)
+        return;
+      pos += consumed;
+      guint32 leader = rsp_read_u32 (p + pos);
+      guint32 n_members = rsp_read_u32 (p + pos + 4);
+      pos += 8;
+      if (leader >= self->evsels->len || n_members > self->evsels->len - leader)
+        continue;
+      for (guint32 k = 1; k < n_members; k++)
+        ((RspEvsel *) g_ptr_array_index (self->evsels, leader + k))->leader = leader;
     }
 }
 
@@ -270,6 +298,9 @@ parse_features (RspPerfReader *self, const guint64 *bits, guint64 feature_table)
         case FEAT_EVENT_DESC:
           parse_event_desc (self, p, s.size);
           break;
+        case FEAT_GROUP_DESC:
+          parse_group_desc (self, p, s.size);
+          break;
         case FEAT_CLOCKID:
           /* not the clock's id, despite its name: its resolution (perf's
            * write_clockid() writes env.clock.clockid_res_ns) */
@@ -315,6 +346,7 @@ parse_attrs (RspPerfReader *self, guint64 attr_size, const FileSection *attrs, G
       const guint8 *p = self->data + attrs->offset + i * attr_size;
       RspEvsel *evsel = g_new0 (RspEvsel, 1);
       evsel->index = (guint) i;
+      evsel->leader = (guint) i;
       gsize copy = MIN (attr_size - 16, sizeof evsel->attr);
       memcpy (&evsel->attr, p, copy);
       evsel->attr.size = sizeof evsel->attr;
@@ -390,6 +422,21 @@ finish_evsels (RspPerfReader *self)
         n_undecodable++;
     }
   self->ordering = any_time;
+  /* PERF_SAMPLE_BRANCH_COUNTERS (Linux 6.8, Intel's LBR event logging):
+   * when an event of a group asks for it, the branch stacks of all its
+   * events end with a counter word per branch, as perf's
+   * evsel__has_branch_counters() reads them */
+  for (guint i = 0; i < self->evsels->len; i++)
+    {
+      RspEvsel *evsel = g_ptr_array_index (self->evsels, i);
+      if (evsel->attr.branch_sample_type & RSP_SAMPLE_BRANCH_COUNTERS)
+        ((RspEvsel *) g_ptr_array_index (self->evsels, evsel->leader))->branch_counters = TRUE;
+    }
+  for (guint i = 0; i < self->evsels->len; i++)
+    {
+      RspEvsel *evsel = g_ptr_array_index (self->evsels, i);
+      evsel->branch_counters = ((RspEvsel *) g_ptr_array_index (self->evsels, evsel->leader))->branch_counters;
+    }
   if (n_undecodable > 0 && !self->header.has_tracing_data && !self->tracing_data_damaged)
     rsp_perf_reader_warn (self, _("the recording has no tracing data: the fields of its %u tracepoints cannot be decoded"),
                  n_undecodable);

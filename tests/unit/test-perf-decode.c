@@ -135,6 +135,76 @@ test_offsets (void)
   g_assert_cmpuint (evsel.sample_fixed_end, ==, 0);
 }
 
+/* PERF_SAMPLE_BRANCH_COUNTERS: a counter word per branch after the branch
+ * stack (and its hw_idx before the branches), then the registers. */
+static void
+test_branch_counters (void)
+{
+  RspEvsel evsel = { 0 };
+  evsel.attr.sample_type = PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_BRANCH_STACK | PERF_SAMPLE_REGS_USER;
+  evsel.attr.branch_sample_type = PERF_SAMPLE_BRANCH_ANY | PERF_SAMPLE_BRANCH_HW_INDEX | RSP_SAMPLE_BRANCH_COUNTERS;
+  evsel.attr.sample_regs_user = 0x3; /* two registers */
+  evsel.branch_counters = TRUE;
+  rsp_perf_evsel_sample_offsets (&evsel);
+  guint64 words[32];
+  gsize n = 1;
+  words[n++] = (42ULL << 32) | 41;                  /* tid 42, pid 41 */
+  words[n++] = 123456789;                           /* time */
+  words[n++] = 2;                                   /* branches */
+  words[n++] = 7;                                   /* hw_idx */
+  for (guint k = 0; k < 6; k++)                     /* from, to, flags per branch */
+    words[n++] = 0x1000 + k;
+  words[n++] = 0xc0;                                /* the counters */
+  words[n++] = 0xc1;
+  words[n++] = PERF_SAMPLE_REGS_ABI_64;
+  words[n++] = 0xaa;
+  words[n++] = 0xbb;
+  struct perf_event_header h = { PERF_RECORD_SAMPLE, 0, (guint16) (n * 8) };
+  memcpy (&words[0], &h, sizeof h);
+  RspEvent ev;
+  g_assert_true (decode (&evsel, words, n * 8, &ev));
+  g_assert_cmpuint (ev.sample.n_branches, ==, 2);
+  g_assert_cmpuint (ev.sample.branches[5], ==, 0x1005);
+  g_assert_cmpuint (ev.sample.user_regs_abi, ==, PERF_SAMPLE_REGS_ABI_64);
+  g_assert_cmpuint (ev.sample.user_regs[0], ==, 0xaa);
+  g_assert_cmpuint (ev.sample.user_regs[1], ==, 0xbb);
+  /* one word short: refused, not read past the record */
+  g_assert_false (decode (&evsel, words, (n - 1) * 8, &ev));
+
+  /* which events of a file have them: all of a group one of whose events
+   * asks (HEADER_GROUP_DESC), here none; and the file's groups */
+  g_autofree char *path = g_build_filename (RSP_SOURCE_ROOT, "tests", "data", "sample-read.perf.data", NULL);
+  g_autoptr (GError) error = NULL;
+  g_autoptr (RspPerfReader) reader = rsp_perf_reader_open (path, &error);
+  g_assert_no_error (error);
+  /* {cpu-clock/freq=4000/,task-clock,page-faults}, then cpu-clock/freq=2000/S alone */
+  const guint leaders[] = { 0, 0, 0, 3 };
+  g_assert_cmpuint (rsp_perf_reader_get_n_evsels (reader), >=, G_N_ELEMENTS (leaders));
+  for (guint i = 0; i < G_N_ELEMENTS (leaders); i++)
+    {
+      const RspEvsel *e = rsp_perf_reader_get_evsel (reader, i);
+      g_assert_cmpuint (e->leader, ==, leaders[i]);
+      g_assert_false (e->branch_counters);
+    }
+
+  /* the same file with page-faults, a member, asking for the counters:
+   * the group's three events have them, the event alone does not */
+  g_autofree guint8 *bytes = NULL;
+  gsize size;
+  g_assert_true (g_file_get_contents (path, (char **) &bytes, &size, NULL));
+  guint64 attr_size, attrs_offset;
+  memcpy (&attr_size, bytes + 16, 8);
+  memcpy (&attrs_offset, bytes + 24, 8);
+  gsize at = attrs_offset + 2 * attr_size + G_STRUCT_OFFSET (struct perf_event_attr, branch_sample_type);
+  g_assert_cmpuint (at + 8, <=, size);
+  guint64 branch_sample_type = PERF_SAMPLE_BRANCH_ANY | RSP_SAMPLE_BRANCH_COUNTERS;
+  memcpy (bytes + at, &branch_sample_type, 8);
+  g_autoptr (RspPerfReader) patched = rsp_perf_reader_open_bytes (bytes, size, &error);
+  g_assert_no_error (error);
+  for (guint i = 0; i < G_N_ELEMENTS (leaders); i++)
+    g_assert_cmpint (rsp_perf_reader_get_evsel (patched, i)->branch_counters, ==, i < 3);
+}
+
 /* perf record -k monotonic writes the clock's id in HEADER_CLOCK_DATA and
  * its resolution in HEADER_CLOCKID (1 ns here: perf's header prints
  * "clockid frequency: 1000 MHz"); the reader took the resolution for the
@@ -200,5 +270,6 @@ main (int argc, char **argv)
   g_test_add_func ("/perf-decode/direct", test_direct);
   g_test_add_func ("/perf-decode/offsets", test_offsets);
   g_test_add_func ("/perf-decode/header-clock", test_header_clock);
+  g_test_add_func ("/perf-decode/branch-counters", test_branch_counters);
   return g_test_run ();
 }
