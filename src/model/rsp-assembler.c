@@ -319,7 +319,7 @@ add_link (Assembler *a, RspLinkKind kind, guint64 time, RspIdx from_run, RspIdx 
 /* OP's completion was not recorded: it completed at T (and, its issue
  * unseen too, it was issued when queued: paper §5.2).  Counted. */
 static void
-infer_completion (RspModel *m, RspDiskOp *op, guint64 t)
+infer_completion_at (RspModel *m, RspDiskOp *op, guint64 t)
 {
   op->complete = t;
   op->complete_inferred = TRUE;
@@ -330,6 +330,8 @@ infer_completion (RspModel *m, RspDiskOp *op, guint64 t)
     }
   m->anomalies[RSP_ANOMALY_MISSING_COMPLETION]++;
 }
+
+static void infer_completion (Assembler *a, RspIdx idx, guint64 t);
 
 /* A request in flight during sleep S that is the likeliest to have ended
  * it: the task's own latest one; else, another task's (the flusher's
@@ -387,7 +389,7 @@ infer_wake (Assembler *a, RspSleep *s)
       if (op->complete == 0 && op->task == s->task)
         {
           /* its own request: the sleep ended when it completed */
-          infer_completion (m, op, s->end);
+          infer_completion (a, op_idx, s->end);
         }
       s->reason = RSP_WAKE_DISK;
       s->disk_op = op_idx;
@@ -721,7 +723,7 @@ disk_op_for_wake (Assembler *a, CpuState *cs, TidState *target, guint64 t)
         best = i - 1;
     }
   if (best != RSP_NONE)
-    infer_completion (m, &g_array_index (m->disk_ops, RspDiskOp, best), t);
+    infer_completion (a, best, t);
   return best;
 }
 
@@ -1028,6 +1030,43 @@ inflight_pop (Assembler *a, DiskKey key, RspIdx idx)
   g_hash_table_insert (a->inflight_disk, g_memdup2 (&key, sizeof key), GUINT_TO_POINTER (next + 1));
 }
 
+/* IDX, in flight at KEY (the oldest there or a later one), or not in
+ * flight any more, is not. */
+static void
+inflight_remove (Assembler *a, DiskKey key, RspIdx idx)
+{
+  RspIdx head = inflight_lookup (a, key);
+  if (head == idx)
+    {
+      inflight_pop (a, key, idx);
+      return;
+    }
+  for (RspIdx prev = head; prev != RSP_NONE; prev = later_at_key (a, prev))
+    if (later_at_key (a, prev) == idx)
+      {
+        RspIdx next = later_at_key (a, idx);
+        if (next == RSP_NONE)
+          g_hash_table_remove (a->later_at_key, GUINT_TO_POINTER (prev + 1));
+        else
+          g_hash_table_insert (a->later_at_key, GUINT_TO_POINTER (prev + 1), GUINT_TO_POINTER (next + 1));
+        g_hash_table_remove (a->later_at_key, GUINT_TO_POINTER (idx + 1));
+        g_hash_table_remove (a->requeued, GUINT_TO_POINTER (idx + 1));
+        return;
+      }
+}
+
+/* The request IDX completed at T, unrecorded (infer_completion_at()): it
+ * is in flight no more, so that a later issue at its sector is another
+ * request (before, one without requeues recorded moved its issue past
+ * its inferred completion) and a later completion there is not its. */
+static void
+infer_completion (Assembler *a, RspIdx idx, guint64 t)
+{
+  RspDiskOp *op = &g_array_index (a->m->disk_ops, RspDiskOp, idx);
+  infer_completion_at (a->m, op, t);
+  inflight_remove (a, (DiskKey){ op->dev, op->sector }, idx);
+}
+
 /* A new request at KEY: the only one in flight there, or (BEHIND) the
  * latest of those in flight there, completed after them. */
 static RspIdx
@@ -1082,7 +1121,7 @@ handle_disk (Assembler *a, const RspModelEvent *ev)
            * its merge (counted here too, it was counted twice) */
           RspDiskOp *op = &g_array_index (m->disk_ops, RspDiskOp, old);
           if (op->issue != 0)
-            infer_completion (m, op, ev->time);
+            infer_completion_at (m, op, ev->time);
           RspIdx next = later_at_key (a, old);
           g_hash_table_remove (a->later_at_key, GUINT_TO_POINTER (old + 1));
           g_hash_table_remove (a->requeued, GUINT_TO_POINTER (old + 1));

@@ -1680,6 +1680,40 @@ test_requeued_request (void)
     }
 }
 
+/* A request whose completion was inferred (its task's wait in io_schedule
+ * ended, nothing recorded) is in flight no more: an issue at its sector
+ * later (a plain perf.data, requeues unrecorded) is another request, and
+ * the wait stays disk time.  Before, the issue moved to 6 ms, after the
+ * inferred completion at 5 ms, and the wait became I/O queue. */
+static void
+test_inferred_completion_done (void)
+{
+  Stream s;
+  stream_init (&s);
+  sw (&s, T0, 0, 0, 0, 100, NULL);
+  rq (&s, RSP_MEV_RQ_INSERT, T0 + 100 * US, 0, 100, 4096);
+  rq (&s, RSP_MEV_RQ_ISSUE, T0 + 150 * US, 0, 100, 4096);
+  sw (&s, T0 + 200 * US, 0, 100, 2, 0, io_stack);
+  sw (&s, T0 + 5 * MS, 0, 0, 0, 100, NULL); /* no completion, no wake-up */
+  rq (&s, RSP_MEV_RQ_ISSUE, T0 + 6 * MS, 1, 0, 4096);
+  rq (&s, RSP_MEV_RQ_COMPLETE, T0 + 7 * MS, 1, 0, 4096);
+  sw (&s, T0 + 8 * MS, 0, 100, 0x20, 0, NULL);
+  g_autoptr (RspModel) m = rsp_assembler_finish (s.as);
+  g_assert_cmpuint (rsp_model_n_disk_ops (m), ==, 2);
+  const RspDiskOp *first = rsp_model_disk_op (m, 0), *second = rsp_model_disk_op (m, 1);
+  g_assert_cmpuint (first->issue, ==, T0 + 150 * US);
+  g_assert_cmpuint (first->complete, ==, T0 + 5 * MS);
+  g_assert_true (first->complete_inferred);
+  g_assert_cmpuint (second->issue, ==, T0 + 6 * MS);
+  g_assert_cmpuint (second->complete, ==, T0 + 7 * MS);
+  g_assert_false (second->complete_inferred);
+  g_assert_cmpuint (rsp_model_anomaly_count (m, RSP_ANOMALY_MISSING_COMPLETION), ==, 1);
+  g_autoptr (RspAnalysis) a = rsp_analysis_new (m, 100, 0, G_MAXUINT64, NULL);
+  check_invariants (a);
+  g_assert_cmpuint (rsp_analysis_category_ns (a, RSP_CAT_DISK_IO), ==, 5 * MS - 200 * US);
+  g_assert_cmpuint (rsp_analysis_category_ns (a, RSP_CAT_IO_QUEUE), ==, 0);
+}
+
 /* Plain perf.data drops the wake-ups that fire in interrupt context on idle
  * CPUs.  With none recorded, the sleeper's own stack decides, and the time
  * is marked inferred: waiting in io_schedule with a request of its own in
@@ -2006,6 +2040,7 @@ main (int argc, char **argv)
   g_test_add_func ("/model/requeue", test_requeue);
   g_test_add_func ("/model/disks-same-minor", test_disks_same_minor);
   g_test_add_func ("/model/requeued-request", test_requeued_request);
+  g_test_add_func ("/model/inferred-completion-done", test_inferred_completion_done);
   g_test_add_func ("/model/stackless-task-wake", test_stackless_task_wake);
   g_test_add_func ("/model/first-seen-waker", test_first_seen_waker);
   g_test_add_func ("/model/inferred-from-stack", test_inferred_from_stack);
