@@ -703,21 +703,24 @@ add_net_op (Assembler *a, guint64 sk, TidState *target, guint64 ready, gboolean 
 }
 
 /* The disk operation a completion-context wake-up belongs to: the one that
- * completed on this CPU just before; else the latest completed one the
- * woken task issued; else one it issued whose completion was not recorded. */
+ * completed on this CPU just before; else the latest one the woken task
+ * issued that completed since its wait began (one that completed before
+ * cannot have ended it); else one it issued whose completion was not
+ * recorded. */
 static RspIdx
 disk_op_for_wake (Assembler *a, CpuState *cs, TidState *target, guint64 t)
 {
   RspModel *m = a->m;
   if (cs->last_completed_op != RSP_NONE && t - cs->last_complete_time <= RSP_IRQ_WAKE_WINDOW_NS)
     return cs->last_completed_op;
+  guint64 since = target->open_sleep != RSP_NONE ? model_sleep (m, target->open_sleep)->start : 0;
   RspIdx best = RSP_NONE;
   for (guint i = m->disk_ops->len; i > 0 && m->disk_ops->len - i < 4096; i--)
     {
       RspDiskOp *op = &g_array_index (m->disk_ops, RspDiskOp, i - 1);
       if (op->task != target->task || op->merged)
         continue;
-      if (op->complete != 0 && op->complete <= t)
+      if (op->complete != 0 && op->complete <= t && op->complete >= since)
         return i - 1;
       if (op->complete == 0 && best == RSP_NONE)
         best = i - 1;

@@ -790,6 +790,52 @@ test_disk (void)
   g_assert_cmpstr (rsp_analysis_finding (a, 0)->frame, ==, "pread64");
 }
 
+/* A disk wake-up whose completion was not recorded: the request the task
+ * has in flight ended its wait (its completion inferred then), not its
+ * request that completed before the wait began (taken before: 1 ms of
+ * the 8 ms wait became in-service time of a request long done). */
+static void
+test_disk_wake_not_before_wait (void)
+{
+  Stream s;
+  stream_init (&s);
+  sw (&s, T0, 0, 0, 0, 100, NULL);
+  rq (&s, RSP_MEV_RQ_INSERT, T0 + 100 * US, 0, 100, 4096);
+  rq (&s, RSP_MEV_RQ_ISSUE, T0 + 150 * US, 0, 100, 4096);
+  sw (&s, T0 + 200 * US, 0, 100, 2, 0, io_stack);
+  rq (&s, RSP_MEV_RQ_COMPLETE, T0 + 1 * MS, 1, 0, 4096);
+  waking (&s, T0 + 1 * MS + 2 * US, 1, 0, 100, disk_wake);
+  sw (&s, T0 + 1 * MS + 10 * US, 0, 0, 0, 100, NULL);
+  rq (&s, RSP_MEV_RQ_INSERT, T0 + 2 * MS, 0, 100, 8192);
+  rq (&s, RSP_MEV_RQ_ISSUE, T0 + 2 * MS + 50 * US, 0, 100, 8192);
+  sw (&s, T0 + 2 * MS + 100 * US, 0, 100, 2, 0, io_stack);
+  /* the second request's completion is lost */
+  waking (&s, T0 + 10 * MS, 1, 0, 100, disk_wake);
+  sw (&s, T0 + 10 * MS + 10 * US, 0, 0, 0, 100, NULL);
+  sw (&s, T0 + 11 * MS, 0, 100, 0x20, 0, NULL);
+  g_autoptr (RspModel) m = rsp_assembler_finish (s.as);
+  g_assert_cmpuint (rsp_model_n_disk_ops (m), ==, 2);
+  const RspDiskOp *second = rsp_model_disk_op (m, 1);
+  g_assert_true (second->complete_inferred);
+  g_assert_cmpuint (second->complete, ==, T0 + 10 * MS);
+  guint found = 0;
+  for (RspIdx i = 0; i < rsp_model_n_sleeps (m); i++)
+    {
+      const RspSleep *sl = rsp_model_sleep (m, i);
+      if (sl->start == T0 + 2 * MS + 100 * US)
+        {
+          g_assert_cmpint (sl->reason, ==, RSP_WAKE_DISK);
+          g_assert_cmpuint (sl->disk_op, ==, 1);
+          found++;
+        }
+    }
+  g_assert_cmpuint (found, ==, 1);
+  g_autoptr (RspAnalysis) a = rsp_analysis_new (m, 100, 0, G_MAXUINT64, NULL);
+  check_invariants (a);
+  /* both waits are disk time, in service from each request's issue */
+  g_assert_cmpuint (rsp_analysis_category_ns (a, RSP_CAT_DISK_IO), ==, (1 * MS + 2 * US - 200 * US) + (8 * MS - 100 * US));
+}
+
 /* fdatasync's cache flush: the task sleeps in blkdev_issue_flush before the
  * flush request reaches the device (it waits behind the flush in progress)
  * and until it completes.  All of it is disk time, never "blocked in the
@@ -2041,6 +2087,7 @@ main (int argc, char **argv)
   g_test_add_func ("/model/disks-same-minor", test_disks_same_minor);
   g_test_add_func ("/model/requeued-request", test_requeued_request);
   g_test_add_func ("/model/inferred-completion-done", test_inferred_completion_done);
+  g_test_add_func ("/model/disk-wake-not-before-wait", test_disk_wake_not_before_wait);
   g_test_add_func ("/model/stackless-task-wake", test_stackless_task_wake);
   g_test_add_func ("/model/first-seen-waker", test_first_seen_waker);
   g_test_add_func ("/model/inferred-from-stack", test_inferred_from_stack);
