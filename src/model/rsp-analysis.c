@@ -99,6 +99,7 @@ rsp_analysis_new_for_thread (const RspModel *model, gint32 pid, gint32 tid, guin
 
   /* the process's tasks and their span */
   g_autoptr (GArray) targets = g_array_new (FALSE, FALSE, sizeof (RspIdx));
+  gboolean named = FALSE; /* the main thread (or the thread asked for) is one of them */
   guint64 t0 = G_MAXUINT64, t1 = 0;
   for (guint i = 0; i < model->tasks->len; i++)
     {
@@ -110,8 +111,15 @@ rsp_analysis_new_for_thread (const RspModel *model, gint32 pid, gint32 tid, guin
       t0 = MIN (t0, t->start);
       t1 = MAX (t1, t->end);
       if (t->tid == pid || t->tid == tid)
-        a->target_task = i;
+        {
+          a->target_task = i;
+          named = TRUE;
+        }
     }
+  /* a process whose main thread is not among them (it ended before FROM,
+   * or never ran in the recording): its first thread that is */
+  if (!named && targets->len > 0)
+    a->target_task = g_array_index (targets, RspIdx, 0);
   if (targets->len == 0)
     {
       g_set_error (error, RSP_ANALYSIS_ERROR, RSP_ANALYSIS_ERROR_NO_PROCESS, _("process %d never ran in the recording"), pid);

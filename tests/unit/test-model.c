@@ -1500,6 +1500,35 @@ test_thread_analysis_sibling (void)
   g_assert_cmpuint (rsp_analysis_n_paths (whole), ==, 1);
 }
 
+/* The process's main thread exits at 1 ms, its worker runs on to 5 ms:
+ * analysed from 2 ms, the target is the worker (it was task 0, another
+ * process's). */
+static void
+test_target_without_main_thread (void)
+{
+  Stream s;
+  stream_init (&s);
+  comm (&s, 50, 50, "other");
+  comm (&s, 100, 100, "server");
+  comm (&s, 100, 101, "server/w");
+  sw (&s, T0, 0, 0, 0, 50, NULL);
+  sw (&s, T0 + 10 * US, 0, 50, 1, 100, NULL);
+  sw (&s, T0 + 20 * US, 1, 0, 0, 101, NULL);
+  for (guint k = 1; k < 5; k++)
+    sample (&s, T0 + k * MS, 1, 101, user_work);
+  sw (&s, T0 + 1 * MS, 0, 100, 0x20, 0, NULL);
+  sw (&s, T0 + 5 * MS, 1, 101, 0x20, 0, NULL);
+  task_ev (&s, 100, 101);
+  g_autoptr (RspModel) m = rsp_assembler_finish (s.as);
+  g_autoptr (RspAnalysis) a = rsp_analysis_new (m, 100, T0 + 2 * MS, G_MAXUINT64, NULL);
+  g_assert_nonnull (a);
+  check_invariants (a);
+  g_assert_cmpint (rsp_model_task (m, rsp_analysis_target_task (a))->tid, ==, 101);
+  /* from the start, the main thread */
+  g_autoptr (RspAnalysis) whole = rsp_analysis_new (m, 100, 0, G_MAXUINT64, NULL);
+  g_assert_cmpint (rsp_model_task (m, rsp_analysis_target_task (whole))->tid, ==, 100);
+}
+
 /* Thread T2 of the process waits 1..5 ms for W (another process), which
  * computes from T0, outside the wait: another control path.  Thread T1
  * waits 10..20 ms and W's run 12..18 ms wakes it: a child of that wait.
@@ -2088,6 +2117,7 @@ main (int argc, char **argv)
   g_test_add_func ("/model/requeued-request", test_requeued_request);
   g_test_add_func ("/model/inferred-completion-done", test_inferred_completion_done);
   g_test_add_func ("/model/disk-wake-not-before-wait", test_disk_wake_not_before_wait);
+  g_test_add_func ("/model/target-without-main-thread", test_target_without_main_thread);
   g_test_add_func ("/model/stackless-task-wake", test_stackless_task_wake);
   g_test_add_func ("/model/first-seen-waker", test_first_seen_waker);
   g_test_add_func ("/model/inferred-from-stack", test_inferred_from_stack);
