@@ -662,6 +662,31 @@ bracket_since (const guint64 *at, gint depth)
   return at[MIN (depth, BRACKET_DEPTH) - 1];
 }
 
+/* A bracket open this long lost its exit (perf or the instance dropped
+ * it): handlers and softirqs last microseconds (a softirq pass gives up
+ * the CPU after 2 ms), a timer's callback as long.  Left open, every
+ * stackless wake-up on the CPU after it would be read as its. */
+#define BRACKET_STALE_NS (100 * 1000 * 1000)
+
+static void
+bracket_expire (RspModel *m, guint64 *at, gint *depth, guint64 t)
+{
+  while (*depth > 0 && t - MIN (t, bracket_since (at, *depth)) > BRACKET_STALE_NS)
+    {
+      (*depth)--;
+      m->anomalies[RSP_ANOMALY_MISSING_IRQ_EXIT]++;
+    }
+}
+
+/* Closes CS's brackets whose exit was lost, as of T. */
+static void
+brackets_expire (RspModel *m, CpuState *cs, guint64 t)
+{
+  bracket_expire (m, cs->hardirq_at, &cs->hardirq_depth, t);
+  bracket_expire (m, cs->softirq_at, &cs->softirq_depth, t);
+  bracket_expire (m, cs->hrtimer_at, &cs->hrtimer_depth, t);
+}
+
 /* CS's innermost open bracket: the one entered last; at the same time the
  * timer's, then the softirq's (a timer's callback runs inside the timer's
  * interrupt or softirq). */
@@ -769,6 +794,7 @@ handle_waking (Assembler *a, const RspModelEvent *ev, gboolean is_new)
   gint32 target_tid = ev->u.wake.tid;
   if (cs == NULL || target_tid <= 0)
     return;
+  brackets_expire (m, cs, ev->time);
   gboolean first_seen = rsp_tid_map_lookup (a->tid_index, target_tid) == NULL;
   TidState *target = tid_state (a, target_tid, ev->time);
   /* A task seen first being woken slept since the recording began: its
@@ -1465,6 +1491,7 @@ rsp_assembler_feed (RspAssembler *a, const RspModelEvent *ev)
     case RSP_MEV_IRQ_ENTRY:
       if ((cs = cpu_state (a, ev->cpu)) != NULL)
         {
+          brackets_expire (m, cs, ev->time);
           bracket_enter (cs->hardirq_at, &cs->hardirq_depth, ev->time);
           cs->hardirq_name = rsp_model_intern (a->m, ev->u.irq.name);
         }
@@ -1481,6 +1508,7 @@ rsp_assembler_feed (RspAssembler *a, const RspModelEvent *ev)
     case RSP_MEV_SOFTIRQ_ENTRY:
       if ((cs = cpu_state (a, ev->cpu)) != NULL)
         {
+          brackets_expire (m, cs, ev->time);
           if (cs->softirq_depth == 0)
             cs->softirq_at_irq_exit = softirq_at_irq_exit (cs, ev);
           bracket_enter (cs->softirq_at, &cs->softirq_depth, ev->time);
@@ -1501,7 +1529,10 @@ rsp_assembler_feed (RspAssembler *a, const RspModelEvent *ev)
       break;
     case RSP_MEV_HRTIMER_ENTRY:
       if ((cs = cpu_state (a, ev->cpu)) != NULL)
-        bracket_enter (cs->hrtimer_at, &cs->hrtimer_depth, ev->time);
+        {
+          brackets_expire (m, cs, ev->time);
+          bracket_enter (cs->hrtimer_at, &cs->hrtimer_depth, ev->time);
+        }
       break;
     case RSP_MEV_HRTIMER_EXIT:
       if ((cs = cpu_state (a, ev->cpu)) != NULL && cs->hrtimer_depth > 0)

@@ -595,6 +595,7 @@ rsp_anomaly_id (RspAnomaly anomaly)
     [RSP_ANOMALY_LOST_EVENTS] = "lost_events",
     [RSP_ANOMALY_INFERRED_DISK] = "inferred_disk_wait",
     [RSP_ANOMALY_INFERRED_TIMER] = "inferred_timer",
+    [RSP_ANOMALY_MISSING_IRQ_EXIT] = "missing_irq_exit",
   };
   return anomaly < RSP_ANOMALY_N ? ids[anomaly] : "unknown";
 }

@@ -213,6 +213,7 @@ typedef enum {
   RSP_ANOMALY_LOST_EVENTS,        /* PERF_RECORD_LOST */
   RSP_ANOMALY_INFERRED_DISK,      /* a sleep with no wake-up taken as a wait for its task's disk request */
   RSP_ANOMALY_INFERRED_TIMER,     /* a sleep with no wake-up taken as a timeout or a deliberate sleep */
+  RSP_ANOMALY_MISSING_IRQ_EXIT,   /* an interrupt handler, softirq or timer callback open so long its exit was lost */
   RSP_ANOMALY_N
 } RspAnomaly;
 

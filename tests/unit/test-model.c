@@ -1688,6 +1688,43 @@ test_ended_irq_not_named (void)
   g_assert_cmpstr (sl->irq_name, ==, "interrupt");
 }
 
+/* An interrupt handler whose exit was lost stays open 100 ms at most: a
+ * stackless wake-up 50 ms after its entry is still its, one 300 ms after
+ * is the running task's (it was the handler's, and every later one on
+ * that CPU would have been). */
+static void
+test_lost_irq_exit (void)
+{
+  const guint64 wake_at[] = { 50 * MS, 300 * MS };
+  for (guint k = 0; k < G_N_ELEMENTS (wake_at); k++)
+    {
+      Stream s;
+      stream_init (&s);
+      sw (&s, T0, 0, 0, 0, 100, NULL);
+      sw (&s, T0 + 200 * US, 0, 100, 1, 0, user_read);
+      irq (&s, T0 + 1 * MS, 1, TRUE, "eth0"); /* its exit is lost */
+      sw (&s, T0 + 2 * MS, 1, 0, 0, 200, NULL);
+      waking (&s, T0 + wake_at[k], 1, 200, 100, NULL);
+      sw (&s, T0 + wake_at[k] + 10 * US, 0, 0, 0, 100, NULL);
+      sw (&s, T0 + wake_at[k] + 1 * MS, 0, 100, 0x20, 0, NULL);
+      sw (&s, T0 + wake_at[k] + 2 * MS, 1, 200, 0x20, 0, NULL);
+      g_autoptr (RspModel) m = rsp_assembler_finish (s.as);
+      const RspSleep *sl = the_sleep (m, 100, T0 + 200 * US);
+      if (k == 0)
+        {
+          g_assert_cmpint (sl->reason, ==, RSP_WAKE_IRQ);
+          g_assert_cmpstr (sl->irq_name, ==, "eth0");
+          g_assert_cmpuint (rsp_model_anomaly_count (m, RSP_ANOMALY_MISSING_IRQ_EXIT), ==, 0);
+        }
+      else
+        {
+          g_assert_cmpint (sl->reason, ==, RSP_WAKE_RUN);
+          g_assert_cmpint (rsp_model_task (m, rsp_model_run (m, sl->waker_run)->task)->tid, ==, 200);
+          g_assert_cmpuint (rsp_model_anomaly_count (m, RSP_ANOMALY_MISSING_IRQ_EXIT), ==, 1);
+        }
+    }
+}
+
 /* Two disks whose device numbers share their minor number (8:0 and 259:0)
  * with requests at the same sector are two requests: each completes its
  * own.  (The key of the requests in flight dropped the major number.) */
@@ -2108,6 +2145,7 @@ main (int argc, char **argv)
   g_test_add_func ("/model/stackless-network", test_stackless_network);
   g_test_add_func ("/model/disk-irq-in-softirq", test_disk_irq_in_softirq);
   g_test_add_func ("/model/ended-irq-not-named", test_ended_irq_not_named);
+  g_test_add_func ("/model/lost-irq-exit", test_lost_irq_exit);
   g_test_add_func ("/model/udp-peer-per-send", test_udp_peer_per_send);
   g_test_add_func ("/model/thread-analysis-sibling", test_thread_analysis_sibling);
   g_test_add_func ("/model/covered-later", test_covered_later);
