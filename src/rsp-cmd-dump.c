@@ -393,6 +393,10 @@ rsp_cmd_dump (int argc, char **argv)
     {
       rsp_threads_process_event (d.threads, ev);
       rsp_symbolizer_process_event (d.symbolizer, ev);
+      /* a sample that read its own counter unchanged: perf script prints
+       * nothing for it (the model takes it) */
+      if (ev->type == PERF_RECORD_SAMPLE && ev->sample.read_unchanged)
+        continue;
       if (stats)
         {
           if (ev->type == PERF_RECORD_SAMPLE)

@@ -86,6 +86,10 @@ typedef struct {
   /* PERF_SAMPLE_READ: raw u64 words as written, not interpreted further. */
   const guint64 *read_values;
   guint n_read_values;
+  /* a sample that reads counters comes as one event per value it read
+   * (rsp-perf-reader.c); of those: */
+  guint8 read_member;    /* another event's value (a group's), not a sample of its own */
+  guint8 read_unchanged; /* its own event's, not grown since its last read: `perf script` prints nothing */
   /* PERF_SAMPLE_CALLCHAIN: raw ips including PERF_CONTEXT_* markers. */
   const guint64 *callchain;
   guint64 n_callchain;

@@ -313,7 +313,7 @@ parse_features (RspPerfReader *self, const guint64 *bits, guint64 feature_table)
         case FEAT_CLOCK_DATA:
           /* version (1), the clock's id, then the wall clock and that
            * clock read at one moment */
-          if (s.size >= 8 && rsp_read_u32 (p) >= 1)
+          if (s.size >= 8 && rsp_read_u32 (p) == 1) /* perf reads version 1 only */
             {
               self->header.clockid = rsp_read_u32 (p + 4);
               self->header.has_clockid = TRUE;

@@ -74,8 +74,10 @@ struct _RspPerfReader {
   /* a sample that reads counters (PERF_SAMPLE_READ), delivered as one
    * event per value (read_split_next()) */
   RspEvent read_sample;
+  gboolean read_active;      /* READ_SAMPLE's events are being delivered */
   guint read_next, read_n;   /* the next value to deliver, of READ_N */
-  GHashTable *read_last;     /* u64 id -> the value it read last; NULL until a sample reads one */
+  gboolean read_own_done;    /* the value of the sample's own event went */
+  GHashTable *read_last;     /* ReadKey -> the value it read last; NULL until a sample reads one */
   gboolean warned_ftrace;
   gboolean tracing_data_damaged;
 

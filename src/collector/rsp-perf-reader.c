@@ -424,26 +424,58 @@ perf_next_event (RspPerfReader *self, RspEvent *event)
  * a sample that reads counters is one event per value it read — a
  * group's leader and members (read_format GROUP) each under its own
  * evsel, found by the value's id — whose period is how much the value
- * grew since that id's last read.  A value that did not grow gives no
- * event, and one without a known id (read_format without ID) none
- * either: it is counted as a sample of unknown id. */
+ * grew since that counter's last read.  A counter is its id; with inherit
+ * (Linux 6.12 lets PERF_SAMPLE_READ inherit) each thread counts apart
+ * under its parent's id: the id and the thread, as perf 6.12 keys it
+ * (perf 6.1 keys by the id alone and prints a thread's difference from
+ * another's, 2^64 less a few).
+ *
+ * perf prints nothing for a value that did not grow, nor for one of no
+ * known id (read_format without ID).  The record is still a sample of its
+ * own event — a context switch of `sched:sched_switch:S` — and goes on
+ * marked read_unchanged (rsp dump leaves it out, the model takes it);
+ * the other events' values are marked read_member (not samples: the
+ * model leaves them out). */
+typedef struct {
+  guint64 id;
+  gint64 tid; /* -1: counted for all threads */
+} ReadKey;
+
+static guint
+read_key_hash (gconstpointer p)
+{
+  const ReadKey *k = p;
+  return (guint) ((k->id ^ ((guint64) k->tid << 29)) * G_GUINT64_CONSTANT (0x9e3779b97f4a7c15) >> 32);
+}
+
+static gboolean
+read_key_equal (gconstpointer a, gconstpointer b)
+{
+  const ReadKey *x = a, *y = b;
+  return x->id == y->id && x->tid == y->tid;
+}
+
 static void
 read_split_start (RspPerfReader *self, const RspEvent *event)
 {
   self->read_sample = *event;
+  self->read_active = TRUE;
   self->read_next = 0;
+  self->read_own_done = FALSE;
   /* rsp-perf-decode.c checked that the words are all there */
   self->read_n = (event->evsel->attr.read_format & PERF_FORMAT_GROUP) ? (guint) event->sample.read_values[0] : 1;
   if (self->read_last == NULL)
-    self->read_last = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, g_free);
+    self->read_last = g_hash_table_new_full (read_key_hash, read_key_equal, g_free, g_free);
 }
 
 static gboolean
 read_split_next (RspPerfReader *self, RspEvent *event)
 {
   const RspEvent *sample = &self->read_sample;
-  guint64 format = sample->evsel->attr.read_format;
+  const struct perf_event_attr *attr = &sample->evsel->attr;
+  guint64 format = attr->read_format;
   gboolean group = (format & PERF_FORMAT_GROUP) != 0;
+  gboolean per_thread = attr->inherit && (attr->sample_type & PERF_SAMPLE_TID);
   guint extra = !!(format & PERF_FORMAT_TOTAL_TIME_ENABLED) + !!(format & PERF_FORMAT_TOTAL_TIME_RUNNING);
   guint per_value = 1 + !!(format & PERF_FORMAT_ID) + !!(format & PERF_FORMAT_LOST);
   while (self->read_next < self->read_n)
@@ -455,11 +487,11 @@ read_split_next (RspPerfReader *self, RspEvent *event)
                                : sample->sample.read_values;
       guint64 value = v[0];
       RspEvsel *member = NULL;
-      guint64 id = 0;
+      ReadKey key = { 0, per_thread ? sample->tid : -1 };
       if (format & PERF_FORMAT_ID)
         {
-          id = group ? v[1] : v[1 + extra];
-          member = rsp_perf_evsel_for_id (self, id);
+          key.id = group ? v[1] : v[1 + extra];
+          member = rsp_perf_evsel_for_id (self, key.id);
         }
       if (member == NULL)
         {
@@ -467,26 +499,39 @@ read_split_next (RspPerfReader *self, RspEvent *event)
           warn_unknown_id (self);
           continue;
         }
-      guint64 *last = g_hash_table_lookup (self->read_last, &id);
+      guint64 *last = g_hash_table_lookup (self->read_last, &key);
       if (last == NULL)
         {
           last = g_new0 (guint64, 1);
-          g_hash_table_insert (self->read_last, g_memdup2 (&id, sizeof id), last);
+          g_hash_table_insert (self->read_last, g_memdup2 (&key, sizeof key), last);
         }
       guint64 period = value - *last;
       *last = value;
-      if (period == 0)
+      gboolean own = member == sample->evsel && !self->read_own_done;
+      if (period == 0 && !own)
         continue;
       *event = *sample;
       event->evsel = member;
-      event->sample.id = id;
+      event->sample.id = key.id;
       event->sample.period = period;
+      event->sample.read_member = !own;
+      event->sample.read_unchanged = own && period == 0;
+      self->read_own_done |= own;
       /* a tracepoint's payload is the sampling event's, not a member's */
-      if (member != sample->evsel)
+      if (!own)
         {
           event->sample.raw = NULL;
           event->sample.raw_size = 0;
         }
+      return TRUE;
+    }
+  if (!self->read_own_done)
+    {
+      /* no value of its own event among those read: the record itself,
+       * as recorded, for the model */
+      self->read_own_done = TRUE;
+      *event = *sample;
+      event->sample.read_unchanged = TRUE;
       return TRUE;
     }
   return FALSE;
@@ -498,8 +543,12 @@ perf_next (RspPerfReader *self, RspEvent *event)
 {
   for (;;)
     {
-      if (G_UNLIKELY (self->read_next < self->read_n) && read_split_next (self, event))
-        return TRUE;
+      if (G_UNLIKELY (self->read_active))
+        {
+          if (read_split_next (self, event))
+            return TRUE;
+          self->read_active = FALSE;
+        }
       if (!perf_next_event (self, event))
         return FALSE;
       if (G_LIKELY (event->type != PERF_RECORD_SAMPLE || event->evsel == NULL
@@ -934,6 +983,7 @@ rsp_perf_reader_rewind (RspPerfReader *self)
   self->round_max = 0;
   self->next_flush = 0;
   self->last_delivered = 0;
+  self->read_active = FALSE;
   self->read_next = self->read_n = 0;
   if (self->read_last != NULL)
     g_hash_table_remove_all (self->read_last);

@@ -87,7 +87,8 @@ recorder_post_pass (const char *path, guint64 window_start, guint64 window_end, 
   while ((event = rsp_perf_reader_next_ref (reader)) != NULL)
     {
       rsp_symbolizer_process_event (symbolizer, event);
-      if (event->type != PERF_RECORD_SAMPLE)
+      /* another event's value a sample read: not a record of its own */
+      if (event->type != PERF_RECORD_SAMPLE || event->sample.read_member)
         continue;
       result->samples++;
       result->kept.samples++;

@@ -731,7 +731,7 @@ add_net_op (Assembler *a, guint64 sk, TidState *target, guint64 ready, gboolean 
  * completed on this CPU just before; else the latest one the woken task
  * issued that completed since its wait began (one that completed before
  * cannot have ended it); else one it issued whose completion was not
- * recorded. */
+ * recorded, queued at most a second before the wait began. */
 static RspIdx
 disk_op_for_wake (Assembler *a, CpuState *cs, TidState *target, guint64 t)
 {
@@ -747,7 +747,11 @@ disk_op_for_wake (Assembler *a, CpuState *cs, TidState *target, guint64 t)
         continue;
       if (op->complete != 0 && op->complete <= t && op->complete >= since)
         return i - 1;
-      if (op->complete == 0 && best == RSP_NONE)
+      /* in flight: one it issued for this wait (at most a second before it
+       * began), not one whose completion was lost long before */
+      guint64 began = op->insert != 0 ? op->insert : op->issue;
+      if (op->complete == 0 && best == RSP_NONE && began <= t
+          && began + G_GUINT64_CONSTANT (1000000000) >= (since != 0 ? since : t))
         best = i - 1;
     }
   if (best != RSP_NONE)

@@ -72,7 +72,6 @@ typedef struct {
   gboolean classified; /* classify_evsel() ran */
   RspModelEventKind kind;
   gboolean known;
-  gboolean read_value;    /* a group member's value, read by its leader's sample: not an event of its own */
   char *probe_function;   /* RSP_MEV_PROBE: the function (owned) */
   gboolean probe_return;
   struct tep_format_field *fields[F_N];
@@ -205,15 +204,6 @@ static void
 classify_evsel (EvselInfo *info, const RspEvsel *evsel)
 {
   info->classified = TRUE;
-  /* an event that does not sample (a period of 0, not the instance's) is
-   * a member of a group whose leader samples (`{cycles,instructions}:S`):
-   * its events are the values the leader's samples read, delivered as
-   * events of their own (rsp-perf-reader.c), with the leader's stack and
-   * no payload of their own.  They are not samples, nor tracepoints hit,
-   * and the model leaves them out */
-  info->read_value = !evsel->ftrace && !evsel->attr.freq && evsel->attr.sample_period == 0;
-  if (info->read_value)
-    return;
   if (evsel->attr.type == PERF_TYPE_TRACEPOINT)
     {
       for (gsize k = 0; k < G_N_ELEMENTS (tracepoints); k++)
@@ -299,13 +289,13 @@ decode (Decoder *d, const RspEvent *ev, RspModelEvent *out)
     default:
       return FALSE;
     }
-  if (ev->evsel == NULL || !ev->has_time)
+  /* another event's value that a sample read (`{cycles,instructions}:S`):
+   * not a sample, nor a tracepoint hit (rsp-perf-reader.c) */
+  if (ev->evsel == NULL || !ev->has_time || ev->sample.read_member)
     return FALSE;
   EvselInfo *info = &d->info[ev->evsel->index];
   if (G_UNLIKELY (!info->classified))
     classify_evsel (info, ev->evsel);
-  if (G_UNLIKELY (info->read_value))
-    return FALSE;
   if (!info->known)
     {
       out->kind = RSP_MEV_OTHER;

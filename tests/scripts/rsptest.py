@@ -452,7 +452,9 @@ def frame_summary(frames, workload):
 
 
 def is_tracepoint(name):
-    return ":" in name
+    """sched:sched_switch is one; cpu-clock:S, cycles:ppp (an event with
+    modifiers) are not."""
+    return ":" in name and not re.fullmatch(r"[^:]+:[ukhHGIpPSDWe]+", name)
 
 
 def payload(ev, workload):

@@ -836,6 +836,41 @@ test_disk_wake_not_before_wait (void)
   g_assert_cmpuint (rsp_analysis_category_ns (a, RSP_CAT_DISK_IO), ==, (1 * MS + 2 * US - 200 * US) + (8 * MS - 100 * US));
 }
 
+static const RspSleep *the_sleep (const RspModel *m, gint32 tid, guint64 start);
+
+/* ... nor, when none completed since the wait began, a request of the
+ * task whose completion was lost more than a second before it: request
+ * A's completion is lost at the start, B is waited for and completes at
+ * 1 s; a disk wake-up at 1.6 s ends a wait begun at 1.5 s with no
+ * completion recorded.  (A was taken, in service for 1.6 s.) */
+static void
+test_disk_wake_not_long_lost (void)
+{
+  Stream s;
+  stream_init (&s);
+  sw (&s, T0, 0, 0, 0, 100, NULL);
+  rq (&s, RSP_MEV_RQ_INSERT, T0 + 100 * US, 0, 100, 4096);
+  rq (&s, RSP_MEV_RQ_ISSUE, T0 + 150 * US, 0, 100, 4096); /* its completion is lost */
+  rq (&s, RSP_MEV_RQ_INSERT, T0 + 1000 * MS, 0, 100, 8192);
+  rq (&s, RSP_MEV_RQ_ISSUE, T0 + 1000 * MS + 50 * US, 0, 100, 8192);
+  sw (&s, T0 + 1000 * MS + 100 * US, 0, 100, 2, 0, io_stack);
+  rq (&s, RSP_MEV_RQ_COMPLETE, T0 + 1001 * MS, 1, 0, 8192);
+  waking (&s, T0 + 1001 * MS + 2 * US, 1, 0, 100, disk_wake);
+  sw (&s, T0 + 1001 * MS + 10 * US, 0, 0, 0, 100, NULL);
+  sw (&s, T0 + 1500 * MS, 0, 100, 2, 0, io_stack);
+  waking (&s, T0 + 1600 * MS, 1, 0, 100, disk_wake);
+  sw (&s, T0 + 1600 * MS + 10 * US, 0, 0, 0, 100, NULL);
+  sw (&s, T0 + 1601 * MS, 0, 100, 0x20, 0, NULL);
+  g_autoptr (RspModel) m = rsp_assembler_finish (s.as);
+  const RspDiskOp *lost = rsp_model_disk_op (m, 0);
+  g_assert_cmpuint (lost->complete, !=, T0 + 1600 * MS);
+  const RspSleep *sl = the_sleep (m, 100, T0 + 1500 * MS);
+  g_assert_cmpint (sl->reason, ==, RSP_WAKE_DISK);
+  g_assert_cmpuint (sl->disk_op, ==, RSP_NONE);
+  g_autoptr (RspAnalysis) a = rsp_analysis_new (m, 100, 0, G_MAXUINT64, NULL);
+  check_invariants (a);
+}
+
 /* fdatasync's cache flush: the task sleeps in blkdev_issue_flush before the
  * flush request reaches the device (it waits behind the flush in progress)
  * and until it completes.  All of it is disk time, never "blocked in the
@@ -2155,6 +2190,7 @@ main (int argc, char **argv)
   g_test_add_func ("/model/requeued-request", test_requeued_request);
   g_test_add_func ("/model/inferred-completion-done", test_inferred_completion_done);
   g_test_add_func ("/model/disk-wake-not-before-wait", test_disk_wake_not_before_wait);
+  g_test_add_func ("/model/disk-wake-not-long-lost", test_disk_wake_not_long_lost);
   g_test_add_func ("/model/target-without-main-thread", test_target_without_main_thread);
   g_test_add_func ("/model/stackless-task-wake", test_stackless_task_wake);
   g_test_add_func ("/model/first-seen-waker", test_first_seen_waker);
