@@ -89,9 +89,8 @@ rsp_event_get_field_str (const RspEvent *event, const char *name)
 /* libtraceevent trusts the record: check every field, static and dynamic,
  * lies inside the payload before letting it print. */
 static gboolean
-tracepoint_payload_ok (const RspEvent *event)
+tracepoint_payload_ok (const RspEvent *event, const RspTepEvent *tp)
 {
-  const RspTepEvent *tp = event->evsel->tp;
   const guint8 *raw = event->sample.raw;
   guint32 raw_size = event->sample.raw_size;
   for (const struct tep_format_field *field = tp->format.common_fields; field != NULL; field = field->next)
@@ -122,7 +121,20 @@ rsp_event_format_tracepoint (const RspEvent *event, RspTepHandle *tep, GString *
   if (event->type != PERF_RECORD_SAMPLE || event->evsel == NULL || event->evsel->tp == NULL || tep == NULL
       || event->sample.raw == NULL)
     return FALSE;
-  if (!tracepoint_payload_ok (event))
+  const RspTepEvent *tp = event->evsel->tp;
+  if (event->sample.read_member)
+    {
+      /* another tracepoint's value, read by a sample of its group: the
+       * payload is the sample's, printed as its own type's, as perf does */
+      guint16 type;
+      if (event->sample.raw_size < sizeof type)
+        return FALSE;
+      memcpy (&type, event->sample.raw, sizeof type);
+      tp = tep_find_event (tep, type);
+      if (tp == NULL)
+        return FALSE;
+    }
+  if (!tracepoint_payload_ok (event, tp))
     {
       g_string_append (out, "[damaged tracepoint payload]");
       return FALSE;
@@ -130,8 +142,7 @@ rsp_event_format_tracepoint (const RspEvent *event, RspTepHandle *tep, GString *
   /* an event made by a reader that never prints from its fields alone
    * (rsp-tep-fields.h) is not in the handle, and its print fmt is empty:
    * nothing to print, as for a format parsed with its print fmt emptied */
-  const struct tep_event *own = event->evsel->tp;
-  if (own->tep != NULL && tep_find_event (own->tep, own->id) != own)
+  if (tp->tep != NULL && tep_find_event (tp->tep, tp->id) != tp)
     return TRUE;
   /* A string field need not hold its NUL, and libtraceevent prints it
    * with %s: print from a copy followed by zeros, so that a read never
@@ -148,7 +159,6 @@ rsp_event_format_tracepoint (const RspEvent *event, RspTepHandle *tep, GString *
   record.cpu = event->cpu;
   /* an event of the tracefs instance is printed with its own formats:
    * perf's may lack it (perf does not record what the instance took over) */
-  struct tep_event *tp = (struct tep_event *) event->evsel->tp;
   if (event->evsel->ftrace && tp->tep != NULL)
     tep = tp->tep;
   struct trace_seq seq;

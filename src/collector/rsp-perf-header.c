@@ -397,6 +397,43 @@ build_id_table (RspPerfReader *self)
     }
 }
 
+/* PERF_RECORD_ID_INDEX, which perf record writes among its own records at
+ * the start of the data (before the kernel's): for each sample id, the
+ * CPU and thread its counter counts on.  The ids of counters that count
+ * every thread of a CPU (perf record -a, -C: thread -1) go into
+ * cpu_wide_ids: perf 6.1 sets inherit on those too, and their values are
+ * not per thread (rsp-perf-reader.c, read_split_next()). */
+static void
+read_id_index (RspPerfReader *self)
+{
+  guint64 pos = self->data_start;
+  for (guint n = 0; n < 256 && pos + sizeof (struct perf_event_header) <= self->data_end; n++)
+    {
+      struct perf_event_header h;
+      memcpy (&h, self->data + pos, sizeof h);
+      if (h.type < 64 || h.size < sizeof h || h.size > self->data_end - pos)
+        return; /* the kernel's records have begun (or the data is damaged: the scan says so) */
+      if (h.type == RSP_RECORD_ID_INDEX && h.size >= sizeof h + 8)
+        {
+          const guint8 *p = self->data + pos + sizeof h;
+          guint64 nr = MIN (rsp_read_u64 (p), (guint64) (h.size - sizeof h - 8) / 32);
+          for (guint64 i = 0; i < nr; i++)
+            {
+              /* id, idx, cpu, tid */
+              const guint8 *e = p + 8 + i * 32;
+              if ((gint64) rsp_read_u64 (e + 24) == -1)
+                {
+                  if (self->cpu_wide_ids == NULL)
+                    self->cpu_wide_ids = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, NULL);
+                  guint64 id = rsp_read_u64 (e);
+                  g_hash_table_add (self->cpu_wide_ids, g_memdup2 (&id, sizeof id));
+                }
+            }
+        }
+      pos += h.size;
+    }
+}
+
 static void
 finish_evsels (RspPerfReader *self)
 {
@@ -422,6 +459,7 @@ finish_evsels (RspPerfReader *self)
         n_undecodable++;
     }
   self->ordering = any_time;
+  read_id_index (self);
   /* PERF_SAMPLE_BRANCH_COUNTERS (Linux 6.8, Intel's LBR event logging):
    * when an event of a group asks for it, the branch stacks of all its
    * events end with a counter word per branch, as perf's

@@ -78,6 +78,7 @@ struct _RspPerfReader {
   guint read_next, read_n;   /* the next value to deliver, of READ_N */
   gboolean read_own_done;    /* the value of the sample's own event went */
   GHashTable *read_last;     /* ReadKey -> the value it read last; NULL until a sample reads one */
+  GHashTable *cpu_wide_ids;  /* u64 ids of counters of every thread on a CPU (PERF_RECORD_ID_INDEX), or NULL */
   gboolean warned_ftrace;
   gboolean tracing_data_damaged;
 

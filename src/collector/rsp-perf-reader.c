@@ -428,7 +428,9 @@ perf_next_event (RspPerfReader *self, RspEvent *event)
  * (Linux 6.12 lets PERF_SAMPLE_READ inherit) each thread counts apart
  * under its parent's id: the id and the thread, as perf 6.12 keys it
  * (perf 6.1 keys by the id alone and prints a thread's difference from
- * another's, 2^64 less a few).
+ * another's, 2^64 less a few) — except a counter of every thread of a CPU
+ * (perf record -a), on which perf 6.1 sets inherit too: the id alone
+ * (perf 6.12 sets no inherit there).
  *
  * perf prints nothing for a value that did not grow, nor for one of no
  * known id (read_format without ID).  The record is still a sample of its
@@ -487,11 +489,13 @@ read_split_next (RspPerfReader *self, RspEvent *event)
                                : sample->sample.read_values;
       guint64 value = v[0];
       RspEvsel *member = NULL;
-      ReadKey key = { 0, per_thread ? sample->tid : -1 };
+      ReadKey key = { 0, -1 };
       if (format & PERF_FORMAT_ID)
         {
           key.id = group ? v[1] : v[1 + extra];
           member = rsp_perf_evsel_for_id (self, key.id);
+          if (per_thread && (self->cpu_wide_ids == NULL || !g_hash_table_contains (self->cpu_wide_ids, &key.id)))
+            key.tid = sample->tid;
         }
       if (member == NULL)
         {
@@ -517,12 +521,8 @@ read_split_next (RspPerfReader *self, RspEvent *event)
       event->sample.read_member = !own;
       event->sample.read_unchanged = own && period == 0;
       self->read_own_done |= own;
-      /* a tracepoint's payload is the sampling event's, not a member's */
-      if (!own)
-        {
-          event->sample.raw = NULL;
-          event->sample.raw_size = 0;
-        }
+      /* a tracepoint's payload stays the sample's (perf prints it, by its
+       * own type, for a member too; the model reads no member) */
       return TRUE;
     }
   if (!self->read_own_done)
@@ -535,6 +535,23 @@ read_split_next (RspPerfReader *self, RspEvent *event)
       return TRUE;
     }
   return FALSE;
+}
+
+/* A thread that exited takes its counters with it: a new thread given
+ * its id counts from 0 (perf 6.12 does not forget, and takes the new
+ * thread's value less the old one's). */
+static void
+read_forget_thread (RspPerfReader *self, gint32 tid)
+{
+  for (guint i = 0; i < self->evsels->len; i++)
+    {
+      const RspEvsel *evsel = g_ptr_array_index (self->evsels, i);
+      for (guint k = 0; k < evsel->n_ids; k++)
+        {
+          ReadKey key = { evsel->ids[k], tid };
+          g_hash_table_remove (self->read_last, &key);
+        }
+    }
 }
 
 /* The next event of perf's own stream, in time order. */
@@ -551,6 +568,8 @@ perf_next (RspPerfReader *self, RspEvent *event)
         }
       if (!perf_next_event (self, event))
         return FALSE;
+      if (G_UNLIKELY (event->type == PERF_RECORD_EXIT && self->read_last != NULL))
+        read_forget_thread (self, event->u.fork.tid);
       if (G_LIKELY (event->type != PERF_RECORD_SAMPLE || event->evsel == NULL
                     || !(event->evsel->attr.sample_type & PERF_SAMPLE_READ) || event->sample.read_values == NULL))
         return TRUE;
@@ -1113,6 +1132,7 @@ rsp_perf_reader_free (RspPerfReader *self)
   g_ptr_array_unref (self->evsels);
   g_hash_table_unref (self->id_to_evsel);
   g_clear_pointer (&self->read_last, g_hash_table_unref);
+  g_clear_pointer (&self->cpu_wide_ids, g_hash_table_unref);
   g_free (self->id_table);
   g_clear_pointer (&self->aligned_slabs, g_ptr_array_unref);
   g_ptr_array_unref (self->warnings);
