@@ -11,8 +11,8 @@
 
 /* ---------------------------------------------------------------- records */
 
-RspEvsel *
-rsp_perf_evsel_for_id (RspPerfReader *self, guint64 id)
+static inline RspEvsel *
+evsel_for_id (RspPerfReader *self, guint64 id)
 {
   if (self->id_table != NULL)
     {
@@ -24,6 +24,12 @@ rsp_perf_evsel_for_id (RspPerfReader *self, guint64 id)
   if (v == NULL)
     return NULL;
   return g_ptr_array_index (self->evsels, GPOINTER_TO_UINT (v) - 1);
+}
+
+RspEvsel *
+rsp_perf_evsel_for_id (RspPerfReader *self, guint64 id)
+{
+  return evsel_for_id (self, id);
 }
 
 /* Which evsel a record belongs to, or NULL.  Uses PERF_SAMPLE_IDENTIFIER
@@ -46,7 +52,7 @@ rsp_perf_record_evsel (RspPerfReader *self, const struct perf_event_header *h, c
         id = rsp_read_u64 (rec + h->size - 8);
       else
         return NULL;
-      return rsp_perf_evsel_for_id (self, id);
+      return evsel_for_id (self, id);
     }
   /* No identifier: perf requires then that PERF_SAMPLE_ID sits at the same
    * place for all evsels; compute it from the first one. */
@@ -62,7 +68,7 @@ rsp_perf_record_evsel (RspPerfReader *self, const struct perf_event_header *h, c
       if (st & PERF_SAMPLE_ADDR) pos += 8;
       if (pos + 8 > h->size)
         return NULL;
-      return rsp_perf_evsel_for_id (self, rsp_read_u64 (rec + pos));
+      return evsel_for_id (self, rsp_read_u64 (rec + pos));
     }
   if (!first->attr.sample_id_all)
     return NULL;
@@ -71,7 +77,7 @@ rsp_perf_record_evsel (RspPerfReader *self, const struct perf_event_header *h, c
   if (st & PERF_SAMPLE_CPU) back += 8;
   if (back > h->size - sizeof *h)
     return NULL;
-  return rsp_perf_evsel_for_id (self, rsp_read_u64 (rec + h->size - back));
+  return evsel_for_id (self, rsp_read_u64 (rec + h->size - back));
 }
 
 /* Decodes the sample_id_all trailer of a non-sample record. */

@@ -452,6 +452,8 @@ finish_evsels (RspPerfReader *self)
         self->all_have_identifier = FALSE;
       if (evsel->attr.sample_type & PERF_SAMPLE_TIME)
         any_time = TRUE;
+      if (evsel->attr.sample_type & PERF_SAMPLE_READ)
+        self->reads_counters = TRUE;
       if (evsel->attr.type == PERF_TYPE_TRACEPOINT && evsel->tp == NULL && self->tep != NULL)
         rsp_perf_reader_warn (self, _("tracepoint %s has no format in the recording; its fields cannot be decoded"),
                      evsel->name);

@@ -73,6 +73,7 @@ struct _RspPerfReader {
   RspEvent next;             /* what rsp_perf_reader_next_ref() returns without an ftrace section */
   /* a sample that reads counters (PERF_SAMPLE_READ), delivered as one
    * event per value (read_split_next()) */
+  gboolean reads_counters;   /* an evsel's samples read counters (PERF_SAMPLE_READ) */
   RspEvent read_sample;
   gboolean read_active;      /* READ_SAMPLE's events are being delivered */
   guint read_next, read_n;   /* the next value to deliver, of READ_N */

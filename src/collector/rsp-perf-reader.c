@@ -287,6 +287,7 @@ deliver (RspPerfReader *self, guint64 offset, RspEvsel *evsel, RspEvent *event)
 }
 
 static gboolean perf_next (RspPerfReader *self, RspEvent *event);
+static gboolean perf_next_event (RspPerfReader *self, RspEvent *event);
 
 /* At the end of the instance's events: says once what its section could
  * not give.  Apart from rsp_perf_reader_next_ref(), called for every
@@ -320,9 +321,12 @@ const RspEvent *
 rsp_perf_reader_next_ref (RspPerfReader *self)
 {
   g_return_val_if_fail (self != NULL, NULL);
+  /* perf_next() splits the samples that read counters, where there are */
   if (self->ftrace == NULL)
-    return perf_next (self, &self->next) ? &self->next : NULL;
-  const RspEvent *next = rsp_ftrace_stream_next_ref (self->ftrace, (RspFtracePullFunc) perf_next, self);
+    return (self->reads_counters ? perf_next (self, &self->next) : perf_next_event (self, &self->next)) ? &self->next
+                                                                                                        : NULL;
+  const RspEvent *next = rsp_ftrace_stream_next_ref (
+      self->ftrace, (RspFtracePullFunc) (self->reads_counters ? perf_next : perf_next_event), self);
   if (G_LIKELY (next != NULL))
     return next;
   warn_ftrace_end (self);
@@ -390,7 +394,6 @@ next_record (RspPerfReader *self, RspQueuedRecord *next)
 }
 
 static gboolean scanner_next (RspPerfReader *self, RspEvent *event);
-static gboolean perf_next_event (RspPerfReader *self, RspEvent *event);
 
 static inline RspEvsel *
 evsel_at (RspPerfReader *self, guint32 index)

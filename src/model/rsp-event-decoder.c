@@ -89,6 +89,7 @@ typedef struct {
   RspSymbolizer *symbolizer;
   RspAssembler *assembler;
   EvselInfo *info;
+  gboolean reads_counters; /* an evsel's samples read counters: the reader marks other events' values */
   RspChainCache *chains; /* NULL: every chain resolved and interned per event */
   RspFrame rframes[MAX_STACK];
   RspModelFrame mframes[MAX_STACK];
@@ -291,7 +292,7 @@ decode (Decoder *d, const RspEvent *ev, RspModelEvent *out)
     }
   /* another event's value that a sample read (`{cycles,instructions}:S`):
    * not a sample, nor a tracepoint hit (rsp-perf-reader.c) */
-  if (ev->evsel == NULL || !ev->has_time || ev->sample.read_member)
+  if (ev->evsel == NULL || !ev->has_time || (G_UNLIKELY (d->reads_counters) && ev->sample.read_member))
     return FALSE;
   EvselInfo *info = &d->info[ev->evsel->index];
   if (G_UNLIKELY (!info->classified))
@@ -414,6 +415,9 @@ rsp_model_build_with (RspPerfReader *reader, RspSymbolizer *symbolizer, RspChain
   if (mode != RSP_CHAIN_CACHE_OFF)
     d.chains = rsp_chain_cache_new (mode == RSP_CHAIN_CACHE_TINY ? &chain_limits_tiny : &rsp_chain_limits_default);
   d.info = g_new0 (EvselInfo, MAX (rsp_perf_reader_get_n_evsels (reader), 1)); /* classify_evsel() per evsel */
+  for (guint i = 0; i < rsp_perf_reader_get_n_evsels (reader); i++)
+    if (rsp_perf_reader_get_evsel (reader, i)->attr.sample_type & PERF_SAMPLE_READ)
+      d.reads_counters = TRUE;
 
   const RspRecording *rec = rsp_perf_reader_get_recording (reader);
   RspRecordingMeta *meta = rec != NULL ? rec->meta : NULL;
