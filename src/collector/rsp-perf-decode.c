@@ -136,12 +136,44 @@ span_skip (Span *s, guint64 n)
   return TRUE;
 }
 
+/* PERF_SAMPLE_READ's layout.  A group (read_format GROUP): nr,
+ * [enabled], [running], then { value, [id], [lost] } per event; one
+ * event: value, [enabled], [running], [id], [lost].  EXTRA: the words of
+ * the times; PER_VALUE: a value's words in a group. */
+static inline void
+read_layout (guint64 read_format, guint *extra, guint *per_value)
+{
+  *extra = !!(read_format & PERF_FORMAT_TOTAL_TIME_ENABLED) + !!(read_format & PERF_FORMAT_TOTAL_TIME_RUNNING);
+  *per_value = 1 + !!(read_format & PERF_FORMAT_ID) + !!(read_format & PERF_FORMAT_LOST);
+}
+
+guint
+rsp_read_values_n (guint64 read_format, const guint64 *values)
+{
+  return (read_format & PERF_FORMAT_GROUP) ? (guint) values[0] : 1;
+}
+
+gboolean
+rsp_read_value (guint64 read_format, const guint64 *values, guint i, guint64 *value, guint64 *id)
+{
+  guint extra, per_value;
+  read_layout (read_format, &extra, &per_value);
+  gboolean group = (read_format & PERF_FORMAT_GROUP) != 0;
+  const guint64 *v = group ? values + 1 + extra + (gsize) i * per_value : values;
+  *value = v[0];
+  *id = 0;
+  if (!(read_format & PERF_FORMAT_ID))
+    return FALSE;
+  *id = group ? v[1] : v[1 + extra];
+  return TRUE;
+}
+
 /* PERF_SAMPLE_READ: the counter values, as many words as read_format says. */
 static gboolean
 span_read_values (Span *s, guint64 read_format, RspSample *smp)
 {
-  guint64 per_value = 1 + !!(read_format & PERF_FORMAT_ID) + !!(read_format & PERF_FORMAT_LOST);
-  guint64 extra = !!(read_format & PERF_FORMAT_TOTAL_TIME_ENABLED) + !!(read_format & PERF_FORMAT_TOTAL_TIME_RUNNING);
+  guint extra, per_value;
+  read_layout (read_format, &extra, &per_value);
   guint64 words = per_value + extra;
   if (read_format & PERF_FORMAT_GROUP)
     {

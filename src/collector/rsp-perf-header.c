@@ -461,7 +461,8 @@ finish_evsels (RspPerfReader *self)
         n_undecodable++;
     }
   self->ordering = any_time;
-  read_id_index (self);
+  if (self->reads_counters) /* only the read split asks which counters are a CPU's */
+    read_id_index (self);
   /* PERF_SAMPLE_BRANCH_COUNTERS (Linux 6.8, Intel's LBR event logging):
    * when an event of a group asks for it, the branch stacks of all its
    * events end with a counter word per branch, as perf's

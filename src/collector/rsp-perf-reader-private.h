@@ -118,6 +118,11 @@ void rsp_perf_evsel_free (gpointer evsel);
 gboolean rsp_perf_header_parse (RspPerfReader *self, GError **error);
 
 /* rsp-perf-decode.c */
+/* The counter values a sample read (PERF_SAMPLE_READ, all there:
+ * rsp_perf_sample_decode() checked): how many, and the I-th's value and
+ * id (FALSE, ID 0: READ_FORMAT has no ids). */
+guint rsp_read_values_n (guint64 read_format, const guint64 *values);
+gboolean rsp_read_value (guint64 read_format, const guint64 *values, guint i, guint64 *value, guint64 *id);
 /* The evsel of sample id ID, or NULL. */
 RspEvsel *rsp_perf_evsel_for_id (RspPerfReader *self, guint64 id);
 /* Which evsel the record REC (header H) belongs to, or NULL. */

@@ -467,8 +467,7 @@ read_split_start (RspPerfReader *self, const RspEvent *event)
   self->read_active = TRUE;
   self->read_next = 0;
   self->read_own_done = FALSE;
-  /* rsp-perf-decode.c checked that the words are all there */
-  self->read_n = (event->evsel->attr.read_format & PERF_FORMAT_GROUP) ? (guint) event->sample.read_values[0] : 1;
+  self->read_n = rsp_read_values_n (event->evsel->attr.read_format, event->sample.read_values);
   if (self->read_last == NULL)
     self->read_last = g_hash_table_new_full (read_key_hash, read_key_equal, g_free, g_free);
 }
@@ -478,24 +477,14 @@ read_split_next (RspPerfReader *self, RspEvent *event)
 {
   const RspEvent *sample = &self->read_sample;
   const struct perf_event_attr *attr = &sample->evsel->attr;
-  guint64 format = attr->read_format;
-  gboolean group = (format & PERF_FORMAT_GROUP) != 0;
   gboolean per_thread = attr->inherit && (attr->sample_type & PERF_SAMPLE_TID);
-  guint extra = !!(format & PERF_FORMAT_TOTAL_TIME_ENABLED) + !!(format & PERF_FORMAT_TOTAL_TIME_RUNNING);
-  guint per_value = 1 + !!(format & PERF_FORMAT_ID) + !!(format & PERF_FORMAT_LOST);
   while (self->read_next < self->read_n)
     {
-      guint i = self->read_next++;
-      /* group: nr, [enabled], [running], then { value, [id], [lost] } per
-       * member; one: value, [enabled], [running], [id], [lost] */
-      const guint64 *v = group ? sample->sample.read_values + 1 + extra + (gsize) i * per_value
-                               : sample->sample.read_values;
-      guint64 value = v[0];
-      RspEvsel *member = NULL;
+      guint64 value;
       ReadKey key = { 0, -1 };
-      if (format & PERF_FORMAT_ID)
+      RspEvsel *member = NULL;
+      if (rsp_read_value (attr->read_format, sample->sample.read_values, self->read_next++, &value, &key.id))
         {
-          key.id = group ? v[1] : v[1 + extra];
           member = rsp_perf_evsel_for_id (self, key.id);
           if (per_thread && (self->cpu_wide_ids == NULL || !g_hash_table_contains (self->cpu_wide_ids, &key.id)))
             key.tid = sample->tid;
@@ -573,8 +562,8 @@ perf_next (RspPerfReader *self, RspEvent *event)
         return FALSE;
       if (G_UNLIKELY (event->type == PERF_RECORD_EXIT && self->read_last != NULL))
         read_forget_thread (self, event->u.fork.tid);
-      if (G_LIKELY (event->type != PERF_RECORD_SAMPLE || event->evsel == NULL
-                    || !(event->evsel->attr.sample_type & PERF_SAMPLE_READ) || event->sample.read_values == NULL))
+      /* read_values: a sample of an evsel with PERF_SAMPLE_READ */
+      if (G_LIKELY (event->type != PERF_RECORD_SAMPLE || event->sample.read_values == NULL))
         return TRUE;
       read_split_start (self, event);
     }
@@ -1205,6 +1194,12 @@ RspTepHandle *
 rsp_perf_reader_get_tep (RspPerfReader *self)
 {
   return self->tep;
+}
+
+gboolean
+rsp_perf_reader_reads_counters (RspPerfReader *self)
+{
+  return self->reads_counters;
 }
 
 const RspReaderStats *

@@ -118,6 +118,10 @@ const RspEvent *rsp_perf_reader_next_ref (RspPerfReader *self);
 void rsp_perf_reader_rewind (RspPerfReader *self);
 
 const RspReaderStats *rsp_perf_reader_get_stats (RspPerfReader *self);
+/* Whether an evsel's samples read counters (PERF_SAMPLE_READ): then the
+ * reader delivers each value read as an event, the other events' marked
+ * read_member (rsp-event.h). */
+gboolean rsp_perf_reader_reads_counters (RspPerfReader *self);
 /* With N >= 2, perf's records are scanned and put in time order on a
  * thread of their own while the caller decodes and uses them; the events,
  * their order and the warnings are the same as with N = 1, and so are the

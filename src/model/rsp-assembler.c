@@ -333,6 +333,13 @@ infer_completion_at (RspModel *m, RspDiskOp *op, guint64 t)
 
 static void infer_completion (Assembler *a, RspIdx idx, guint64 t);
 
+/* When OP entered the block layer: its insert, else (issued directly) its issue. */
+static inline guint64
+disk_op_began (const RspDiskOp *op)
+{
+  return op->insert != 0 ? op->insert : op->issue;
+}
+
 /* A request in flight during sleep S that is the likeliest to have ended
  * it: the task's own latest one; else, another task's (the flusher's
  * writeback, the journal's commit that an fsync waits for), the one whose
@@ -345,7 +352,7 @@ disk_op_for_sleep (RspModel *m, const RspSleep *s)
   for (guint i = m->disk_ops->len; i > 0 && m->disk_ops->len - i < 4096; i--)
     {
       const RspDiskOp *op = &g_array_index (m->disk_ops, RspDiskOp, i - 1);
-      guint64 began = op->insert != 0 ? op->insert : op->issue;
+      guint64 began = disk_op_began (op);
       if (op->merged || began == 0 || began > s->end || (op->complete != 0 && op->complete < s->start))
         continue;
       if (op->task == s->task)
@@ -749,7 +756,7 @@ disk_op_for_wake (Assembler *a, CpuState *cs, TidState *target, guint64 t)
         return i - 1;
       /* in flight: one it issued for this wait (at most a second before it
        * began), not one whose completion was lost long before */
-      guint64 began = op->insert != 0 ? op->insert : op->issue;
+      guint64 began = disk_op_began (op);
       if (op->complete == 0 && best == RSP_NONE && began <= t
           && began + G_GUINT64_CONSTANT (1000000000) >= (since != 0 ? since : t))
         best = i - 1;
@@ -1048,44 +1055,27 @@ later_at_key (Assembler *a, RspIdx idx)
   return v != NULL ? GPOINTER_TO_UINT (v) - 1 : RSP_NONE;
 }
 
-/* IDX, the oldest in flight at KEY, is done: the next one is the oldest. */
-static void
-inflight_pop (Assembler *a, DiskKey key, RspIdx idx)
-{
-  g_hash_table_remove (a->requeued, GUINT_TO_POINTER (idx + 1));
-  RspIdx next = later_at_key (a, idx);
-  if (next == RSP_NONE)
-    {
-      g_hash_table_remove (a->inflight_disk, &key);
-      return;
-    }
-  g_hash_table_remove (a->later_at_key, GUINT_TO_POINTER (idx + 1));
-  g_hash_table_insert (a->inflight_disk, g_memdup2 (&key, sizeof key), GUINT_TO_POINTER (next + 1));
-}
-
-/* IDX, in flight at KEY (the oldest there or a later one), or not in
- * flight any more, is not. */
+/* IDX, in flight at KEY (the oldest there or a later one), is not any
+ * more: the one after it takes its place.  Nothing if it is not in flight. */
 static void
 inflight_remove (Assembler *a, DiskKey key, RspIdx idx)
 {
-  RspIdx head = inflight_lookup (a, key);
-  if (head == idx)
-    {
-      inflight_pop (a, key, idx);
-      return;
-    }
-  for (RspIdx prev = head; prev != RSP_NONE; prev = later_at_key (a, prev))
-    if (later_at_key (a, prev) == idx)
-      {
-        RspIdx next = later_at_key (a, idx);
-        if (next == RSP_NONE)
-          g_hash_table_remove (a->later_at_key, GUINT_TO_POINTER (prev + 1));
-        else
-          g_hash_table_insert (a->later_at_key, GUINT_TO_POINTER (prev + 1), GUINT_TO_POINTER (next + 1));
-        g_hash_table_remove (a->later_at_key, GUINT_TO_POINTER (idx + 1));
-        g_hash_table_remove (a->requeued, GUINT_TO_POINTER (idx + 1));
-        return;
-      }
+  RspIdx prev = RSP_NONE, i = inflight_lookup (a, key);
+  for (; i != RSP_NONE && i != idx; i = later_at_key (a, i))
+    prev = i;
+  if (i == RSP_NONE)
+    return;
+  RspIdx next = later_at_key (a, idx);
+  g_hash_table_remove (a->later_at_key, GUINT_TO_POINTER (idx + 1));
+  g_hash_table_remove (a->requeued, GUINT_TO_POINTER (idx + 1));
+  if (prev != RSP_NONE && next != RSP_NONE)
+    g_hash_table_insert (a->later_at_key, GUINT_TO_POINTER (prev + 1), GUINT_TO_POINTER (next + 1));
+  else if (prev != RSP_NONE)
+    g_hash_table_remove (a->later_at_key, GUINT_TO_POINTER (prev + 1));
+  else if (next != RSP_NONE)
+    g_hash_table_insert (a->inflight_disk, g_memdup2 (&key, sizeof key), GUINT_TO_POINTER (next + 1));
+  else
+    g_hash_table_remove (a->inflight_disk, &key);
 }
 
 /* The request IDX completed at T, unrecorded (infer_completion_at()): it
@@ -1146,7 +1136,7 @@ handle_disk (Assembler *a, const RspModelEvent *ev)
     case RSP_MEV_RQ_INSERT:
       if (idx != RSP_NONE && g_hash_table_contains (a->requeued, GUINT_TO_POINTER (idx + 1)))
         return; /* a requeued request put back in the queue: queued since its first insert */
-      for (RspIdx old = idx; old != RSP_NONE;)
+      for (RspIdx old; (old = inflight_lookup (a, key)) != RSP_NONE;)
         {
           /* the same sector queued again (requeued unrecorded, or its
            * completion lost): an issued request ended by now; one never
@@ -1155,13 +1145,8 @@ handle_disk (Assembler *a, const RspModelEvent *ev)
           RspDiskOp *op = &g_array_index (m->disk_ops, RspDiskOp, old);
           if (op->issue != 0)
             infer_completion_at (m, op, ev->time);
-          RspIdx next = later_at_key (a, old);
-          g_hash_table_remove (a->later_at_key, GUINT_TO_POINTER (old + 1));
-          g_hash_table_remove (a->requeued, GUINT_TO_POINTER (old + 1));
-          old = next;
+          inflight_remove (a, key, old);
         }
-      if (idx != RSP_NONE)
-        g_hash_table_remove (a->inflight_disk, &key);
       idx = new_disk_op (a, ev, key, FALSE);
       g_array_index (m->disk_ops, RspDiskOp, idx).insert = ev->time;
       break;
@@ -1218,7 +1203,7 @@ handle_disk (Assembler *a, const RspModelEvent *ev)
             m->anomalies[RSP_ANOMALY_MISSING_ISSUE]++;
           }
         op->complete = ev->time;
-        inflight_pop (a, key, idx);
+        inflight_remove (a, key, idx);
         CpuState *cs = cpu_state (a, ev->cpu);
         if (cs != NULL)
           {
@@ -1239,7 +1224,7 @@ handle_disk (Assembler *a, const RspModelEvent *ev)
           return; /* not the one merged: an issued request is never merged */
         op->merged = TRUE;
         op->complete = ev->time;
-        inflight_pop (a, key, idx);
+        inflight_remove (a, key, idx);
       }
       break;
     default:

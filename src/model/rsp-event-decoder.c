@@ -415,9 +415,7 @@ rsp_model_build_with (RspPerfReader *reader, RspSymbolizer *symbolizer, RspChain
   if (mode != RSP_CHAIN_CACHE_OFF)
     d.chains = rsp_chain_cache_new (mode == RSP_CHAIN_CACHE_TINY ? &chain_limits_tiny : &rsp_chain_limits_default);
   d.info = g_new0 (EvselInfo, MAX (rsp_perf_reader_get_n_evsels (reader), 1)); /* classify_evsel() per evsel */
-  for (guint i = 0; i < rsp_perf_reader_get_n_evsels (reader); i++)
-    if (rsp_perf_reader_get_evsel (reader, i)->attr.sample_type & PERF_SAMPLE_READ)
-      d.reads_counters = TRUE;
+  d.reads_counters = rsp_perf_reader_reads_counters (reader);
 
   const RspRecording *rec = rsp_perf_reader_get_recording (reader);
   RspRecordingMeta *meta = rec != NULL ? rec->meta : NULL;

@@ -249,6 +249,17 @@ pread_disk_wait (const char *const *wake_stack)
   return rsp_assembler_finish (s.as);
 }
 
+/* Task 100, current on CPU 0, queues a read of SECTOR at AT; the disk
+ * takes it 50 us later, and the task waits for it (in io_schedule) from
+ * 50 us after that. */
+static void
+read_and_wait (Stream *s, guint64 at, guint64 sector)
+{
+  rq (s, RSP_MEV_RQ_INSERT, at, 0, 100, sector);
+  rq (s, RSP_MEV_RQ_ISSUE, at + 50 * US, 0, 100, sector);
+  sw (s, at + 100 * US, 0, 100, 2, 0, io_stack);
+}
+
 /* ------------------------------------------------------------------ tests */
 
 /* A hands work to B over a pipe and waits; B's run becomes the child of A's
@@ -800,15 +811,11 @@ test_disk_wake_not_before_wait (void)
   Stream s;
   stream_init (&s);
   sw (&s, T0, 0, 0, 0, 100, NULL);
-  rq (&s, RSP_MEV_RQ_INSERT, T0 + 100 * US, 0, 100, 4096);
-  rq (&s, RSP_MEV_RQ_ISSUE, T0 + 150 * US, 0, 100, 4096);
-  sw (&s, T0 + 200 * US, 0, 100, 2, 0, io_stack);
+  read_and_wait (&s, T0 + 100 * US, 4096);
   rq (&s, RSP_MEV_RQ_COMPLETE, T0 + 1 * MS, 1, 0, 4096);
   waking (&s, T0 + 1 * MS + 2 * US, 1, 0, 100, disk_wake);
   sw (&s, T0 + 1 * MS + 10 * US, 0, 0, 0, 100, NULL);
-  rq (&s, RSP_MEV_RQ_INSERT, T0 + 2 * MS, 0, 100, 8192);
-  rq (&s, RSP_MEV_RQ_ISSUE, T0 + 2 * MS + 50 * US, 0, 100, 8192);
-  sw (&s, T0 + 2 * MS + 100 * US, 0, 100, 2, 0, io_stack);
+  read_and_wait (&s, T0 + 2 * MS, 8192);
   /* the second request's completion is lost */
   waking (&s, T0 + 10 * MS, 1, 0, 100, disk_wake);
   sw (&s, T0 + 10 * MS + 10 * US, 0, 0, 0, 100, NULL);
@@ -851,9 +858,7 @@ test_disk_wake_not_long_lost (void)
   sw (&s, T0, 0, 0, 0, 100, NULL);
   rq (&s, RSP_MEV_RQ_INSERT, T0 + 100 * US, 0, 100, 4096);
   rq (&s, RSP_MEV_RQ_ISSUE, T0 + 150 * US, 0, 100, 4096); /* its completion is lost */
-  rq (&s, RSP_MEV_RQ_INSERT, T0 + 1000 * MS, 0, 100, 8192);
-  rq (&s, RSP_MEV_RQ_ISSUE, T0 + 1000 * MS + 50 * US, 0, 100, 8192);
-  sw (&s, T0 + 1000 * MS + 100 * US, 0, 100, 2, 0, io_stack);
+  read_and_wait (&s, T0 + 1000 * MS, 8192);
   rq (&s, RSP_MEV_RQ_COMPLETE, T0 + 1001 * MS, 1, 0, 8192);
   waking (&s, T0 + 1001 * MS + 2 * US, 1, 0, 100, disk_wake);
   sw (&s, T0 + 1001 * MS + 10 * US, 0, 0, 0, 100, NULL);
@@ -907,9 +912,7 @@ test_missing_completion (void)
   Stream s;
   stream_init (&s);
   sw (&s, T0, 0, 0, 0, 100, NULL);
-  rq (&s, RSP_MEV_RQ_INSERT, T0 + 100 * US, 0, 100, 8192);
-  rq (&s, RSP_MEV_RQ_ISSUE, T0 + 150 * US, 0, 100, 8192);
-  sw (&s, T0 + 200 * US, 0, 100, 2, 0, io_stack);
+  read_and_wait (&s, T0 + 100 * US, 8192);
   waking (&s, T0 + 3 * MS, 1, 0, 100, disk_wake);
   sw (&s, T0 + 3 * MS + 10 * US, 0, 0, 0, 100, NULL);
   sw (&s, T0 + 4 * MS, 0, 100, 0x20, 0, NULL);
@@ -1838,9 +1841,7 @@ test_inferred_completion_done (void)
   Stream s;
   stream_init (&s);
   sw (&s, T0, 0, 0, 0, 100, NULL);
-  rq (&s, RSP_MEV_RQ_INSERT, T0 + 100 * US, 0, 100, 4096);
-  rq (&s, RSP_MEV_RQ_ISSUE, T0 + 150 * US, 0, 100, 4096);
-  sw (&s, T0 + 200 * US, 0, 100, 2, 0, io_stack);
+  read_and_wait (&s, T0 + 100 * US, 4096);
   sw (&s, T0 + 5 * MS, 0, 0, 0, 100, NULL); /* no completion, no wake-up */
   rq (&s, RSP_MEV_RQ_ISSUE, T0 + 6 * MS, 1, 0, 4096);
   rq (&s, RSP_MEV_RQ_COMPLETE, T0 + 7 * MS, 1, 0, 4096);
