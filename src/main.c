@@ -13,6 +13,9 @@
 #include <libintl.h>
 #include <limits.h>
 #include <locale.h>
+#ifdef RSP_STATIC_LIBC
+#include <nss.h>
+#endif
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -89,6 +92,16 @@ run_helper (const char *helper, char **argv)
 int
 main (int argc, char **argv)
 {
+#ifdef RSP_STATIC_LIBC
+  /* Linked with the C library (static-pie): its user and group look-ups
+   * must not load NSS modules (systemd's, sssd's), which bring the shared
+   * C library along and crash it.  The files only; rsp record asks
+   * getent(1) and id(1) for the invoking user (rsp-recorder-command.c),
+   * and GLib looks here only for a home when HOME is unset. */
+  __nss_configure_lookup ("passwd", "files");
+  __nss_configure_lookup ("group", "files");
+  __nss_configure_lookup ("initgroups", "files");
+#endif
   setlocale (LC_ALL, "");
   bindtextdomain (GETTEXT_PACKAGE, LOCALEDIR);
   bind_textdomain_codeset (GETTEXT_PACKAGE, "UTF-8");

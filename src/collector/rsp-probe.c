@@ -356,3 +356,49 @@ rsp_probe_invoking_user (const char *const *envp, uid_t *uid, gid_t *gid)
   *gid = (gid_t) group_id;
   return TRUE;
 }
+
+gboolean
+rsp_probe_parse_passwd (const char *text, uid_t uid, char **name, gid_t *gid, char **home)
+{
+  g_return_val_if_fail (text != NULL && name != NULL && gid != NULL && home != NULL, FALSE);
+
+  /* name:password:uid:gid:gecos:home:shell, one line */
+  g_autofree char *line = g_strndup (text, strcspn (text, "\n"));
+  g_auto (GStrv) fields = g_strsplit (line, ":", -1);
+  guint64 user_id, group_id;
+  if (g_strv_length (fields) != 7 || fields[0][0] == '\0' || !parse_id (fields[2], &user_id)
+      || user_id != uid || !parse_id (fields[3], &group_id) || fields[5][0] != '/')
+    return FALSE;
+  *name = g_strdup (fields[0]);
+  *gid = (gid_t) group_id;
+  *home = g_strdup (fields[5]);
+  return TRUE;
+}
+
+gboolean
+rsp_probe_parse_groups (const char *text, GArray *groups)
+{
+  g_return_val_if_fail (text != NULL && groups != NULL, FALSE);
+
+  g_autofree char *line = g_strndup (text, strcspn (text, "\n"));
+  g_auto (GStrv) words = g_strsplit_set (line, " \t", -1);
+  guint before = groups->len;
+  for (guint i = 0; words[i] != NULL; i++)
+    {
+      guint64 id;
+      if (words[i][0] == '\0')
+        continue;
+      if (!parse_id (words[i], &id))
+        {
+          g_array_set_size (groups, before);
+          return FALSE;
+        }
+      gid_t g = (gid_t) id;
+      gboolean seen = FALSE;
+      for (guint k = 0; k < groups->len && !seen; k++)
+        seen = g_array_index (groups, gid_t, k) == g;
+      if (!seen)
+        g_array_append_val (groups, g);
+    }
+  return groups->len > before;
+}

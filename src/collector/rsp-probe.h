@@ -93,5 +93,13 @@ GArray *rsp_probe_online_cpus (void);
  * does not tell it (pkexec): take it from the passwd entry.  FALSE when
  * there is none, it is root, or the values are not numbers. */
 gboolean rsp_probe_invoking_user (const char *const *envp, uid_t *uid, gid_t *gid);
+/* The passwd entry of UID from getent(1)'s output ("name:x:uid:gid:gecos:
+ * home:shell"): its name, group and home.  FALSE when TEXT is not one
+ * such line for UID. */
+gboolean rsp_probe_parse_passwd (const char *text, uid_t uid, char **name, gid_t *gid, char **home);
+/* Appends to GROUPS (of gid_t) the group ids of id(1) -G's output (numbers
+ * separated by spaces) that it does not hold yet.  FALSE, GROUPS as it was,
+ * when TEXT holds no id or something else. */
+gboolean rsp_probe_parse_groups (const char *text, GArray *groups);
 
 G_END_DECLS

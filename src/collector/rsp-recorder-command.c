@@ -12,6 +12,61 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+/* The standard output of ARGV, a system program (ARGV[0] a name, looked
+ * for in the system's directories, not in PATH: rsp runs as root here),
+ * or NULL when it cannot be run or fails.  At most three arguments. */
+static char *
+tool_output (const char *const *argv_in)
+{
+  static const char *const dirs[] = { "/usr/bin", "/bin", "/usr/sbin", "/sbin" };
+  for (guint i = 0; i < G_N_ELEMENTS (dirs); i++)
+    {
+      g_autofree char *path = g_build_filename (dirs[i], argv_in[0], NULL);
+      if (!g_file_test (path, G_FILE_TEST_IS_EXECUTABLE))
+        continue;
+      const char *argv[5] = { path, NULL };
+      for (guint k = 1; k < G_N_ELEMENTS (argv) - 1 && argv_in[k] != NULL; k++)
+        argv[k] = argv_in[k];
+      g_autofree char *out = NULL;
+      int status = 0;
+      if (!g_spawn_sync (NULL, (char **) argv, NULL, G_SPAWN_STDERR_TO_DEV_NULL, NULL, NULL, &out, NULL, &status,
+                         NULL)
+          || !g_spawn_check_wait_status (status, NULL))
+        return NULL;
+      return g_steal_pointer (&out);
+    }
+  return NULL;
+}
+
+/* The user UID's name, home and groups, asked of getent(1) and id(1):
+ * they read the user databases through NSS (/etc/passwd, systemd's,
+ * sssd's, LDAP), which a statically linked rsp cannot do itself (a static
+ * C library loading those modules crashes; main.c keeps it to the files).
+ * FALSE when the tools cannot tell. */
+static gboolean
+user_from_tools (Session *s, uid_t uid)
+{
+  g_autofree char *uid_text = g_strdup_printf ("%u", (unsigned) uid);
+  const char *getent[] = { "getent", "passwd", uid_text, NULL };
+  g_autofree char *entry = tool_output (getent);
+  g_autofree char *name = NULL, *home = NULL;
+  gid_t pw_gid;
+  if (entry == NULL || !rsp_probe_parse_passwd (entry, uid, &name, &pw_gid, &home))
+    return FALSE;
+  if (s->user_gid == (gid_t) -1)
+    s->user_gid = pw_gid;
+  /* as getgrouplist(name, gid): that group, then the user's groups */
+  g_array_set_size (s->user_groups, 0);
+  g_array_append_val (s->user_groups, s->user_gid);
+  const char *id[] = { "id", "-G", "--", name, NULL };
+  g_autofree char *groups = tool_output (id);
+  if (groups != NULL)
+    rsp_probe_parse_groups (groups, s->user_groups);
+  s->user_name = g_steal_pointer (&name);
+  s->user_home = g_steal_pointer (&home);
+  return TRUE;
+}
+
 /* Under sudo or pkexec, as root: COMMAND is to run as the invoking user,
  * with that user's groups, name and home. */
 void
@@ -28,7 +83,10 @@ session_set_user (Session *s)
   s->user_uid = uid;
   s->user_gid = gid;
   s->user_groups = g_array_new (FALSE, FALSE, sizeof (gid_t));
+  if (user_from_tools (s, uid))
+    return;
 
+  /* without getent and id: the C library's own look-up */
   struct passwd *pw = getpwuid (uid);
   if (pw == NULL)
     {

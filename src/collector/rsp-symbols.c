@@ -22,11 +22,18 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* libstdc++'s demangler, loaded on the first C++ name: linking libstdc++
- * (and the libgcc_s and libm it needs) would cost every start of rsp about
- * 4 ms of loading and relocation, C++ or not.  Without libstdc++ (never
- * seen on Debian: apt needs it) C++ names stay mangled. */
+/* libstdc++'s demangler.  The rsp command links it from libsupc++'s
+ * archive (meson.build: a weak reference here, the archive's member pulled
+ * in with -u __cxa_demangle), so it costs nothing to load (a statically
+ * linked rsp must not open libstdc++: the C library that would come with
+ * it is not the one linked in).  A program built without it (the tests,
+ * the GUI) opens libstdc++ on the first C++ name instead: linking
+ * libstdc++ (and the libgcc_s and libm it needs) would cost each start
+ * about 4 ms of loading and relocation, C++ or not.  Without either, C++
+ * names stay mangled. */
 typedef char *(*DemangleFunc) (const char *mangled, char *buf, size_t *len, int *status);
+
+extern char *__cxa_demangle (const char *mangled, char *buf, size_t *len, int *status) __attribute__ ((weak));
 
 static DemangleFunc
 demangler (void)
@@ -35,9 +42,14 @@ demangler (void)
   static DemangleFunc demangle;
   if (g_once_init_enter (&once))
     {
-      void *lib = dlopen ("libstdc++.so.6", RTLD_LAZY | RTLD_LOCAL);
-      if (lib != NULL)
-        *(void **) &demangle = dlsym (lib, "__cxa_demangle");
+      if (__cxa_demangle != NULL)
+        demangle = __cxa_demangle;
+      else
+        {
+          void *lib = dlopen ("libstdc++.so.6", RTLD_LAZY | RTLD_LOCAL);
+          if (lib != NULL)
+            *(void **) &demangle = dlsym (lib, "__cxa_demangle");
+        }
       g_once_init_leave (&once, 1);
     }
   return demangle;

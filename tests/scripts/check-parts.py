@@ -5,7 +5,9 @@ it opens:
   - `rsp --version`, `rsp report` and `rsp dump` open nothing but the C
     library and libm (and a sanitizer's runtime in a sanitized build): rsp
     links its other libraries from their archives (RSP_STATIC_CLI=1, which
-    CI requires).  Linked with the shared ones instead, report and dump
+    CI requires); built without sanitizers it links the C library too
+    (RSP_STATIC_LIBC=1, static-pie, which CI requires of such a build): then
+    it has no program interpreter and no shared object to ask for.  Linked with the shared ones instead, report and dump
     still never open GTK, cairo, Pango or libstdc++ (a recording of C
     programs needs no demangler);
   - a copy of rsp alone runs report: it needs no part beside it;
@@ -14,6 +16,7 @@ it opens:
 And a part that is missing gives one message naming it and the fix."""
 import os
 import re
+import struct
 import sys
 import tempfile
 
@@ -43,6 +46,48 @@ def opened(argv, drawing=False):
     return names, proc
 
 
+def interpreter_and_needed(path):
+    """Whether the ELF file at PATH names a program interpreter (PT_INTERP)
+    and how many DT_NEEDED entries its dynamic section has (64-bit,
+    little-endian, as built here)."""
+    with open(path, "rb") as f:
+        data = f.read()
+    if data[:4] != b"\x7fELF" or data[4] != 2 or data[5] != 1:
+        t.fail("%s: not a 64-bit little-endian ELF file" % path)
+    phoff, = struct.unpack_from("<Q", data, 0x20)
+    phentsize, phnum = struct.unpack_from("<HH", data, 0x36)
+    interp, needed = False, 0
+    for i in range(phnum):
+        p_type, _, p_offset, _, _, p_filesz = struct.unpack_from("<IIQQQQ", data, phoff + i * phentsize)
+        if p_type == 3:  # PT_INTERP
+            interp = True
+        elif p_type == 2:  # PT_DYNAMIC
+            for k in range(p_filesz // 16):
+                tag, _ = struct.unpack_from("<qQ", data, p_offset + 16 * k)
+                if tag == 0:
+                    break
+                needed += tag == 1  # DT_NEEDED
+    return interp, needed
+
+
+def check_static_libc(rsp, sanitized):
+    """rsp links the C library where it can (RSP_STATIC_LIBC): then it asks
+    for no shared object at all; CI's plain build must be such a one."""
+    interp, needed = interpreter_and_needed(rsp)
+    if os.environ.get("RSP_STATIC_LIBC") == "1":
+        if interp or needed:
+            t.fail("rsp is meant to be static-pie (RSP_STATIC_LIBC=1) but has %s and %d DT_NEEDED"
+                   % ("a program interpreter" if interp else "no program interpreter", needed))
+        t.log("rsp is static-pie: no program interpreter, no shared object needed")
+        return
+    why = os.environ.get("RSP_STATIC_LIBC_WHY", "")
+    if os.environ.get("CI") == "true" and not sanitized:
+        t.fail("rsp was not linked with the C library (meson option static_libc: %s): a build "
+               "without sanitizers links it statically when libc6-dev and g++ (libsupc++.a) are "
+               "installed, which scripts/install-deps.sh does" % (why or "?"))
+    t.log("NOTE: rsp uses the shared C library here (%s)" % (why or "?"))
+
+
 def main():
     rsp = t.rsp_path()
     data = os.path.join(os.environ["RSP_SOURCE_ROOT"], "tests", "data", "pingpong.rsp")
@@ -67,6 +112,7 @@ def main():
                 t.fail("rsp --version: exit %d, %r" % (proc.returncode, proc.stdout))
             sanitized = any(SANITIZER.search(n) for n in names)
             allowed = {"libc.so.6", "libm.so.6"} | (SANITIZER_DEPS if sanitized else set())
+            check_static_libc(rsp, sanitized)
         elif argv[1] == "report":
             report = proc.stdout
         extra = sorted(n for n in names if n not in allowed and not SANITIZER.search(n))

@@ -456,6 +456,43 @@ test_invoking_user (void)
   g_assert_false (rsp_probe_invoking_user (none, &uid, &gid));
 }
 
+/* getent passwd UID and id -G NAME, as session_set_user() reads them */
+static void
+test_user_tools_output (void)
+{
+  g_autofree char *name = NULL, *home = NULL;
+  gid_t gid = 0;
+  g_assert_true (rsp_probe_parse_passwd ("alice:x:1001:1002:Alice A,,,:/home/alice:/bin/bash\n", 1001, &name,
+                                         &gid, &home));
+  g_assert_cmpstr (name, ==, "alice");
+  g_assert_cmpuint (gid, ==, 1002);
+  g_assert_cmpstr (home, ==, "/home/alice");
+  /* another uid, too few or too many fields, no home, not a number */
+  const char *const bad[] = { "alice:x:1001:1002::/home/alice:/bin/sh", "alice:x:1003:1002::/home/alice",
+                              "alice:x:1003:1002::/home/alice:/bin/sh:more", "alice:x:1003:1002:::/bin/sh",
+                              "alice:x:1003:users::/home/alice:/bin/sh", ":x:1003:1002::/home/a:/bin/sh", "" };
+  for (guint i = 0; i < G_N_ELEMENTS (bad); i++)
+    {
+      char *n = NULL, *h = NULL;
+      g_assert_false (rsp_probe_parse_passwd (bad[i], 1003, &n, &gid, &h));
+      g_assert_null (n);
+      g_assert_null (h);
+    }
+
+  g_autoptr (GArray) groups = g_array_new (FALSE, FALSE, sizeof (gid_t));
+  gid_t first = 1002;
+  g_array_append_val (groups, first);
+  g_assert_true (rsp_probe_parse_groups ("1001 27 1002  44\n", groups));
+  g_assert_cmpuint (groups->len, ==, 4); /* 1002 once */
+  g_assert_cmpuint (g_array_index (groups, gid_t, 0), ==, 1002);
+  g_assert_cmpuint (g_array_index (groups, gid_t, 1), ==, 1001);
+  g_assert_cmpuint (g_array_index (groups, gid_t, 2), ==, 27);
+  g_assert_cmpuint (g_array_index (groups, gid_t, 3), ==, 44);
+  g_assert_false (rsp_probe_parse_groups ("27 audio 44", groups));
+  g_assert_false (rsp_probe_parse_groups ("\n", groups));
+  g_assert_cmpuint (groups->len, ==, 4);
+}
+
 static GArray *
 entries (const char *first, ...)
 {
@@ -637,6 +674,7 @@ main (int argc, char **argv)
   g_test_add_func ("/probe/privileges", test_privileges);
   g_test_add_func ("/probe/cpu-list", test_cpu_list);
   g_test_add_func ("/probe/invoking-user", test_invoking_user);
+  g_test_add_func ("/probe/user-tools-output", test_user_tools_output);
   g_test_add_func ("/health/thresholds", test_health_thresholds);
   g_test_add_func ("/health/judge", test_health_judge);
   g_test_add_func ("/health/perf-loss", test_health_perf_loss);
