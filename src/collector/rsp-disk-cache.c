@@ -73,7 +73,10 @@ rsp_disk_cache_populate (const void *data, gsize len)
 #endif
   long page = sysconf (_SC_PAGESIZE);
   guintptr start = (guintptr) data & ~((guintptr) page - 1);
-  if (len == 0 || page <= 0)
+  /* up to 16 pages the first read's fault maps them all (the kernel's
+   * fault-around) and the call would cost more than it saves: a third of
+   * the time of reading a small entry */
+  if (len <= 16 * (gsize) MAX (page, 0) || page <= 0)
     return TRUE;
   return madvise ((void *) start, (guintptr) data + len - start, MADV_POPULATE_READ) == 0;
 }

@@ -847,9 +847,11 @@ rsp_elf_file_load_traced (const char *path, const guint8 *build_id, guint build_
   return ok ? g_steal_pointer (&file) : NULL;
 }
 
-gboolean
-rsp_elf_may_name_more (const char *path, const guint8 *build_id, guint build_id_size,
-                       gboolean by_path)
+/* rsp_elf_may_name_more(), also appending to DEPS (may be NULL) every
+ * file it looked at, as it was before reading it. */
+static gboolean
+may_name_more_traced (const char *path, const guint8 *build_id, guint build_id_size, gboolean by_path,
+                      GArray *deps)
 {
   ElfHandle bin = { .fd = -1 }, dbg = { .fd = -1 };
   gsize id_size = build_id != NULL ? MIN (build_id_size, 20) : 0;
@@ -861,6 +863,12 @@ rsp_elf_may_name_more (const char *path, const guint8 *build_id, guint build_id_
   elf_version (EV_CURRENT);
   /* Where rsp_elf_file_load_traced() would read the binary: PATH when it
    * has the build id, else perf's build-id copy. */
+  if (path != NULL && deps != NULL)
+    {
+      RspElfDep dep;
+      rsp_elf_dep_stat (path, &dep);
+      g_array_append_val (deps, dep);
+    }
   if (path != NULL && elf_handle_open (&bin, path)
       && !build_id_equal (bin.build_id, bin.build_id_size, build_id, id_size))
     {
@@ -869,7 +877,7 @@ rsp_elf_may_name_more (const char *path, const guint8 *build_id, guint build_id_
         return TRUE; /* a lookup by path reads this other file */
     }
   if (bin.elf == NULL)
-    open_perf_copy (&bin, build_id, id_size, NULL);
+    open_perf_copy (&bin, build_id, id_size, deps);
   if (bin.elf != NULL)
     {
       /* a .symtab the other copy may not have had (stripped there) */
@@ -877,10 +885,17 @@ rsp_elf_may_name_more (const char *path, const guint8 *build_id, guint build_id_
       debuglink = debuglink_of (&bin);
     }
   if (!more)
-    more = find_debug_file (&dbg, path, build_id, id_size, debuglink, NULL);
+    more = find_debug_file (&dbg, path, build_id, id_size, debuglink, deps);
   elf_handle_close (&dbg);
   elf_handle_close (&bin);
   return more;
+}
+
+gboolean
+rsp_elf_may_name_more (const char *path, const guint8 *build_id, guint build_id_size,
+                       gboolean by_path)
+{
+  return may_name_more_traced (path, build_id, build_id_size, by_path, NULL);
 }
 
 static RspElfFile *
@@ -961,6 +976,7 @@ struct _RspElfCache {
   GPtrArray *files; /* owns the RspElfFile */
   char *store_dir;  /* symbol tables kept between runs; NULL: none */
   guint n_from_store;
+  guint n_verdicts_from_store;
 };
 
 RspElfCache *
@@ -1072,6 +1088,33 @@ rsp_elf_cache_load (RspElfCache *self, const char *path, const guint8 *build_id,
     }
   g_hash_table_insert (self->by_key, g_steal_pointer (&key), file);
   return file;
+}
+
+gboolean
+rsp_elf_cache_may_name_more (RspElfCache *self, const char *path, const guint8 *build_id,
+                             guint build_id_size, gboolean by_path)
+{
+  g_return_val_if_fail (self != NULL, TRUE);
+  build_id_size = build_id != NULL ? MIN (build_id_size, 20) : 0;
+  if (self->store_dir == NULL || path == NULL || build_id_size == 0)
+    return rsp_elf_may_name_more (path, build_id, build_id_size, by_path);
+  int verdict = rsp_elf_store_load_verdict (self->store_dir, path, build_id, build_id_size, by_path);
+  if (verdict >= 0)
+    {
+      self->n_verdicts_from_store++;
+      return verdict != 0;
+    }
+  g_autoptr (GArray) deps = rsp_elf_deps_new ();
+  gboolean more = may_name_more_traced (path, build_id, build_id_size, by_path, deps);
+  rsp_elf_store_save_verdict (self->store_dir, path, build_id, build_id_size, by_path, more, deps);
+  return more;
+}
+
+guint
+rsp_elf_cache_n_verdicts_from_store (const RspElfCache *self)
+{
+  g_return_val_if_fail (self != NULL, 0);
+  return self->n_verdicts_from_store;
 }
 
 const RspElfFile *

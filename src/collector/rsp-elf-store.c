@@ -26,6 +26,8 @@
 #define STORE_SUFFIX ".v2.syms"
 #define STORE_NONE G_MAXUINT32 /* a string offset: no string */
 #define STORE_MINI 1u          /* flags: symbols from MiniDebugInfo */
+#define STORE_VERDICT 2u       /* flags: no symbols, a verdict of rsp_elf_may_name_more() ... */
+#define STORE_MORE 4u          /* ... which is TRUE */
 #define STORE_MAX_ENTRIES 4000 /* past this, the oldest entries go ... */
 #define STORE_KEEP_ENTRIES 3000 /* ... down to this many */
 
@@ -65,16 +67,40 @@ lookup_key (const char *path, const guint8 *build_id, guint build_id_size)
   return g_strconcat (path, "\n", hex, NULL);
 }
 
-char *
-rsp_elf_store_entry_path (const char *dir, const char *path, const guint8 *build_id,
-                          guint build_id_size)
+/* The lookup key of a verdict of rsp_elf_may_name_more() for PATH and
+ * BUILD_ID (another entry than the symbols'): with BY_PATH and the home
+ * directory, whose ~/.debug it looks in. */
+static char *
+verdict_key (const char *path, const guint8 *build_id, guint build_id_size, gboolean by_path)
 {
   g_autofree char *key = lookup_key (path, build_id, build_id_size);
+  return g_strconcat (key, "\nmay name more", by_path ? " by path\n" : "\n", g_get_home_dir (), NULL);
+}
+
+static char *
+entry_path_for_key (const char *dir, const char *key, const guint8 *build_id, guint build_id_size)
+{
   g_autofree char *hex = build_id_size > 0 ? rsp_build_id_to_hex (build_id, build_id_size)
                                            : g_strdup ("noid");
   guint64 h = rsp_disk_cache_hash (RSP_DISK_CACHE_HASH_INIT, key, strlen (key));
   g_autofree char *name = g_strdup_printf ("%s-%016" G_GINT64_MODIFIER "x" STORE_SUFFIX, hex, h);
   return g_build_filename (dir, name, NULL);
+}
+
+char *
+rsp_elf_store_entry_path (const char *dir, const char *path, const guint8 *build_id,
+                          guint build_id_size)
+{
+  g_autofree char *key = lookup_key (path, build_id, build_id_size);
+  return entry_path_for_key (dir, key, build_id, build_id_size);
+}
+
+char *
+rsp_elf_store_verdict_path (const char *dir, const char *path, const guint8 *build_id,
+                            guint build_id_size, gboolean by_path)
+{
+  g_autofree char *key = verdict_key (path, build_id, build_id_size, by_path);
+  return entry_path_for_key (dir, key, build_id, build_id_size);
 }
 
 /* The hash of an entry: its header (with the hash taken as 0) and REST. */
@@ -101,45 +127,77 @@ string_at (const char *strings, guint64 strings_size, guint32 at, gboolean *ok)
   return strings + at;
 }
 
-RspElfFile *
-rsp_elf_store_load (const char *dir, const char *path, const guint8 *build_id,
-                    guint build_id_size)
-{
-  g_return_val_if_fail (dir != NULL && path != NULL, NULL);
-  build_id_size = build_id != NULL ? MIN (build_id_size, 20) : 0;
+/* An entry as mapped, its parts in place. */
+typedef struct {
+  GMappedFile *map; /* or ... */
+  char *buffer;     /* ... the entry read whole */
+  StoreHeader h;
+  const StoreDep *deps;
+  const RspElfSegment *segs;
+  const StoreSym *syms;
+  const char *strings;
+} Entry;
 
-  g_autofree char *entry = rsp_elf_store_entry_path (dir, path, build_id, build_id_size);
-  g_autoptr (GMappedFile) map = g_mapped_file_new (entry, FALSE, NULL);
-  if (map == NULL)
-    return NULL;
-  gsize size = g_mapped_file_get_length (map);
-  const char *data = g_mapped_file_get_contents (map);
+static void
+entry_clear (Entry *e)
+{
+  g_clear_pointer (&e->map, g_mapped_file_unref);
+  g_clear_pointer (&e->buffer, g_free);
+}
+
+/* Opens the entry for KEY in DIR into E if it is whole (size, version,
+ * key, strings, body hash) and current (every file it looked at as it
+ * was): mapped, or with READ, read whole (a verdict's few hundred bytes:
+ * mapping and unmapping them cost more than reading). */
+static gboolean
+entry_open (const char *dir, const char *key, const guint8 *build_id, guint build_id_size, gboolean read,
+            Entry *e)
+{
+  *e = (Entry){ 0 };
+  g_autofree char *entry = entry_path_for_key (dir, key, build_id, build_id_size);
+  g_autoptr (GMappedFile) map = NULL;
+  g_autofree char *buffer = NULL;
+  gsize size = 0;
+  const char *data;
+  if (read)
+    {
+      if (!g_file_get_contents (entry, &buffer, &size, NULL))
+        return FALSE;
+      data = buffer; /* g_malloc'd: aligned for the header and what follows */
+    }
+  else
+    {
+      map = g_mapped_file_new (entry, FALSE, NULL);
+      if (map == NULL)
+        return FALSE;
+      size = g_mapped_file_get_length (map);
+      data = g_mapped_file_get_contents (map);
+    }
   StoreHeader h;
   if (size < sizeof h)
-    return NULL;
+    return FALSE;
   memcpy (&h, data, sizeof h);
   if (memcmp (h.magic, STORE_MAGIC, sizeof STORE_MAGIC) != 0 || h.version != STORE_VERSION
       || h.build_id_size > 20)
-    return NULL;
+    return FALSE;
   /* every count bounded by the size before it is multiplied */
   gsize rest = size - sizeof h;
   if (h.n_deps > rest / sizeof (StoreDep) || h.n_segments > rest / sizeof (RspElfSegment)
       || h.n_syms > rest / sizeof (StoreSym) || h.strings_size == 0 || h.strings_size > rest)
-    return NULL;
+    return FALSE;
   gsize parts = (gsize) h.n_deps * sizeof (StoreDep) + (gsize) h.n_segments * sizeof (RspElfSegment)
                 + (gsize) h.n_syms * sizeof (StoreSym);
   if (parts > rest || rest - parts != h.strings_size)
-    return NULL;
-  g_autofree char *key = lookup_key (path, build_id, build_id_size);
+    return FALSE;
   if (h.key != rsp_disk_cache_hash (RSP_DISK_CACHE_HASH_INIT, key, strlen (key)))
-    return NULL;
+    return FALSE;
 
-  const StoreDep *deps = (const StoreDep *) (data + sizeof h); /* mmap is page-aligned */
+  const StoreDep *deps = (const StoreDep *) (data + sizeof h); /* mmap is page-aligned, g_malloc 16-byte */
   const RspElfSegment *segs = (const RspElfSegment *) (deps + h.n_deps);
   const StoreSym *syms = (const StoreSym *) (segs + h.n_segments);
   const char *strings = (const char *) (syms + h.n_syms);
   if (strings[h.strings_size - 1] != '\0' || strcmp (strings, key) != 0)
-    return NULL;
+    return FALSE;
 
   /* stale? (before the body's hash: the usual way an entry goes wrong) */
   gboolean ok = TRUE;
@@ -147,7 +205,7 @@ rsp_elf_store_load (const char *dir, const char *path, const guint8 *build_id,
     {
       const char *dep_path = string_at (strings, h.strings_size, deps[i].path, &ok);
       if (!ok || dep_path == NULL)
-        return NULL;
+        return FALSE;
       RspElfDep now;
       rsp_elf_dep_stat (dep_path, &now);
       RspElfDep then = { NULL, deps[i].present != 0, deps[i].dev, deps[i].ino, deps[i].size,
@@ -156,32 +214,69 @@ rsp_elf_store_load (const char *dir, const char *path, const guint8 *build_id,
       g_free (now.path);
     }
   if (!ok || h.n_deps == 0)
-    return NULL;
-  rsp_disk_cache_populate (data, size);
+    return FALSE;
+  if (map != NULL)
+    rsp_disk_cache_populate (data, size);
   if (entry_hash (&h, data + sizeof h, size - sizeof h) != h.body)
-    return NULL;
+    return FALSE;
+  *e = (Entry){ g_steal_pointer (&map), g_steal_pointer (&buffer), h, deps, segs, syms, strings };
+  return TRUE;
+}
 
+RspElfFile *
+rsp_elf_store_load (const char *dir, const char *path, const guint8 *build_id,
+                    guint build_id_size)
+{
+  g_return_val_if_fail (dir != NULL && path != NULL, NULL);
+  build_id_size = build_id != NULL ? MIN (build_id_size, 20) : 0;
+
+  g_autofree char *key = lookup_key (path, build_id, build_id_size);
+  Entry e;
+  if (!entry_open (dir, key, build_id, build_id_size, FALSE, &e))
+    return NULL;
+  const StoreHeader h = e.h;
+  gboolean ok = (h.flags & STORE_VERDICT) == 0;
   g_autoptr (RspElfFile) file = g_new0 (RspElfFile, 1);
-  file->path = g_strdup (string_at (strings, h.strings_size, h.path, &ok));
-  file->syms_path = g_strdup (string_at (strings, h.strings_size, h.syms_path, &ok));
+  file->path = g_strdup (string_at (e.strings, h.strings_size, h.path, &ok));
+  file->syms_path = g_strdup (string_at (e.strings, h.strings_size, h.syms_path, &ok));
   file->mini_debuginfo = (h.flags & STORE_MINI) != 0;
   file->build_id_size = h.build_id_size;
   memcpy (file->build_id, h.build_id, h.build_id_size);
   file->n_segments = h.n_segments;
-  file->segments = g_memdup2 (segs, MAX ((gsize) h.n_segments * sizeof *segs, 1));
+  file->segments = g_memdup2 (e.segs, MAX ((gsize) h.n_segments * sizeof *e.segs, 1));
   file->n_syms = h.n_syms;
   file->syms = g_new (RspSym, MAX (h.n_syms, 1));
   for (guint32 i = 0; i < h.n_syms && ok; i++)
     {
-      const char *name = string_at (strings, h.strings_size, syms[i].name, &ok);
-      if (name == NULL || (i > 0 && syms[i].start < syms[i - 1].start))
+      const char *name = string_at (e.strings, h.strings_size, e.syms[i].name, &ok);
+      if (name == NULL || (i > 0 && e.syms[i].start < e.syms[i - 1].start))
         ok = FALSE;
-      file->syms[i] = (RspSym){ syms[i].start, syms[i].size, name, NULL };
+      file->syms[i] = (RspSym){ e.syms[i].start, e.syms[i].size, name, NULL };
     }
   if (!ok)
-    return NULL;
-  file->mapping = g_steal_pointer (&map);
+    {
+      entry_clear (&e);
+      return NULL;
+    }
+  file->mapping = g_steal_pointer (&e.map);
   return g_steal_pointer (&file);
+}
+
+int
+rsp_elf_store_load_verdict (const char *dir, const char *path, const guint8 *build_id,
+                            guint build_id_size, gboolean by_path)
+{
+  g_return_val_if_fail (dir != NULL && path != NULL, -1);
+  build_id_size = build_id != NULL ? MIN (build_id_size, 20) : 0;
+
+  g_autofree char *key = verdict_key (path, build_id, build_id_size, by_path);
+  Entry e;
+  if (!entry_open (dir, key, build_id, build_id_size, TRUE, &e))
+    return -1;
+  int verdict = (e.h.flags & STORE_VERDICT) == 0 || e.h.n_syms != 0 || e.h.n_segments != 0 ? -1
+                : (e.h.flags & STORE_MORE) != 0;
+  entry_clear (&e);
+  return verdict;
 }
 
 /* ------------------------------------------------------------------ save */
@@ -258,27 +353,23 @@ prune (const char *dir)
     g_unlink (((EntryAge *) entries->pdata[i])->path);
 }
 
-gboolean
-rsp_elf_store_save (const char *dir, const char *path, const guint8 *build_id,
-                    guint build_id_size, const RspElfFile *file, const GArray *deps)
+/* Writes the entry for KEY in DIR: header H (counts and hashes filled in
+ * here), DEPS, N_SEGMENTS SEGMENTS, N_SYMS SYMS.  FALSE if it could not. */
+static gboolean
+entry_write (const char *dir, const char *key, const guint8 *build_id, guint build_id_size, StoreHeader h,
+             const char *file_path, const char *syms_path, const GArray *deps, const RspElfSegment *segments,
+             guint n_segments, const RspSym *syms, guint n_syms)
 {
-  g_return_val_if_fail (dir != NULL && path != NULL && file != NULL && deps != NULL, FALSE);
-  build_id_size = build_id != NULL ? MIN (build_id_size, 20) : 0;
-  if (deps->len == 0 || file->image != NULL)
-    return FALSE;
-
-  g_autofree char *key = lookup_key (path, build_id, build_id_size);
   g_autoptr (GByteArray) strings = g_byte_array_new ();
-  StoreHeader h = { .version = STORE_VERSION, .n_deps = deps->len,
-                    .n_segments = file->n_segments, .n_syms = file->n_syms,
-                    .build_id_size = MIN (file->build_id_size, 20) };
+  h.version = STORE_VERSION;
+  h.n_deps = deps->len;
+  h.n_segments = n_segments;
+  h.n_syms = n_syms;
   memcpy (h.magic, STORE_MAGIC, sizeof STORE_MAGIC);
-  memcpy (h.build_id, file->build_id, h.build_id_size);
-  h.flags = file->mini_debuginfo ? STORE_MINI : 0;
   h.key = rsp_disk_cache_hash (RSP_DISK_CACHE_HASH_INIT, key, strlen (key));
   add_string (strings, key);
-  h.path = add_string (strings, file->path);
-  h.syms_path = add_string (strings, file->syms_path);
+  h.path = add_string (strings, file_path);
+  h.syms_path = add_string (strings, syms_path);
 
   g_autofree StoreDep *sdeps = g_new0 (StoreDep, MAX (deps->len, 1));
   for (guint i = 0; i < deps->len; i++)
@@ -287,11 +378,10 @@ rsp_elf_store_save (const char *dir, const char *path, const guint8 *build_id,
       sdeps[i] = (StoreDep){ d->dev, d->ino, d->size, d->mtime_ns, d->ctime_ns,
                              add_string (strings, d->path), d->present };
     }
-  g_autofree StoreSym *ssyms = g_new0 (StoreSym, MAX (file->n_syms, 1));
-  for (guint i = 0; i < file->n_syms; i++)
+  g_autofree StoreSym *ssyms = g_new0 (StoreSym, MAX (n_syms, 1));
+  for (guint i = 0; i < n_syms; i++)
     {
-      ssyms[i] = (StoreSym){ file->syms[i].start, file->syms[i].size,
-                             add_string (strings, file->syms[i].raw), 0 };
+      ssyms[i] = (StoreSym){ syms[i].start, syms[i].size, add_string (strings, syms[i].raw), 0 };
       if (strings->len >= STORE_NONE)
         return FALSE;
     }
@@ -305,13 +395,13 @@ rsp_elf_store_save (const char *dir, const char *path, const guint8 *build_id,
   g_autoptr (GByteArray) out = g_byte_array_new ();
   g_byte_array_append (out, (const guint8 *) &h, sizeof h);
   g_byte_array_append (out, (const guint8 *) sdeps, deps->len * sizeof (StoreDep));
-  g_byte_array_append (out, (const guint8 *) file->segments, file->n_segments * sizeof (RspElfSegment));
-  g_byte_array_append (out, (const guint8 *) ssyms, file->n_syms * sizeof (StoreSym));
+  g_byte_array_append (out, (const guint8 *) segments, n_segments * sizeof (RspElfSegment));
+  g_byte_array_append (out, (const guint8 *) ssyms, n_syms * sizeof (StoreSym));
   g_byte_array_append (out, strings->data, strings->len);
   h.body = entry_hash (&h, out->data + sizeof h, out->len - sizeof h);
   memcpy (out->data, &h, sizeof h);
 
-  g_autofree char *entry = rsp_elf_store_entry_path (dir, path, build_id, build_id_size);
+  g_autofree char *entry = entry_path_for_key (dir, key, build_id, build_id_size);
   if (!rsp_disk_cache_write (dir, entry, out->data, out->len))
     return FALSE;
   /* once per process: a cold report writes an entry per binary, and one
@@ -323,4 +413,37 @@ rsp_elf_store_save (const char *dir, const char *path, const guint8 *build_id,
       g_once_init_leave (&pruned, 1);
     }
   return TRUE;
+}
+
+gboolean
+rsp_elf_store_save (const char *dir, const char *path, const guint8 *build_id,
+                    guint build_id_size, const RspElfFile *file, const GArray *deps)
+{
+  g_return_val_if_fail (dir != NULL && path != NULL && file != NULL && deps != NULL, FALSE);
+  build_id_size = build_id != NULL ? MIN (build_id_size, 20) : 0;
+  if (deps->len == 0 || file->image != NULL)
+    return FALSE;
+
+  g_autofree char *key = lookup_key (path, build_id, build_id_size);
+  StoreHeader h = { .build_id_size = MIN (file->build_id_size, 20) };
+  memcpy (h.build_id, file->build_id, h.build_id_size);
+  h.flags = file->mini_debuginfo ? STORE_MINI : 0;
+  return entry_write (dir, key, build_id, build_id_size, h, file->path, file->syms_path, deps, file->segments,
+                      file->n_segments, file->syms, file->n_syms);
+}
+
+gboolean
+rsp_elf_store_save_verdict (const char *dir, const char *path, const guint8 *build_id,
+                            guint build_id_size, gboolean by_path, gboolean more, const GArray *deps)
+{
+  g_return_val_if_fail (dir != NULL && path != NULL && deps != NULL, FALSE);
+  build_id_size = build_id != NULL ? MIN (build_id_size, 20) : 0;
+  if (deps->len == 0)
+    return FALSE;
+
+  g_autofree char *key = verdict_key (path, build_id, build_id_size, by_path);
+  StoreHeader h = { .build_id_size = build_id_size, .flags = STORE_VERDICT | (more ? STORE_MORE : 0) };
+  if (build_id_size > 0)
+    memcpy (h.build_id, build_id, build_id_size);
+  return entry_write (dir, key, build_id, build_id_size, h, NULL, NULL, deps, NULL, 0, NULL, 0);
 }

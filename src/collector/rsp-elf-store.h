@@ -32,8 +32,23 @@ RspElfFile *rsp_elf_store_load (const char *dir, const char *path, const guint8 
 gboolean rsp_elf_store_save (const char *dir, const char *path, const guint8 *build_id,
                              guint build_id_size, const RspElfFile *file, const GArray *deps);
 
-/* The entry's file name in DIR for PATH and BUILD_ID (for tests). */
+/* rsp_elf_may_name_more()'s verdict for PATH, BUILD_ID and BY_PATH from
+ * the entry in DIR (1: TRUE, 0: FALSE), or -1 when there is none that is
+ * whole and current: a report of a recording whose stored tables say all
+ * there is then opens none of those binaries and no debug file. */
+int rsp_elf_store_load_verdict (const char *dir, const char *path, const guint8 *build_id,
+                                guint build_id_size, gboolean by_path);
+/* Writes that verdict MORE, found with DEPS (the files it looked at, as
+ * they were), as an entry of its own.  FALSE if it could not. */
+gboolean rsp_elf_store_save_verdict (const char *dir, const char *path, const guint8 *build_id,
+                                     guint build_id_size, gboolean by_path, gboolean more,
+                                     const GArray *deps);
+
+/* The entry's file name in DIR for PATH and BUILD_ID, and the verdict's
+ * (for tests). */
 char *rsp_elf_store_entry_path (const char *dir, const char *path, const guint8 *build_id,
                                 guint build_id_size);
+char *rsp_elf_store_verdict_path (const char *dir, const char *path, const guint8 *build_id,
+                                  guint build_id_size, gboolean by_path);
 
 G_END_DECLS

@@ -558,8 +558,8 @@ stored_whole (RspSymbolizer *self, RspDso *dso)
           || dso->load_tried || self->offline || dso->pseudo)
         return FALSE;
       /* matched by build id (dso_for_map), or by path */
-      dso->stored_whole = !rsp_elf_may_name_more (dso->path, stored->build_id, stored->build_id_size,
-                                                  dso->build_id_size == 0);
+      dso->stored_whole = !rsp_elf_cache_may_name_more (self->elf_cache, dso->path, stored->build_id,
+                                                        stored->build_id_size, dso->build_id_size == 0);
     }
   return dso->stored_whole && !dso->load_tried;
 }

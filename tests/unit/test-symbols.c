@@ -2006,6 +2006,116 @@ copy_file (const char *from, const char *to)
   g_assert_true (g_file_set_contents (to, contents, (gssize) length, NULL));
 }
 
+/* The store's verdict, from a new cache each time (as a new report);
+ * TRUE in *FROM_STORE when the store gave it.  Checked against the
+ * verdict made afresh. */
+static gboolean
+verdict_checked (const char *dir, const char *path, const guint8 *id, guint id_size, gboolean by_path,
+                 gboolean *from_store)
+{
+  g_autoptr (RspElfCache) cache = rsp_elf_cache_new ();
+  rsp_elf_cache_set_store_dir (cache, dir);
+  gboolean more = rsp_elf_cache_may_name_more (cache, path, id, id_size, by_path);
+  g_assert_cmpint (more, ==, rsp_elf_may_name_more (path, id, id_size, by_path));
+  *from_store = rsp_elf_cache_n_verdicts_from_store (cache) == 1;
+  return more;
+}
+
+/* rsp_elf_may_name_more()'s verdict kept in the store: taken from there
+ * while the binary and every debug file it looked for are as they were,
+ * made again when one appears, goes or changes, or the entry is damaged;
+ * beside the binary's symbol entry, not in its place. */
+static void
+test_elf_store_verdict (void)
+{
+  g_autofree char *stripped = fixture_path ("libsymfix-stripped.so");
+  g_autofree char *debug = fixture_path ("libsymfix.debug");
+  g_autofree char *full = fixture_path ("libsymfix.so");
+  if (stripped == NULL || debug == NULL || full == NULL)
+    {
+      g_test_skip ("the stripped and debug fixtures were not built (no objcopy)");
+      return;
+    }
+  guint8 id[20];
+  guint id_size;
+  fixture_build_id (full, id, &id_size);
+  g_autofree char *work = g_dir_make_tmp ("rsp-elf-verdict-XXXXXX", NULL);
+  g_autofree char *store = g_build_filename (work, "cache", "elf", NULL);
+  g_autofree char *bin = g_build_filename (work, "libsymfix-stripped.so", NULL);
+  g_autofree char *bin_debug = g_build_filename (work, "libsymfix.debug", NULL); /* its .gnu_debuglink */
+  g_autofree char *entry = rsp_elf_store_verdict_path (store, bin, id, id_size, FALSE);
+  gboolean from_store;
+  copy_file (stripped, bin);
+
+  /* stripped, no debug file: nothing more; kept, and taken from the store */
+  g_assert_false (verdict_checked (store, bin, id, id_size, FALSE, &from_store));
+  g_assert_false (from_store);
+  g_assert_true (g_file_test (entry, G_FILE_TEST_IS_REGULAR));
+  g_assert_false (verdict_checked (store, bin, id, id_size, FALSE, &from_store));
+  g_assert_true (from_store);
+  /* by path: an entry of its own */
+  g_assert_false (verdict_checked (store, bin, id, id_size, TRUE, &from_store));
+  g_assert_false (from_store);
+  g_assert_false (verdict_checked (store, bin, id, id_size, TRUE, &from_store));
+  g_assert_true (from_store);
+  /* the binary's symbols have their entry still, beside the verdict */
+  g_assert_false (load_checked (store, bin));
+  g_assert_true (load_checked (store, bin));
+  g_assert_false (verdict_checked (store, bin, id, id_size, FALSE, &from_store));
+  g_assert_true (from_store);
+
+  /* the debug file appears: made again, TRUE; it goes: FALSE again */
+  copy_file (debug, bin_debug);
+  g_assert_true (verdict_checked (store, bin, id, id_size, FALSE, &from_store));
+  g_assert_false (from_store);
+  g_assert_true (verdict_checked (store, bin, id, id_size, FALSE, &from_store));
+  g_assert_true (from_store);
+  g_unlink (bin_debug);
+  g_assert_false (verdict_checked (store, bin, id, id_size, FALSE, &from_store));
+  g_assert_false (from_store);
+  /* the binary replaced by one with its .symtab (the same build id) */
+  copy_file (full, bin);
+  g_assert_true (verdict_checked (store, bin, id, id_size, FALSE, &from_store));
+  g_assert_false (from_store);
+  g_assert_true (verdict_checked (store, bin, id, id_size, FALSE, &from_store));
+  g_assert_true (from_store);
+
+  /* damaged: made again, never a wrong verdict, never a crash */
+  copy_file (stripped, bin);
+  g_assert_false (verdict_checked (store, bin, id, id_size, FALSE, &from_store));
+  g_autofree char *good = NULL;
+  gsize good_length;
+  g_assert_true (g_file_get_contents (entry, &good, &good_length, NULL));
+  GRand *rand = g_rand_new_with_seed (29);
+  guint rebuilt = 0;
+  for (guint i = 0; i < 300; i++)
+    {
+      g_autofree char *bad = g_memdup2 (good, good_length);
+      gsize bad_length = i % 10 == 0 ? (gsize) g_rand_int_range (rand, 0, (gint32) good_length) : good_length;
+      if (i % 10 != 0)
+        bad[g_rand_int_range (rand, 0, (gint32) good_length)] ^= (char) (1 + g_rand_int_range (rand, 0, 255));
+      g_assert_true (g_file_set_contents (entry, bad, (gssize) bad_length, NULL));
+      g_assert_false (verdict_checked (store, bin, id, id_size, FALSE, &from_store));
+      rebuilt += !from_store;
+      /* the verdict flag itself flipped (STORE_MORE) is caught by the hash */
+    }
+  g_rand_free (rand);
+  g_test_message ("%u of 300 damaged verdict entries rebuilt", rebuilt);
+  g_assert_cmpuint (rebuilt, ==, 300);
+
+  g_autoptr (GDir) d = g_dir_open (store, 0, NULL);
+  for (const char *name; d != NULL && (name = g_dir_read_name (d)) != NULL;)
+    {
+      g_autofree char *path = g_build_filename (store, name, NULL);
+      g_unlink (path);
+    }
+  g_autofree char *cache_dir = g_path_get_dirname (store);
+  g_rmdir (store);
+  g_rmdir (cache_dir);
+  g_unlink (bin);
+  g_rmdir (work);
+}
+
 typedef struct {
   const char *dir, *path;
 } StoreJob;
@@ -2222,6 +2332,7 @@ main (int argc, char **argv)
   g_test_add_func ("/symbols/elf/minidebuginfo", test_minidebuginfo);
   g_test_add_func ("/symbols/elf/store", test_elf_store);
   g_test_add_func ("/symbols/elf/store/old-versions", test_elf_store_old_versions);
+  g_test_add_func ("/symbols/elf/store/verdict", test_elf_store_verdict);
   g_test_add_func ("/symbols/jitdump", test_jitdump);
   g_test_add_func ("/symbols/elf/damaged", test_bad_elf);
   g_test_add_func ("/symbols/stored/round-trip", test_stored_round_trip);
