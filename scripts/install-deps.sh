@@ -12,11 +12,13 @@
 # Debian always has), and scripts/fresh-check.sh proves it on a fresh chroot.
 # rsp links GLib, elfutils, libtraceevent, libtracefs, bzip2, xz and zlib from
 # their static archives, which these -dev packages ship (libbz2-dev: for
-# libdw.a; the shared libdw needs only the runtime library).
+# libdw.a; the shared libdw needs only the runtime library); libiberty-dev:
+# the demangler perf script names C++, Rust and D symbols with, which rsp
+# dump uses to print the same names (an archive only).
 set -eu
 packages="build-essential meson ninja-build pkg-config gettext
 libglib2.0-dev libgtk-4-dev libjson-glib-dev libtraceevent-dev libtracefs-dev
-libelf-dev libdw-dev liblzma-dev zlib1g-dev libbz2-dev linux-perf procps util-linux python3"
+libelf-dev libdw-dev liblzma-dev zlib1g-dev libbz2-dev libiberty-dev linux-perf procps util-linux python3"
 # Tests: clang + libFuzzer (fuzz/) and llvm (llvm-symbolizer: without it the
 # sanitizers print bare addresses, and suppressions by function name, such
 # as the ui suite's, match nothing on a fresh machine), useradd (passwd)

@@ -371,6 +371,8 @@ rsp_cmd_dump (int argc, char **argv)
   Dumper d = { 0 };
   d.reader = reader;
   d.symbolizer = rsp_symbolizer_new ();
+  /* names as perf script prints them (C++ without its parameters) */
+  rsp_symbolizer_set_perf_names (d.symbolizer, TRUE);
   d.threads = rsp_threads_new ();
   d.tep = rsp_perf_reader_get_tep (reader);
   d.line = g_string_sized_new (4096);

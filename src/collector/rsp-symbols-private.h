@@ -21,7 +21,11 @@
 G_BEGIN_DECLS
 
 #define KERNEL_DSO "[kernel.kallsyms]"
-#define STORED_MAGIC "RSP-SYMBOLS 1"
+/* Version 2 stores the names as the binary has them (mangled, with their
+ * version), named as ELF symbols are when used; version 1 stored display
+ * names (demangled by __cxa_demangle, no version), still read. */
+#define STORED_MAGIC "RSP-SYMBOLS 2"
+#define STORED_MAGIC_V1 "RSP-SYMBOLS 1"
 #define KERNEL_CACHE_ID 1 /* address-cache id of the kernel; binaries start at 2 */
 #define CACHE_MIN_SLOTS (1u << 12)
 #define CACHE_MAX_SLOTS (1u << 21) /* 48 MiB at most; beyond, start over */
@@ -147,6 +151,7 @@ struct _RspSymbolizer {
 
   gboolean track_used;
   GHashTable *used; /* RspSym* -> RspDso* (NULL for the kernel) */
+  gboolean perf_names; /* rsp_symbolizer_set_perf_names() */
 
   /* JIT code (rsp-symbols-jit.c) */
   gboolean has_stored;      /* a stored table was loaded: its JIT symbols only, never /tmp */

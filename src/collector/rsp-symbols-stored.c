@@ -6,7 +6,7 @@
  * text, one record per line, '\n'-terminated, numbers in lowercase hex
  * without "0x":
  *
- *   RSP-SYMBOLS 1                      first line, exactly
+ *   RSP-SYMBOLS 2                      first line, exactly (or 1, below)
  *   K <start> <size> <name>[\t<module>]  kernel symbol at absolute address
  *                                      <start>; <module> without brackets
  *   D <build-id-hex | -> <path>        a binary; its S lines follow (none
@@ -19,8 +19,13 @@
  *                                      /tmp/perf-PID.map (rsp-symbols-jit.c)
  *
  * Offsets are file offsets (what an mmap record's pgoff measures), so a
- * stored table works without the binary's program headers.  Names are
- * display names (demangled, no version); control characters in names and
+ * stored table works without the binary's program headers.  S names are
+ * the binary's own (mangled, with a version: "_ZN2ns5Klass6methodEi",
+ * "memcpy@@GLIBC_2.14"), named when used as a symbol read from the binary
+ * is (the report demangles them with parameters, rsp dump as perf script
+ * does); version 1 (RSP-SYMBOLS 1) stored display names (demangled with
+ * parameters, no version), which are used as they are.  K and P names are
+ * as the kernel and the JIT wrote them.  Control characters in names and
  * paths are written as '?'.  A binary with a build id is matched by it, one
  * without by its path.  Lines are parsed strictly: any malformed line
  * rejects the whole table (it comes from a file of unknown origin).
@@ -145,7 +150,7 @@ rsp_symbolizer_export_used (RspSymbolizer *self)
           const RspSym *sym = list->pdata[i];
           g_string_append_printf (out, "S %" G_GINT64_MODIFIER "x %" G_GINT64_MODIFIER "x ",
                                   sym->start, sym->size);
-          symbolizer_append_clean (out, symbolizer_sym_name (self, sym, FALSE));
+          symbolizer_append_clean (out, sym->raw);
           g_string_append_c (out, '\n');
         }
     }
@@ -210,6 +215,7 @@ in_start_order (const guint8 *base, guint n, gsize size)
 }
 
 typedef struct {
+  gboolean raw_names;   /* version 2: S names as the binary has them */
   GArray *kernel;       /* StoredKsym */
   GPtrArray *dsos;      /* StoredDso*, owned until committed */
   GArray *current;      /* RspSym of the last D line */
@@ -297,8 +303,15 @@ parse_s_line (RspSymbolizer *self, StoredParse *ps, const char *line, gsize len)
   gsize rest_len;
   if (ps->current == NULL || !parse_sym_line (line + 2, len - 2, &start, &size, &rest, &rest_len))
     return FALSE;
-  RspSym sym = { start, size, NULL, symbolizer_intern_len (self, rest, rest_len) };
-  sym.raw = sym.name;
+  const char *name = symbolizer_intern_len (self, rest, rest_len);
+  /* raw, named when used (symbolizer_sym_name()); version 1: named.  A raw
+   * name the report would show as it is (no version, not mangled: most
+   * of a C program's) is named now, as version 1's were, rather than
+   * interned again at its first use. */
+  gboolean as_is = !ps->raw_names
+                   || (!self->perf_names && memchr (rest, '@', rest_len) == NULL
+                       && !(rest_len >= 2 && rest[0] == '_' && rest[1] == 'Z'));
+  RspSym sym = { start, size, name, as_is ? name : NULL };
   g_array_append_val (ps->current, sym);
   return TRUE;
 }
@@ -346,7 +359,8 @@ parse_table (RspSymbolizer *self, StoredParse *ps, const guint8 *data, gsize siz
       line_no++;
       if (line_no == 1)
         {
-          if (len != strlen (STORED_MAGIC) || memcmp (line, STORED_MAGIC, len) != 0)
+          ps->raw_names = len == strlen (STORED_MAGIC) && memcmp (line, STORED_MAGIC, len) == 0;
+          if (!ps->raw_names && (len != strlen (STORED_MAGIC_V1) || memcmp (line, STORED_MAGIC_V1, len) != 0))
             {
               g_set_error (error, RSP_SYMBOLIZER_ERROR, RSP_SYMBOLIZER_ERROR_INVALID,
                            _("stored symbols: unknown format (expected \"%s\")"), STORED_MAGIC);

@@ -21,6 +21,9 @@
 #include <glib/gi18n-lib.h>
 #include <stdlib.h>
 #include <string.h>
+#ifdef RSP_HAVE_LIBIBERTY
+#include <libiberty/demangle.h>
+#endif
 
 /* libstdc++'s demangler.  The rsp command links it from libsupc++'s
  * archive (meson.build: a weak reference here, the archive's member pulled
@@ -235,6 +238,28 @@ symbolizer_cache_clear (RspSymbolizer *self)
 /* ------------------------------------------------------------------------ */
 /* Names                                                                    */
 
+#ifdef RSP_HAVE_LIBIBERTY
+/* RAW named as perf script (perf 6.1, built without libbfd) names it:
+ * cplus_demangle (name, 0), libiberty's automatic style (Rust, then the
+ * C++ ABI) without parameters, given the name with its version, which
+ * stays on a name it does not demangle ("cfree@GLIBC_2.2.5") and is
+ * dropped from one it does ("_Znwm@@GLIBCXX_3.4": "operator new"); a PLT
+ * stub is its function's name so demangled, then "@plt". */
+static const char *
+perf_name (RspSymbolizer *self, const char *raw)
+{
+  gsize len = strlen (raw);
+  gboolean plt = len > 4 && strcmp (raw + len - 4, "@plt") == 0;
+  g_autofree char *base = plt ? g_strndup (raw, len - 4) : NULL;
+  char *demangled = cplus_demangle (plt ? base : raw, DMGL_NO_OPTS);
+  if (demangled == NULL)
+    return symbolizer_intern (self, raw);
+  g_autofree char *named = g_strconcat (demangled, plt ? "@plt" : "", NULL);
+  free (demangled);
+  return symbolizer_intern (self, named);
+}
+#endif
+
 /* The name to show for SYM, interned on first use.  User-space names lose
  * their symbol version ("memcpy@@GLIBC_2.14") and are demangled; the
  * "@plt" of a PLT stub stays, it says the frame is the stub. */
@@ -251,6 +276,10 @@ symbolizer_sym_name (RspSymbolizer *self, const RspSym *csym, gboolean kernel)
     return sym->name;
   if (kernel)
     return sym->name = symbolizer_intern (self, raw);
+#ifdef RSP_HAVE_LIBIBERTY
+  if (self->perf_names)
+    return sym->name = perf_name (self, raw);
+#endif
 
   if ((at = strchr (raw, '@')) != NULL && at != raw)
     {
@@ -770,6 +799,13 @@ rsp_symbolizer_set_stored_searched (RspSymbolizer *self, gboolean searched)
       RspDso *dso = self->dsos->pdata[i];
       dso->stored_whole_tried = dso->stored_whole = FALSE;
     }
+}
+
+void
+rsp_symbolizer_set_perf_names (RspSymbolizer *self, gboolean perf_names)
+{
+  g_return_if_fail (self != NULL);
+  self->perf_names = perf_names;
 }
 
 void

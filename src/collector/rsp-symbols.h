@@ -132,6 +132,14 @@ void rsp_symbolizer_set_stored_searched (RspSymbolizer *self, gboolean searched)
  * too (the user rsp record ran the command as). */
 void rsp_symbolizer_trust_jit_maps_of (RspSymbolizer *self, guint32 uid);
 
+/* Names user-space symbols as perf script does (rsp dump): C++, Rust and D
+ * names demangled by libiberty without parameters or return types
+ * ("ns::Klass::method", where the report says "ns::Klass::method(int)").
+ * Set before a stored table is loaded and before the first lookup.
+ * Without libiberty at build time, and for
+ * the display names an older recording stored, the report's names. */
+void rsp_symbolizer_set_perf_names (RspSymbolizer *self, gboolean perf_names);
+
 /* Records which symbols were resolved, so that rsp record can store them in
  * the recording ("symbols" section) for reading on another machine. */
 void rsp_symbolizer_set_track_used (RspSymbolizer *self, gboolean track);

@@ -90,8 +90,15 @@ def check_tcp_loop(events, workload_args):
     return problems
 
 
+def check_cxx_spin(events, workload_args):
+    samples = [e for e in events if e.event.startswith("cpu-clock") and e.comm == "cxx_spin"]
+    return [] if len(samples) >= 20 else ["only %d cpu-clock samples of cxx_spin" % len(samples)]
+
+
 WORKLOADS = {
     # name: (functions that must be on stacks, semantic check)
+    "cxx_spin": (["rsp_cxx::Spinner::spin", "rsp_cxx::accumulate<long>", "rsp_cxx::accumulate<double>"],
+                 check_cxx_spin),
     "pingpong": (["pingpong_work"], check_pingpong),
     "forkexec": (["forkexec_work", "forkexec_child_work"], check_forkexec),
     "dio_read": (["dio_read_work"], check_dio_read),

@@ -437,17 +437,30 @@ def is_kernel_frame(frame):
     return frame.ip >= KERNEL_SPACE
 
 
+def user_frame_name(sym):
+    """A user frame's name as both tools must print it: exactly, with a
+    symbol version (cfree@GLIBC_2.2.5) and C++ names as perf's demangler
+    gives them (ns::Klass::method, no parameters), the offset aside (rsp
+    dump prints it, perf script without symoff does not) and the PLT stubs
+    compared as one (workload_frame_name)."""
+    name = re.sub(r"\+0x[0-9a-fA-F]+$", "", sym)
+    if "@plt" in name or name == "_init":
+        return "(a PLT stub)"
+    return name
+
+
 def frame_summary(frames, workload):
     """What must agree between the two tools for one sample: every kernel
-    frame (address and name) and the names of the frames in the workload
-    binary, in order.  User addresses differ on purpose: perf script prints
-    them relative to the binary."""
+    frame (address and name), the names of the frames in the workload
+    binary and the exact names of every other user frame, in order.  User
+    addresses differ on purpose: perf script prints them relative to the
+    binary."""
     out = []
     for f in frames:
         if is_kernel_frame(f):
             out.append(("k", "%x" % f.ip, symbol_base_name(f.sym)))
-        elif os.path.basename(f.dso) == workload:
-            out.append(("w", workload_frame_name(f.sym)))
+        else:
+            out.append(("u", os.path.basename(f.dso), user_frame_name(f.sym)))
     return tuple(out)
 
 
@@ -522,7 +535,8 @@ def compare_samples(perf_events, rsp_events, workload, max_report=8):
                     if pa[4] != pb[4]:
                         what.append("%d vs %d frames" % (pa[4], pb[4]))
                     if pa[5] != pb[5]:
-                        what.append("kernel/workload frames differ")
+                        what.append("frames differ: %s" % "; ".join(
+                            "%r vs %r" % (x, y) for x, y in zip(pa[5], pb[5]) if x != y)[:600])
                     problems.append("sample %s: %s\n--- perf script:\n%s\n--- rsp dump:\n%s"
                                     % (key, ", ".join(what), describe(a), describe(b)))
                     reported += 1

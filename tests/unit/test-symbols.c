@@ -965,6 +965,25 @@ test_bad_elf (void)
 /* ------------------------------------------------------------------------ */
 /* Stored tables                                                            */
 
+/* The file offset of ADDR, in FILE's mapping that holds it in this process. */
+static guint64
+file_offset_of (const char *file, guint64 addr)
+{
+  g_autofree char *text = NULL;
+  g_assert_true (g_file_get_contents ("/proc/self/maps", &text, NULL, NULL));
+  g_auto (GStrv) lines = g_strsplit (text, "\n", -1);
+  for (guint i = 0; lines[i] != NULL; i++)
+    {
+      guint64 start, end, pgoff;
+      char path[4096];
+      if (parse_maps_line (lines[i], &start, &end, &pgoff, path) && strcmp (path, file) == 0 && addr >= start
+          && addr < end)
+        return addr - start + pgoff;
+    }
+  g_assert_not_reached ();
+  return 0;
+}
+
 static void
 test_stored_round_trip (void)
 {
@@ -995,10 +1014,12 @@ test_stored_round_trip (void)
     rsp_symbolizer_resolve (a, -1, kernel[i], TRUE, &fa);
   exported = rsp_symbolizer_export_used (a);
   text = g_bytes_get_data (exported, &size);
-  g_assert_true (g_str_has_prefix (text, "RSP-SYMBOLS 1\n"));
+  g_assert_true (g_str_has_prefix (text, "RSP-SYMBOLS 2\n"));
   g_assert_nonnull (g_strstr_len (text, size, "\nK ffffffffc0000080 "));
   g_assert_nonnull (g_strstr_len (text, size, " mod_fn2\tmymod\n"));
-  g_assert_nonnull (g_strstr_len (text, size, " ns::Klass::method(int)\n"));
+  /* version 2: the binary's own name, named when used */
+  g_assert_nonnull (g_strstr_len (text, size, " _ZN2ns5Klass6methodEi\n"));
+  g_assert_null (g_strstr_len (text, size, "ns::Klass::method(int)"));
 
   /* A fresh symbolizer with only the stored table: same answers, and it
    * did not need the binary (nothing loaded) nor kallsyms. */
@@ -1028,6 +1049,46 @@ test_stored_round_trip (void)
   /* And it stores the same table again. */
   again = rsp_symbolizer_export_used (b);
   g_assert_cmpstr (g_bytes_get_data (again, NULL), ==, text);
+
+  /* rsp dump's names, from the binary and from the stored table alike:
+   * perf script's (no parameters) */
+  for (guint k = 0; k < 2; k++)
+    {
+      g_autoptr (RspSymbolizer) c = rsp_symbolizer_new ();
+      rsp_symbolizer_set_perf_names (c, TRUE);
+      if (k == 1)
+        g_assert_true (rsp_symbolizer_load_stored (c, g_bytes_get_data (exported, NULL), size, NULL));
+      feed_self_maps (c, pid, f.lib_path, NULL);
+      rsp_symbolizer_resolve (c, pid, f.cxx_method + 1, FALSE, &fb);
+#ifdef RSP_HAVE_LIBIBERTY
+      g_assert_cmpstr (fb.symbol, ==, "ns::Klass::method");
+#else
+      g_assert_cmpstr (fb.symbol, ==, "ns::Klass::method(int)");
+#endif
+      rsp_symbolizer_resolve (c, pid, f.c_function, FALSE, &fb);
+      g_assert_cmpstr (fb.symbol, ==, "symfix_c_function");
+      g_assert_cmpuint (rsp_symbolizer_get_stats (c)->dsos_loaded, ==, k == 0 ? 1 : 0);
+    }
+
+  /* A version 1 table (display names): read, its names used as they are,
+   * in rsp dump too; a version 3 one is refused. */
+  {
+    g_autofree char *v1 = g_strdup_printf ("RSP-SYMBOLS 1\nD - %s\nS %" G_GINT64_MODIFIER "x 10 ns::Klass::method(int)\n",
+                                           f.lib_path, file_offset_of (f.lib_path, f.cxx_method));
+    for (guint k = 0; k < 2; k++)
+      {
+        g_autoptr (RspSymbolizer) c = rsp_symbolizer_new ();
+        rsp_symbolizer_set_perf_names (c, k == 1);
+        g_assert_true (rsp_symbolizer_load_stored (c, (const guint8 *) v1, strlen (v1), NULL));
+        feed_self_maps (c, pid, f.lib_path, NULL);
+        rsp_symbolizer_resolve (c, pid, f.cxx_method + 1, FALSE, &fb);
+        g_assert_cmpstr (fb.symbol, ==, "ns::Klass::method(int)");
+        g_assert_cmpuint (rsp_symbolizer_get_stats (c)->dsos_loaded, ==, 0);
+      }
+    v1[strlen ("RSP-SYMBOLS ")] = '3';
+    g_autoptr (RspSymbolizer) c = rsp_symbolizer_new ();
+    g_assert_false (rsp_symbolizer_load_stored (c, (const guint8 *) v1, strlen (v1), NULL));
+  }
   fixture_close (&f);
 }
 
@@ -1125,7 +1186,7 @@ test_stored_whole (void)
     g_assert_null (resolve_name (rec, pid, header, FALSE, NULL));
     g_assert_cmpuint (rsp_symbolizer_get_stats (rec)->dsos_loaded, ==, 1);
     exported = rsp_symbolizer_export_used (rec);
-    expected_d = g_strdup_printf ("RSP-SYMBOLS 1\nD %s %s\n", hex, copy);
+    expected_d = g_strdup_printf ("RSP-SYMBOLS 2\nD %s %s\n", hex, copy);
     g_assert_cmpstr (g_bytes_get_data (exported, NULL), ==, expected_d);
   }
   {
@@ -1348,7 +1409,9 @@ test_stored_garbage (void)
 {
   static const char *const bad[] = {
     "",
-    "RSP-SYMBOLS 2\n",
+    "RSP-SYMBOLS 3\n",
+    "RSP-SYMBOLS 2\nS 10 10 orphan\n",
+    "RSP-SYMBOLS 2\nD zz /x\n",
     "RSP-SYMBOLS 1",
     "RSP-SYMBOLS 1\nS 10 10 orphan\n",
     "RSP-SYMBOLS 1\nK zz 10 x\n",
