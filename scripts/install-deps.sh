@@ -13,7 +13,7 @@
 # rsp links GLib, elfutils, libtraceevent, libtracefs, bzip2, xz and zlib from
 # their static archives, which these -dev packages ship (libbz2-dev: for
 # libdw.a; the shared libdw needs only the runtime library); libiberty-dev:
-# the demangler perf script names C++, Rust and D symbols with, which rsp
+# the demangler perf script names C++ and Rust symbols with, which rsp
 # dump uses to print the same names (an archive only).
 set -eu
 packages="build-essential meson ninja-build pkg-config gettext

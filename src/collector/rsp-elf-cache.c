@@ -93,6 +93,9 @@ typedef struct {
   char *path;
   const guint8 *build_id; /* points into the ELF data */
   gssize build_id_size;
+  /* elf_handle_open() failed for a reason that may pass: not "no such
+   * file", "not a regular file" or "not ELF" */
+  gboolean transient;
 } ElfHandle;
 
 static void
@@ -133,20 +136,31 @@ elf_handle_open (ElfHandle *h, const char *path)
   *h = (ElfHandle){ .fd = -1 };
   h->fd = open (path, O_RDONLY | O_CLOEXEC);
   if (h->fd < 0)
-    return FALSE;
+    {
+      h->transient = errno != ENOENT && errno != ENOTDIR && errno != EACCES && errno != EPERM
+                     && errno != ELOOP && errno != ENAMETOOLONG && errno != ENXIO && errno != ENODEV
+                     && errno != EISDIR;
+      return FALSE;
+    }
   /* Only regular files: a FIFO or device named like a library would block
    * or lie. */
-  if (fstat (h->fd, &st) != 0 || !S_ISREG (st.st_mode))
+  int stat_failed = fstat (h->fd, &st);
+  if (stat_failed != 0 || !S_ISREG (st.st_mode))
     {
       elf_handle_close (h);
+      h->transient = stat_failed != 0;
       return FALSE;
     }
   elf = elf_begin (h->fd, ELF_C_READ_MMAP, NULL);
   if (elf == NULL || !elf_handle_init (h, elf))
     {
+      /* no descriptor at all: out of memory, or the mapping failed (a
+       * file that is not ELF gets one, of another kind) */
+      gboolean transient = elf == NULL && st.st_size > 0;
       if (elf != NULL && h->elf == NULL)
         elf_end (elf);
       elf_handle_close (h);
+      h->transient = transient;
       return FALSE;
     }
   h->path = g_strdup (path);
@@ -192,6 +206,24 @@ rsp_elf_deps_new (void)
   return deps;
 }
 
+gboolean
+rsp_elf_deps_unreadable (const GArray *deps)
+{
+  for (guint i = 0; deps != NULL && i < deps->len; i++)
+    if (g_array_index (deps, RspElfDep, i).unreadable)
+      return TRUE;
+  return FALSE;
+}
+
+/* Marks DEPS' last file (the one just opened into H) unreadable when H's
+ * open failed for a reason that may pass. */
+static void
+note_transient (GArray *deps, const ElfHandle *h)
+{
+  if (deps != NULL && deps->len > 0 && h->elf == NULL && h->transient)
+    g_array_index (deps, RspElfDep, deps->len - 1).unreadable = TRUE;
+}
+
 static gboolean
 build_id_equal (const guint8 *a, gsize a_size, const guint8 *b, gsize b_size)
 {
@@ -226,7 +258,10 @@ open_matching (ElfHandle *h, const char *path, const guint8 *id, gsize id_size, 
       g_array_append_val (deps, dep);
     }
   if (!elf_handle_open (h, path))
-    return FALSE;
+    {
+      note_transient (deps, h);
+      return FALSE;
+    }
   if (id_size > 0 && !build_id_equal (h->build_id, h->build_id_size, id, id_size))
     {
       elf_handle_close (h);
@@ -847,10 +882,8 @@ rsp_elf_file_load_traced (const char *path, const guint8 *build_id, guint build_
   return ok ? g_steal_pointer (&file) : NULL;
 }
 
-/* rsp_elf_may_name_more(), also appending to DEPS (may be NULL) every
- * file it looked at, as it was before reading it. */
-static gboolean
-may_name_more_traced (const char *path, const guint8 *build_id, guint build_id_size, gboolean by_path,
+gboolean
+rsp_elf_may_name_more_traced (const char *path, const guint8 *build_id, guint build_id_size, gboolean by_path,
                       GArray *deps)
 {
   ElfHandle bin = { .fd = -1 }, dbg = { .fd = -1 };
@@ -876,6 +909,8 @@ may_name_more_traced (const char *path, const guint8 *build_id, guint build_id_s
       if (by_path)
         return TRUE; /* a lookup by path reads this other file */
     }
+  if (path != NULL)
+    note_transient (deps, &bin);
   if (bin.elf == NULL)
     open_perf_copy (&bin, build_id, id_size, deps);
   if (bin.elf != NULL)
@@ -895,7 +930,7 @@ gboolean
 rsp_elf_may_name_more (const char *path, const guint8 *build_id, guint build_id_size,
                        gboolean by_path)
 {
-  return may_name_more_traced (path, build_id, build_id_size, by_path, NULL);
+  return rsp_elf_may_name_more_traced (path, build_id, build_id_size, by_path, NULL);
 }
 
 static RspElfFile *
@@ -1024,7 +1059,7 @@ load_through_store (RspElfCache *self, const char *path, const guint8 *build_id,
     }
   g_autoptr (GArray) deps = rsp_elf_deps_new ();
   file = rsp_elf_file_load_traced (path, build_id, build_id_size, deps, NULL);
-  if (file != NULL)
+  if (file != NULL && !rsp_elf_deps_unreadable (deps))
     rsp_elf_store_save (self->store_dir, path, build_id, build_id_size, file, deps);
   return file;
 }
@@ -1105,8 +1140,11 @@ rsp_elf_cache_may_name_more (RspElfCache *self, const char *path, const guint8 *
       return verdict != 0;
     }
   g_autoptr (GArray) deps = rsp_elf_deps_new ();
-  gboolean more = may_name_more_traced (path, build_id, build_id_size, by_path, deps);
-  rsp_elf_store_save_verdict (self->store_dir, path, build_id, build_id_size, by_path, more, deps);
+  gboolean more = rsp_elf_may_name_more_traced (path, build_id, build_id_size, by_path, deps);
+  /* a file that could not be opened now (no descriptor left, say) may
+   * hold what the verdict would have found: not kept */
+  if (!rsp_elf_deps_unreadable (deps))
+    rsp_elf_store_save_verdict (self->store_dir, path, build_id, build_id_size, by_path, more, deps);
   return more;
 }
 

@@ -105,12 +105,19 @@ void rsp_elf_file_free (RspElfFile *file);
  * TRUE too.  No BUILD_ID: TRUE.  Reads no symbols. */
 gboolean rsp_elf_may_name_more (const char *path, const guint8 *build_id, guint build_id_size,
                                 gboolean by_path);
+/* The same, also appending to DEPS (may be NULL) every file it looked at,
+ * as it was before reading it (rsp_elf_file_load_traced()). */
+gboolean rsp_elf_may_name_more_traced (const char *path, const guint8 *build_id, guint build_id_size,
+                                       gboolean by_path, GArray *deps);
 
 /* What a file looked like when a load read it (or found it missing). */
 typedef struct {
   char *path;
   gboolean present;
   guint64 dev, ino, size, mtime_ns, ctime_ns;
+  /* it could not be read for a reason that may pass (no file descriptor
+   * or memory left, an I/O error): what was made without it is not kept */
+  gboolean unreadable;
 } RspElfDep;
 
 /* Fills DEP from stat(PATH). */
@@ -119,6 +126,8 @@ void rsp_elf_dep_stat (const char *path, RspElfDep *dep);
 gboolean rsp_elf_dep_equal (const RspElfDep *a, const RspElfDep *b);
 /* A GArray of RspElfDep that frees their paths. */
 GArray *rsp_elf_deps_new (void);
+/* Whether one of DEPS was unreadable: then nothing made from them is kept. */
+gboolean rsp_elf_deps_unreadable (const GArray *deps);
 
 /* rsp_elf_file_load(), also appending to DEPS (may be NULL) every file the
  * load looked at, as it was before reading it: the binary, perf's build-id

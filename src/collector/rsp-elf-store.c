@@ -15,8 +15,12 @@
 #include "rsp-elf-store.h"
 #include "rsp-disk-cache.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <glib/gstdio.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #define STORE_MAGIC "RSPESYM"
 #define STORE_VERSION 2u /* 2: the four-lane hash of rsp-disk-cache.c */
@@ -24,10 +28,12 @@
  * changes with the hash function, so an older version's entries are never
  * opened again, and prune() removes them (version 1 wrote ".syms" alone). */
 #define STORE_SUFFIX ".v2.syms"
+#define VERDICT_SUFFIX ".v2.more"
 #define STORE_NONE G_MAXUINT32 /* a string offset: no string */
 #define STORE_MINI 1u          /* flags: symbols from MiniDebugInfo */
 #define STORE_VERDICT 2u       /* flags: no symbols, a verdict of rsp_elf_may_name_more() ... */
 #define STORE_MORE 4u          /* ... which is TRUE */
+#define VERDICT_MAX_SIZE (64 << 10) /* a verdict's entry is read whole: a few hundred bytes */
 #define STORE_MAX_ENTRIES 4000 /* past this, the oldest entries go ... */
 #define STORE_KEEP_ENTRIES 3000 /* ... down to this many */
 
@@ -77,13 +83,23 @@ verdict_key (const char *path, const guint8 *build_id, guint build_id_size, gboo
   return g_strconcat (key, "\nmay name more", by_path ? " by path\n" : "\n", g_get_home_dir (), NULL);
 }
 
+/* Verdicts are files of their own kind, ".more", kept apart from the
+ * symbol tables' ".syms" (prune() bounds each kind alone: a few hundred
+ * bytes each, they must not push out tables that cost a read of a binary). */
+static gboolean
+is_verdict_key (const char *key)
+{
+  return strstr (key, "\nmay name more") != NULL;
+}
+
 static char *
 entry_path_for_key (const char *dir, const char *key, const guint8 *build_id, guint build_id_size)
 {
   g_autofree char *hex = build_id_size > 0 ? rsp_build_id_to_hex (build_id, build_id_size)
                                            : g_strdup ("noid");
   guint64 h = rsp_disk_cache_hash (RSP_DISK_CACHE_HASH_INIT, key, strlen (key));
-  g_autofree char *name = g_strdup_printf ("%s-%016" G_GINT64_MODIFIER "x" STORE_SUFFIX, hex, h);
+  g_autofree char *name = g_strdup_printf ("%s-%016" G_GINT64_MODIFIER "x%s", hex, h,
+                                           is_verdict_key (key) ? VERDICT_SUFFIX : STORE_SUFFIX);
   return g_build_filename (dir, name, NULL);
 }
 
@@ -159,15 +175,41 @@ entry_open (const char *dir, const char *key, const guint8 *build_id, guint buil
   g_autofree char *buffer = NULL;
   gsize size = 0;
   const char *data;
+  /* a regular file, never followed through a link (root reads a user's
+   * cache under sudo -E) nor a FIFO or device that would block or never
+   * end */
+  int fd = open (entry, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+  struct stat st;
+  if (fd < 0)
+    return FALSE;
+  if (fstat (fd, &st) != 0 || !S_ISREG (st.st_mode) || (read && st.st_size > VERDICT_MAX_SIZE))
+    {
+      close (fd);
+      return FALSE;
+    }
   if (read)
     {
-      if (!g_file_get_contents (entry, &buffer, &size, NULL))
+      size = (gsize) st.st_size;
+      buffer = g_malloc (MAX (size, 1)); /* g_malloc'd: aligned for the header and what follows */
+      gsize got = 0;
+      while (got < size)
+        {
+          ssize_t n = pread (fd, buffer + got, size - got, (off_t) got);
+          if (n < 0 && errno == EINTR)
+            continue;
+          if (n <= 0)
+            break;
+          got += (gsize) n;
+        }
+      close (fd);
+      if (got != size)
         return FALSE;
-      data = buffer; /* g_malloc'd: aligned for the header and what follows */
+      data = buffer;
     }
   else
     {
-      map = g_mapped_file_new (entry, FALSE, NULL);
+      map = g_mapped_file_new_from_fd (fd, FALSE, NULL);
+      close (fd);
       if (map == NULL)
         return FALSE;
       size = g_mapped_file_get_length (map);
@@ -316,41 +358,48 @@ entry_age_free (gpointer data)
 }
 
 /* Keeps the directory from growing without bound: the entries of other
- * versions go, and past STORE_MAX_ENTRIES entries, the least recently
- * written. */
+ * versions go, and past STORE_MAX_ENTRIES entries of a kind (symbol
+ * tables, ".syms"; verdicts, ".more"), the least recently written. */
 static void
 prune (const char *dir)
 {
   g_autoptr (GDir) d = g_dir_open (dir, 0, NULL);
-  g_autoptr (GPtrArray) entries = g_ptr_array_new_with_free_func (entry_age_free);
+  static const char *const kinds[][2] = { { ".syms", STORE_SUFFIX }, { ".more", VERDICT_SUFFIX } };
+  g_autoptr (GPtrArray) syms = g_ptr_array_new_with_free_func (entry_age_free);
+  g_autoptr (GPtrArray) verdicts = g_ptr_array_new_with_free_func (entry_age_free);
+  GPtrArray *entries[2] = { syms, verdicts };
   const char *name;
 
   if (d == NULL)
     return;
   while ((name = g_dir_read_name (d)) != NULL)
+    for (guint k = 0; k < G_N_ELEMENTS (kinds); k++)
+      {
+        if (!g_str_has_suffix (name, kinds[k][0]))
+          continue;
+        EntryAge *e = g_new0 (EntryAge, 1);
+        e->path = g_build_filename (dir, name, NULL);
+        if (!g_str_has_suffix (name, kinds[k][1]))
+          {
+            g_unlink (e->path);
+            entry_age_free (e);
+            continue;
+          }
+        if (g_stat (e->path, &e->st) != 0)
+          {
+            entry_age_free (e);
+            continue;
+          }
+        g_ptr_array_add (entries[k], e);
+      }
+  for (guint k = 0; k < G_N_ELEMENTS (kinds); k++)
     {
-      if (!g_str_has_suffix (name, ".syms"))
+      if (entries[k]->len <= STORE_MAX_ENTRIES)
         continue;
-      EntryAge *e = g_new0 (EntryAge, 1);
-      e->path = g_build_filename (dir, name, NULL);
-      if (!g_str_has_suffix (name, STORE_SUFFIX))
-        {
-          g_unlink (e->path);
-          entry_age_free (e);
-          continue;
-        }
-      if (g_stat (e->path, &e->st) != 0)
-        {
-          entry_age_free (e);
-          continue;
-        }
-      g_ptr_array_add (entries, e);
+      g_ptr_array_sort (entries[k], compare_mtime);
+      for (guint i = 0; i + STORE_KEEP_ENTRIES < entries[k]->len; i++)
+        g_unlink (((EntryAge *) entries[k]->pdata[i])->path);
     }
-  if (entries->len <= STORE_MAX_ENTRIES)
-    return;
-  g_ptr_array_sort (entries, compare_mtime);
-  for (guint i = 0; i + STORE_KEEP_ENTRIES < entries->len; i++)
-    g_unlink (((EntryAge *) entries->pdata[i])->path);
 }
 
 /* Writes the entry for KEY in DIR: header H (counts and hashes filled in

@@ -8,6 +8,7 @@
 #include <glib/gi18n-lib.h>
 #include <grp.h>
 #include <pwd.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -55,13 +56,30 @@ user_from_tools (Session *s, uid_t uid)
     return FALSE;
   if (s->user_gid == (gid_t) -1)
     s->user_gid = pw_gid;
-  /* as getgrouplist(name, gid): that group, then the user's groups */
-  g_array_set_size (s->user_groups, 0);
-  g_array_append_val (s->user_groups, s->user_gid);
+  /* as getgrouplist(name, gid): that group, then the groups the user is
+   * a member of.  id -G prints the passwd entry's group first, then those
+   * (without it again): that first one only where it is the group given
+   * (sudo's SUDO_GID may be another, after newgrp or sg). */
   const char *id[] = { "id", "-G", "--", name, NULL };
   g_autofree char *groups = tool_output (id);
-  if (groups != NULL)
-    rsp_probe_parse_groups (groups, s->user_groups);
+  g_autoptr (GArray) listed = g_array_new (FALSE, FALSE, sizeof (gid_t));
+  if (groups == NULL || !rsp_probe_parse_groups (groups, listed))
+    {
+      fprintf (stderr, _("rsp record: warning: %s\n"),
+               _("the invoking user's groups could not be read (id -G): the command runs with the "
+                 "user's group alone"));
+      g_array_set_size (listed, 0);
+    }
+  g_array_set_size (s->user_groups, 0);
+  g_array_append_val (s->user_groups, s->user_gid);
+  for (guint i = 0; i < listed->len; i++)
+    {
+      gid_t g = g_array_index (listed, gid_t, i);
+      if (i == 0 && g == pw_gid && g != s->user_gid)
+        continue;
+      if (g != s->user_gid)
+        g_array_append_val (s->user_groups, g);
+    }
   s->user_name = g_steal_pointer (&name);
   s->user_home = g_steal_pointer (&home);
   return TRUE;
@@ -90,6 +108,11 @@ session_set_user (Session *s)
   struct passwd *pw = getpwuid (uid);
   if (pw == NULL)
     {
+      g_autofree char *what = g_strdup_printf (_("user %u has no entry in the user database that getent or "
+                                                 "/etc/passwd show: the command runs with that user id, "
+                                                 "no supplementary groups, and rsp's HOME"),
+                                               (unsigned) uid);
+      fprintf (stderr, _("rsp record: warning: %s\n"), what);
       if (s->user_gid == (gid_t) -1)
         s->user_gid = uid;
       return;

@@ -239,22 +239,51 @@ symbolizer_cache_clear (RspSymbolizer *self)
 /* Names                                                                    */
 
 #ifdef RSP_HAVE_LIBIBERTY
+/* An OCaml name as perf names it, or NULL: "caml" and a capital letter,
+ * then the rest with "__" read as "." and "$xx" as the byte xx (hex):
+ * "camlStdlib__List__map_270" is "Stdlib.List.map_270". */
+static char *
+ocaml_name (const char *raw)
+{
+  if (strncmp (raw, "caml", 4) != 0 || !g_ascii_isupper (raw[4]))
+    return NULL;
+  GString *out = g_string_sized_new (strlen (raw));
+  for (const char *p = raw + 4; *p != '\0';)
+    if (p[0] == '_' && p[1] == '_')
+      {
+        g_string_append_c (out, '.');
+        p += 2;
+      }
+    else if (p[0] == '$' && g_ascii_isxdigit (p[1]) && g_ascii_isxdigit (p[2]))
+      {
+        g_string_append_c (out, (char) (g_ascii_xdigit_value (p[1]) << 4 | g_ascii_xdigit_value (p[2])));
+        p += 3;
+      }
+    else
+      g_string_append_c (out, *p++);
+  return g_string_free (out, FALSE);
+}
+
 /* RAW named as perf script (perf 6.1, built without libbfd) names it:
  * cplus_demangle (name, 0), libiberty's automatic style (Rust, then the
- * C++ ABI) without parameters, given the name with its version, which
- * stays on a name it does not demangle ("cfree@GLIBC_2.2.5") and is
- * dropped from one it does ("_Znwm@@GLIBCXX_3.4": "operator new"); a PLT
- * stub is its function's name so demangled, then "@plt". */
+ * C++ ABI; not D) without parameters, else perf's OCaml rule, given the
+ * name with its version, which stays on a name neither changes
+ * ("cfree@GLIBC_2.2.5") and is dropped from one libiberty demangles
+ * ("_Znwm@@GLIBCXX_3.4": "operator new"); a PLT stub is its function's
+ * name so named, then "@plt".  (perf's last resort, Java's signatures,
+ * is left out: no ELF symbol is one.) */
 static const char *
 perf_name (RspSymbolizer *self, const char *raw)
 {
   gsize len = strlen (raw);
   gboolean plt = len > 4 && strcmp (raw + len - 4, "@plt") == 0;
   g_autofree char *base = plt ? g_strndup (raw, len - 4) : NULL;
-  char *demangled = cplus_demangle (plt ? base : raw, DMGL_NO_OPTS);
-  if (demangled == NULL)
+  const char *name = plt ? base : raw;
+  char *demangled = cplus_demangle (name, DMGL_NO_OPTS);
+  g_autofree char *ocaml = demangled == NULL ? ocaml_name (name) : NULL;
+  if (demangled == NULL && ocaml == NULL)
     return symbolizer_intern (self, raw);
-  g_autofree char *named = g_strconcat (demangled, plt ? "@plt" : "", NULL);
+  g_autofree char *named = g_strconcat (demangled != NULL ? demangled : ocaml, plt ? "@plt" : "", NULL);
   free (demangled);
   return symbolizer_intern (self, named);
 }

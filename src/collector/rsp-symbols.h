@@ -132,8 +132,9 @@ void rsp_symbolizer_set_stored_searched (RspSymbolizer *self, gboolean searched)
  * too (the user rsp record ran the command as). */
 void rsp_symbolizer_trust_jit_maps_of (RspSymbolizer *self, guint32 uid);
 
-/* Names user-space symbols as perf script does (rsp dump): C++, Rust and D
- * names demangled by libiberty without parameters or return types
+/* Names user-space symbols as perf script does (rsp dump): C++ and Rust
+ * names demangled by libiberty without parameters or return types, OCaml
+ * names by perf's rule, symbol versions kept
  * ("ns::Klass::method", where the report says "ns::Klass::method(int)").
  * Set before a stored table is loaded and before the first lookup.
  * Without libiberty at build time, and for

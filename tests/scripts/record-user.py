@@ -3,9 +3,9 @@
 user: that user's uid, group, supplementary groups, HOME, USER and LOGNAME,
 and the recording belongs to that user.
 
-As root, with the variables sudo sets (SUDO_UID, SUDO_GID, SUDO_USER) and
-then the one pkexec sets (PKEXEC_UID, the group taken from the passwd
-entry), rsp record runs `sh -c 'id -u; id -g; id -G; ...'` for a test user
+As root, with the variables sudo sets (SUDO_UID, SUDO_GID, SUDO_USER; also
+with SUDO_GID another group, as after `sg`) and then the one pkexec sets
+(PKEXEC_UID, the group taken from the passwd entry), rsp record runs `sh -c 'id -u; id -g; id -G; ...'` for a test user
 who is also in a group of its own; the command's output must be that
 user's, as the user databases tell them (getent, id).  A statically linked
 rsp asks getent(1) and id(1) for the user: a static C library that loads
@@ -48,14 +48,20 @@ def main():
     workdir = tempfile.mkdtemp(prefix="rsp-user-", dir=os.environ.get("RSP_BUILD_ROOT"))
     os.chmod(workdir, 0o777)  # the recording is written as the user
     try:
-        for how, env_add in (("sudo", {"SUDO_UID": str(user.pw_uid), "SUDO_GID": str(user.pw_gid),
-                                       "SUDO_USER": TEST_USER}),
-                             ("pkexec", {"PKEXEC_UID": str(user.pw_uid)})):
+        # sudo after `sg rsp-test-group`: SUDO_GID is that group, and the
+        # groups are getgrouplist(user, it): the passwd entry's group is not
+        # among them (the user is not listed as its member)
+        for how, env_add, gid, groups in (
+                ("sudo", {"SUDO_UID": str(user.pw_uid), "SUDO_GID": str(user.pw_gid), "SUDO_USER": TEST_USER},
+                 user.pw_gid, {user.pw_gid, extra_gid}),
+                ("sudo after sg", {"SUDO_UID": str(user.pw_uid), "SUDO_GID": str(extra_gid),
+                                   "SUDO_USER": TEST_USER}, extra_gid, {extra_gid}),
+                ("pkexec", {"PKEXEC_UID": str(user.pw_uid)}, user.pw_gid, {user.pw_gid, extra_gid})):
             env = {k: v for k, v in os.environ.items()
                    if k not in ("SUDO_UID", "SUDO_GID", "SUDO_USER", "PKEXEC_UID")}
             env.update(env_add)
             env["HOME"], env["USER"], env["LOGNAME"] = "/root", "root", "root"
-            out = os.path.join(workdir, how + ".rsp")
+            out = os.path.join(workdir, how.replace(" ", "-") + ".rsp")
             proc = t.run([rsp, "record", "-o", out, "--", "sh", "-c", SCRIPT], timeout=300, check=False,
                          env=env, cwd=workdir)
             if proc.returncode != 0:
@@ -64,18 +70,17 @@ def main():
             lines = proc.stdout.splitlines()
             if len(lines) < 6:
                 t.fail("%s: the command printed %r" % (how, proc.stdout))
-            want_groups = {user.pw_gid, extra_gid}
             got = {"uid": lines[0], "gid": lines[1], "groups": set(int(g) for g in lines[2].split()),
                    "HOME": lines[3], "USER": lines[4], "LOGNAME": lines[5]}
-            want = {"uid": str(user.pw_uid), "gid": str(user.pw_gid), "groups": want_groups,
+            want = {"uid": str(user.pw_uid), "gid": str(gid), "groups": groups,
                     "HOME": user.pw_dir, "USER": TEST_USER, "LOGNAME": TEST_USER}
             wrong = ["%s %r, not %r" % (k, got[k], want[k]) for k in want if got[k] != want[k]]
             if wrong:
                 t.fail("%s: the command ran with %s" % (how, "; ".join(wrong)))
             st = os.stat(out)
-            if (st.st_uid, st.st_gid) != (user.pw_uid, user.pw_gid):
+            if (st.st_uid, st.st_gid) != (user.pw_uid, gid):
                 t.fail("%s: the recording belongs to %d:%d, not to %s (%d:%d)"
-                       % (how, st.st_uid, st.st_gid, TEST_USER, user.pw_uid, user.pw_gid))
+                       % (how, st.st_uid, st.st_gid, TEST_USER, user.pw_uid, gid))
             t.log("%s: the command ran as %s (uid %s, groups %s, HOME %s); the recording is theirs"
                   % (how, TEST_USER, got["uid"], sorted(got["groups"]), got["HOME"]))
     finally:

@@ -9,6 +9,8 @@
 #include <linux/perf_event.h>
 #include <asm/perf_regs.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -1070,6 +1072,48 @@ test_stored_round_trip (void)
       g_assert_cmpuint (rsp_symbolizer_get_stats (c)->dsos_loaded, ==, k == 0 ? 1 : 0);
     }
 
+  /* rsp dump's names of raw names as perf 6.1 gives them (a version 2
+   * table holds any name): the version stays where nothing demangles,
+   * goes where libiberty does; a PLT stub's function demangled, "@plt"
+   * after; OCaml's rule; the report's names beside them */
+  {
+    static const char *const raws[][3] = {
+      /* raw, perf script's, the report's */
+      { "cfree@GLIBC_2.2.5", "cfree@GLIBC_2.2.5", "cfree" },
+      { "_Znwm@@GLIBCXX_3.4", "operator new", "operator new(unsigned long)" },
+      { "_ZdlPv@plt", "operator delete@plt", "operator delete(void*)@plt" },
+      { "camlStdlib__List__map_270", "Stdlib.List.map_270", "camlStdlib__List__map_270" },
+      { "camlA$2dB__x", "A-B.x", "camlA$2dB__x" },
+      { "caml$41__x", "caml$41__x", "caml$41__x" }, /* no capital after "caml" */
+      { "camlnot_ocaml", "camlnot_ocaml", "camlnot_ocaml" },
+      { "_ZN4core3fmt5write17h0123456789abcdefE", "core::fmt::write", "core::fmt::write::h0123456789abcdef" },
+      { "main", "main", "main" },
+    };
+    GString *table = g_string_new ("RSP-SYMBOLS 2\n");
+    g_string_append_printf (table, "D - %s\n", f.lib_path);
+    guint64 base = file_offset_of (f.lib_path, f.c_function);
+    for (guint i = 0; i < G_N_ELEMENTS (raws); i++)
+      g_string_append_printf (table, "S %" G_GINT64_MODIFIER "x 8 %s\n", base + 16 * i, raws[i][0]);
+    for (guint k = 0; k < 2; k++)
+      {
+        g_autoptr (RspSymbolizer) c = rsp_symbolizer_new ();
+        rsp_symbolizer_set_perf_names (c, k == 0);
+        g_assert_true (rsp_symbolizer_load_stored (c, (const guint8 *) table->str, table->len, NULL));
+        feed_self_maps (c, pid, f.lib_path, NULL);
+        for (guint i = 0; i < G_N_ELEMENTS (raws); i++)
+          {
+            rsp_symbolizer_resolve (c, pid, f.c_function + 16 * i + 1, FALSE, &fb);
+#ifdef RSP_HAVE_LIBIBERTY
+            g_assert_cmpstr (fb.symbol, ==, raws[i][k == 0 ? 1 : 2]);
+#else
+            g_assert_cmpstr (fb.symbol, ==, raws[i][2]);
+#endif
+            g_assert_cmpuint (fb.offset, ==, 1);
+          }
+      }
+    g_string_free (table, TRUE);
+  }
+
   /* A version 1 table (display names): read, its names used as they are,
    * in rsp dump too; a version 3 one is refused. */
   {
@@ -2110,6 +2154,35 @@ test_elf_store_verdict (void)
   gboolean from_store;
   copy_file (stripped, bin);
 
+  /* no file descriptor left: the binary and the debug file beside it
+   * cannot be opened, and what is made then (a verdict, a table) is marked
+   * as such (rsp_elf_deps_unreadable(): not kept); a file that is not
+   * there is not */
+  copy_file (debug, bin_debug);
+  for (guint low_fds = 0; low_fds < 2; low_fds++)
+    {
+      struct rlimit old, low;
+      g_assert_cmpint (getrlimit (RLIMIT_NOFILE, &old), ==, 0);
+      int lowest = dup (0);
+      g_assert_cmpint (lowest, >=, 0);
+      close (lowest);
+      low = old;
+      low.rlim_cur = (rlim_t) lowest;
+      g_autoptr (GArray) deps = rsp_elf_deps_new ();
+      g_autoptr (GArray) load_deps = rsp_elf_deps_new ();
+      if (low_fds)
+        g_assert_cmpint (setrlimit (RLIMIT_NOFILE, &low), ==, 0);
+      gboolean more = rsp_elf_may_name_more_traced (bin, id, id_size, FALSE, deps);
+      g_autoptr (RspElfFile) loaded = rsp_elf_file_load_traced (bin, NULL, 0, load_deps, NULL);
+      if (low_fds)
+        g_assert_cmpint (setrlimit (RLIMIT_NOFILE, &old), ==, 0);
+      g_assert_cmpint (rsp_elf_deps_unreadable (deps), ==, low_fds);
+      g_assert_cmpint (more, ==, !low_fds); /* the debug file: found only with descriptors */
+      g_assert_true (loaded == NULL || rsp_elf_deps_unreadable (load_deps) == (gboolean) low_fds);
+    }
+  g_unlink (bin_debug);
+  g_assert_false (g_file_test (entry, G_FILE_TEST_EXISTS));
+
   /* stripped, no debug file: nothing more; kept, and taken from the store */
   g_assert_false (verdict_checked (store, bin, id, id_size, FALSE, &from_store));
   g_assert_false (from_store);
@@ -2165,6 +2238,20 @@ test_elf_store_verdict (void)
   g_rand_free (rand);
   g_test_message ("%u of 300 damaged verdict entries rebuilt", rebuilt);
   g_assert_cmpuint (rebuilt, ==, 300);
+  /* an entry that is a link to a device that never ends, or a FIFO: not
+   * read (no hang, no endless read), made again */
+  for (guint k = 0; k < 2; k++)
+    {
+      g_unlink (entry);
+      if (k == 0)
+        g_assert_cmpint (symlink ("/dev/zero", entry), ==, 0);
+      else
+        g_assert_cmpint (mkfifo (entry, 0600), ==, 0);
+      g_assert_false (verdict_checked (store, bin, id, id_size, FALSE, &from_store));
+      g_assert_false (from_store);
+      g_assert_false (verdict_checked (store, bin, id, id_size, FALSE, &from_store));
+      g_assert_true (from_store);
+    }
 
   g_autoptr (GDir) d = g_dir_open (store, 0, NULL);
   for (const char *name; d != NULL && (name = g_dir_read_name (d)) != NULL;)
@@ -2217,8 +2304,10 @@ test_elf_store_old_versions (void)
   g_autofree char *store = g_build_filename (work, "cache", "elf", NULL);
   g_assert_cmpint (g_mkdir_with_parents (store, 0700), ==, 0);
   g_autofree char *old = g_build_filename (store, "noid-0123456789abcdef.syms", NULL);
+  g_autofree char *old_verdict = g_build_filename (store, "noid-0123456789abcdef.v1.more", NULL);
   g_autofree char *other = g_build_filename (store, "notes.txt", NULL);
   g_assert_true (g_file_set_contents (old, "RSPESYM\0old", 11, NULL));
+  g_assert_true (g_file_set_contents (old_verdict, "RSPESYM\0old", 11, NULL));
   g_assert_true (g_file_set_contents (other, "not an entry", -1, NULL));
   g_autofree char *bin = g_build_filename (work, "libsymfix-stripped.so", NULL);
   copy_file (stripped, bin);
@@ -2226,7 +2315,14 @@ test_elf_store_old_versions (void)
   g_autofree char *entry = rsp_elf_store_entry_path (store, bin, NULL, 0);
   g_assert_true (g_file_test (entry, G_FILE_TEST_IS_REGULAR));
   g_assert_false (g_file_test (old, G_FILE_TEST_EXISTS));
+  g_assert_false (g_file_test (old_verdict, G_FILE_TEST_EXISTS));
   g_assert_true (g_file_test (other, G_FILE_TEST_EXISTS));
+  /* a verdict is an entry of its own kind */
+  guint8 id[20];
+  memset (id, 0x5a, sizeof id);
+  g_autofree char *verdict = rsp_elf_store_verdict_path (store, bin, id, sizeof id, FALSE);
+  g_assert_true (g_str_has_suffix (verdict, ".v2.more"));
+  g_assert_true (g_str_has_suffix (entry, ".v2.syms"));
   g_assert_true (load_checked (store, bin));
   g_unlink (entry);
   g_unlink (other);
