@@ -102,7 +102,14 @@ main (int argc, char **argv)
   __nss_configure_lookup ("group", "files");
   __nss_configure_lookup ("initgroups", "files");
 #endif
-  setlocale (LC_ALL, "");
+  /* the categories the command line uses: its charset, its numbers
+   * (81,95 ms in German) and its messages; not LC_ALL, whose twelve files
+   * (C.UTF-8 on a Debian without locale-archive) cost 3% of a small
+   * report.  Nothing here formats dates, money or sorts by locale; the
+   * viewer and rsp-render set them all (rsp_cli_init_locale()). */
+  setlocale (LC_CTYPE, "");
+  setlocale (LC_NUMERIC, "");
+  setlocale (LC_MESSAGES, "");
   bindtextdomain (GETTEXT_PACKAGE, LOCALEDIR);
   bind_textdomain_codeset (GETTEXT_PACKAGE, "UTF-8");
   textdomain (GETTEXT_PACKAGE);
