@@ -1,6 +1,8 @@
 /* rsp-disk-cache.c — see rsp-disk-cache.h. */
 #include "rsp-disk-cache.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <glib/gstdio.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -79,6 +81,36 @@ rsp_disk_cache_populate (const void *data, gsize len)
   if (len <= 16 * (gsize) MAX (page, 0) || page <= 0)
     return TRUE;
   return madvise ((void *) start, (guintptr) data + len - start, MADV_POPULATE_READ) == 0;
+}
+
+int
+rsp_open_regular (const char *path, struct stat *st)
+{
+  int fd = open (path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+  if (fd >= 0 && (fstat (fd, st) != 0 || !S_ISREG (st->st_mode)))
+    {
+      close (fd);
+      fd = -1;
+    }
+  return fd;
+}
+
+char *
+rsp_read_fd (int fd, gsize size, gsize *got)
+{
+  char *data = g_malloc (size + 1); /* g_malloc: aligned for what it holds */
+  *got = 0;
+  while (*got < size)
+    {
+      ssize_t n = pread (fd, data + *got, size - *got, (off_t) *got);
+      if (n < 0 && errno == EINTR)
+        continue;
+      if (n <= 0)
+        break;
+      *got += (gsize) n;
+    }
+  data[*got] = '\0';
+  return data;
 }
 
 gboolean

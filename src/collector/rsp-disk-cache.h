@@ -11,6 +11,7 @@
 #pragma once
 
 #include <glib.h>
+#include <sys/stat.h>
 
 G_BEGIN_DECLS
 
@@ -28,6 +29,16 @@ guint64 rsp_disk_cache_hash (guint64 h, const void *data, gsize len);
  * a fault per few pages.  FALSE, with errno set, when the kernel refused:
  * one without MADV_POPULATE_READ (Linux 5.14) does every time. */
 gboolean rsp_disk_cache_populate (const void *data, gsize len);
+
+/* Opens PATH for reading if it is a regular file, never through a
+ * symbolic link nor blocking on a FIFO or device (root reads a user's
+ * files here: the cache under sudo -E, a JIT's /tmp/perf-PID.map); its
+ * status in *ST.  -1 otherwise. */
+int rsp_open_regular (const char *path, struct stat *st);
+/* The first SIZE bytes of FD, read from its start into a new buffer with
+ * a NUL after them; *GOT says how many could be read (fewer where the file
+ * was cut short or a read failed). */
+char *rsp_read_fd (int fd, gsize size, gsize *got);
 
 /* Writes LEN bytes at DATA as the entry PATH inside DIR (created 0700 if
  * missing), through a temporary file and a rename.  FALSE, with nothing

@@ -896,21 +896,13 @@ rsp_elf_may_name_more_traced (const char *path, const guint8 *build_id, guint bu
   elf_version (EV_CURRENT);
   /* Where rsp_elf_file_load_traced() would read the binary: PATH when it
    * has the build id, else perf's build-id copy. */
-  if (path != NULL && deps != NULL)
-    {
-      RspElfDep dep;
-      rsp_elf_dep_stat (path, &dep);
-      g_array_append_val (deps, dep);
-    }
-  if (path != NULL && elf_handle_open (&bin, path)
+  if (path != NULL && open_matching (&bin, path, NULL, 0, deps)
       && !build_id_equal (bin.build_id, bin.build_id_size, build_id, id_size))
     {
       elf_handle_close (&bin);
       if (by_path)
         return TRUE; /* a lookup by path reads this other file */
     }
-  if (path != NULL)
-    note_transient (deps, &bin);
   if (bin.elf == NULL)
     open_perf_copy (&bin, build_id, id_size, deps);
   if (bin.elf != NULL)

@@ -15,11 +15,8 @@
 #include "rsp-elf-store.h"
 #include "rsp-disk-cache.h"
 
-#include <errno.h>
-#include <fcntl.h>
 #include <glib/gstdio.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #define STORE_MAGIC "RSPESYM"
@@ -83,23 +80,19 @@ verdict_key (const char *path, const guint8 *build_id, guint build_id_size, gboo
   return g_strconcat (key, "\nmay name more", by_path ? " by path\n" : "\n", g_get_home_dir (), NULL);
 }
 
-/* Verdicts are files of their own kind, ".more", kept apart from the
- * symbol tables' ".syms" (prune() bounds each kind alone: a few hundred
- * bytes each, they must not push out tables that cost a read of a binary). */
-static gboolean
-is_verdict_key (const char *key)
-{
-  return strstr (key, "\nmay name more") != NULL;
-}
-
+/* The file of the entry for KEY.  Verdicts are files of their own kind,
+ * ".more", kept apart from the symbol tables' ".syms" (prune() bounds
+ * each kind alone: a few hundred bytes each, they must not push out tables
+ * that cost a read of a binary). */
 static char *
-entry_path_for_key (const char *dir, const char *key, const guint8 *build_id, guint build_id_size)
+entry_path_for_key (const char *dir, const char *key, const guint8 *build_id, guint build_id_size,
+                    gboolean verdict)
 {
   g_autofree char *hex = build_id_size > 0 ? rsp_build_id_to_hex (build_id, build_id_size)
                                            : g_strdup ("noid");
   guint64 h = rsp_disk_cache_hash (RSP_DISK_CACHE_HASH_INIT, key, strlen (key));
   g_autofree char *name = g_strdup_printf ("%s-%016" G_GINT64_MODIFIER "x%s", hex, h,
-                                           is_verdict_key (key) ? VERDICT_SUFFIX : STORE_SUFFIX);
+                                           verdict ? VERDICT_SUFFIX : STORE_SUFFIX);
   return g_build_filename (dir, name, NULL);
 }
 
@@ -108,7 +101,7 @@ rsp_elf_store_entry_path (const char *dir, const char *path, const guint8 *build
                           guint build_id_size)
 {
   g_autofree char *key = lookup_key (path, build_id, build_id_size);
-  return entry_path_for_key (dir, key, build_id, build_id_size);
+  return entry_path_for_key (dir, key, build_id, build_id_size, FALSE);
 }
 
 char *
@@ -116,7 +109,7 @@ rsp_elf_store_verdict_path (const char *dir, const char *path, const guint8 *bui
                             guint build_id_size, gboolean by_path)
 {
   g_autofree char *key = verdict_key (path, build_id, build_id_size, by_path);
-  return entry_path_for_key (dir, key, build_id, build_id_size);
+  return entry_path_for_key (dir, key, build_id, build_id_size, TRUE);
 }
 
 /* The hash of an entry: its header (with the hash taken as 0) and REST. */
@@ -163,47 +156,31 @@ entry_clear (Entry *e)
 
 /* Opens the entry for KEY in DIR into E if it is whole (size, version,
  * key, strings, body hash) and current (every file it looked at as it
- * was): mapped, or with READ, read whole (a verdict's few hundred bytes:
+ * was): a symbol table mapped, a VERDICT read whole (a few hundred bytes:
  * mapping and unmapping them cost more than reading). */
 static gboolean
-entry_open (const char *dir, const char *key, const guint8 *build_id, guint build_id_size, gboolean read,
+entry_open (const char *dir, const char *key, const guint8 *build_id, guint build_id_size, gboolean verdict,
             Entry *e)
 {
   *e = (Entry){ 0 };
-  g_autofree char *entry = entry_path_for_key (dir, key, build_id, build_id_size);
+  g_autofree char *entry = entry_path_for_key (dir, key, build_id, build_id_size, verdict);
   g_autoptr (GMappedFile) map = NULL;
   g_autofree char *buffer = NULL;
   gsize size = 0;
   const char *data;
-  /* a regular file, never followed through a link (root reads a user's
-   * cache under sudo -E) nor a FIFO or device that would block or never
-   * end */
-  int fd = open (entry, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
   struct stat st;
+  int fd = rsp_open_regular (entry, &st);
   if (fd < 0)
     return FALSE;
-  if (fstat (fd, &st) != 0 || !S_ISREG (st.st_mode) || (read && st.st_size > VERDICT_MAX_SIZE))
+  if (verdict)
     {
-      close (fd);
-      return FALSE;
-    }
-  if (read)
-    {
-      size = (gsize) st.st_size;
-      buffer = g_malloc (MAX (size, 1)); /* g_malloc'd: aligned for the header and what follows */
       gsize got = 0;
-      while (got < size)
-        {
-          ssize_t n = pread (fd, buffer + got, size - got, (off_t) got);
-          if (n < 0 && errno == EINTR)
-            continue;
-          if (n <= 0)
-            break;
-          got += (gsize) n;
-        }
+      if (st.st_size <= VERDICT_MAX_SIZE)
+        buffer = rsp_read_fd (fd, (gsize) st.st_size, &got);
       close (fd);
-      if (got != size)
+      if (buffer == NULL || got != (gsize) st.st_size)
         return FALSE;
+      size = got;
       data = buffer;
     }
   else
@@ -450,7 +427,7 @@ entry_write (const char *dir, const char *key, const guint8 *build_id, guint bui
   h.body = entry_hash (&h, out->data + sizeof h, out->len - sizeof h);
   memcpy (out->data, &h, sizeof h);
 
-  g_autofree char *entry = entry_path_for_key (dir, key, build_id, build_id_size);
+  g_autofree char *entry = entry_path_for_key (dir, key, build_id, build_id_size, (h.flags & STORE_VERDICT) != 0);
   if (!rsp_disk_cache_write (dir, entry, out->data, out->len))
     return FALSE;
   /* once per process: a cold report writes an entry per binary, and one

@@ -15,23 +15,22 @@
 
 /* The standard output of ARGV, a system program (ARGV[0] a name, looked
  * for in the system's directories, not in PATH: rsp runs as root here),
- * or NULL when it cannot be run or fails.  At most three arguments. */
+ * or NULL when it cannot be run or fails. */
 static char *
-tool_output (const char *const *argv_in)
+tool_output (const char *const *argv)
 {
   static const char *const dirs[] = { "/usr/bin", "/bin", "/usr/sbin", "/sbin" };
   for (guint i = 0; i < G_N_ELEMENTS (dirs); i++)
     {
-      g_autofree char *path = g_build_filename (dirs[i], argv_in[0], NULL);
+      g_autofree char *path = g_build_filename (dirs[i], argv[0], NULL);
       if (!g_file_test (path, G_FILE_TEST_IS_EXECUTABLE))
         continue;
-      const char *argv[5] = { path, NULL };
-      for (guint k = 1; k < G_N_ELEMENTS (argv) - 1 && argv_in[k] != NULL; k++)
-        argv[k] = argv_in[k];
+      g_auto (GStrv) full = g_strdupv ((char **) argv);
+      g_free (full[0]);
+      full[0] = g_steal_pointer (&path);
       g_autofree char *out = NULL;
       int status = 0;
-      if (!g_spawn_sync (NULL, (char **) argv, NULL, G_SPAWN_STDERR_TO_DEV_NULL, NULL, NULL, &out, NULL, &status,
-                         NULL)
+      if (!g_spawn_sync (NULL, full, NULL, G_SPAWN_STDERR_TO_DEV_NULL, NULL, NULL, &out, NULL, &status, NULL)
           || !g_spawn_check_wait_status (status, NULL))
         return NULL;
       return g_steal_pointer (&out);
@@ -58,8 +57,9 @@ user_from_tools (Session *s, uid_t uid)
     s->user_gid = pw_gid;
   /* as getgrouplist(name, gid): that group, then the groups the user is
    * a member of.  id -G prints the passwd entry's group first, then those
-   * (without it again): that first one only where it is the group given
-   * (sudo's SUDO_GID may be another, after newgrp or sg). */
+   * (without it again): not that first one, which is the group given or
+   * not the user's here (sudo's SUDO_GID may be another, after newgrp or
+   * sg). */
   const char *id[] = { "id", "-G", "--", name, NULL };
   g_autofree char *groups = tool_output (id);
   g_autoptr (GArray) listed = g_array_new (FALSE, FALSE, sizeof (gid_t));
@@ -72,14 +72,9 @@ user_from_tools (Session *s, uid_t uid)
     }
   g_array_set_size (s->user_groups, 0);
   g_array_append_val (s->user_groups, s->user_gid);
-  for (guint i = 0; i < listed->len; i++)
-    {
-      gid_t g = g_array_index (listed, gid_t, i);
-      if (i == 0 && g == pw_gid && g != s->user_gid)
-        continue;
-      if (g != s->user_gid)
-        g_array_append_val (s->user_groups, g);
-    }
+  for (guint i = 1; i < listed->len; i++)
+    if (g_array_index (listed, gid_t, i) != s->user_gid)
+      g_array_append_val (s->user_groups, g_array_index (listed, gid_t, i));
   s->user_name = g_steal_pointer (&name);
   s->user_home = g_steal_pointer (&home);
   return TRUE;

@@ -28,6 +28,7 @@
  * file's lines.
  */
 #include "rsp-symbols-private.h"
+#include "rsp-disk-cache.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -159,29 +160,15 @@ jit_map_entries (RspSymbolizer *self, const char *text, gsize len, GArray *entri
 static char *
 read_map_file (RspSymbolizer *self, const char *path, gsize *len)
 {
-  int fd = open (path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+  struct stat st;
+  int fd = rsp_open_regular (path, &st);
   if (fd < 0)
     return NULL;
-  struct stat st;
   char *data = NULL;
-  if (fstat (fd, &st) == 0 && S_ISREG (st.st_mode) && (guint64) st.st_size <= JIT_MAP_MAX_BYTES
+  if ((guint64) st.st_size <= JIT_MAP_MAX_BYTES
       && (st.st_uid == 0 || st.st_uid == geteuid () || (self->jit_trusted_uid != (guint32) -1
                                                          && st.st_uid == self->jit_trusted_uid)))
-    {
-      gsize size = (gsize) st.st_size, got = 0;
-      data = g_malloc (size + 1);
-      while (got < size)
-        {
-          ssize_t r = read (fd, data + got, size - got);
-          if (r < 0 && errno == EINTR)
-            continue;
-          if (r <= 0)
-            break;
-          got += (gsize) r;
-        }
-      data[got] = '\0';
-      *len = got;
-    }
+    data = rsp_read_fd (fd, (gsize) st.st_size, len);
   close (fd);
   return data;
 }

@@ -176,6 +176,10 @@ const char *symbolizer_intern_len (RspSymbolizer *self, const char *s, gsize len
 void symbolizer_cache_clear (RspSymbolizer *self);
 /* The name to show for SYM (demangled, without version), interned. */
 const char *symbolizer_sym_name (RspSymbolizer *self, const RspSym *sym, gboolean kernel);
+/* Whether the user-space name RAW (LEN bytes) is its own name: no version
+ * to drop, nothing to demangle (symbolizer_sym_name() would intern it as
+ * it is). */
+gboolean symbolizer_name_as_is (const RspSymbolizer *self, const char *raw, gsize len);
 /* Before a table is freed: its symbols leave the used set. */
 void symbolizer_forget_used_in (RspSymbolizer *self, const RspSym *syms, guint n);
 void symbolizer_kernel_table_clear (KernelTable *t);

@@ -308,9 +308,7 @@ parse_s_line (RspSymbolizer *self, StoredParse *ps, const char *line, gsize len)
    * name the report would show as it is (no version, not mangled: most
    * of a C program's) is named now, as version 1's were, rather than
    * interned again at its first use. */
-  gboolean as_is = !ps->raw_names
-                   || (!self->perf_names && memchr (rest, '@', rest_len) == NULL
-                       && !(rest_len >= 2 && rest[0] == '_' && rest[1] == 'Z'));
+  gboolean as_is = !ps->raw_names || symbolizer_name_as_is (self, rest, rest_len);
   RspSym sym = { start, size, name, as_is ? name : NULL };
   g_array_append_val (ps->current, sym);
   return TRUE;

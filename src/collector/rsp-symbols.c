@@ -289,6 +289,17 @@ perf_name (RspSymbolizer *self, const char *raw)
 }
 #endif
 
+gboolean
+symbolizer_name_as_is (const RspSymbolizer *self, const char *raw, gsize len)
+{
+#ifdef RSP_HAVE_LIBIBERTY
+  if (self->perf_names)
+    return FALSE; /* perf_name() may change any name */
+#endif
+  const char *at = memchr (raw, '@', len);
+  return (at == NULL || at == raw) && !(len >= 2 && raw[0] == '_' && raw[1] == 'Z');
+}
+
 /* The name to show for SYM, interned on first use.  User-space names lose
  * their symbol version ("memcpy@@GLIBC_2.14") and are demangled; the
  * "@plt" of a PLT stub stays, it says the frame is the stub. */
@@ -303,7 +314,7 @@ symbolizer_sym_name (RspSymbolizer *self, const RspSym *csym, gboolean kernel)
 
   if (sym->name != NULL)
     return sym->name;
-  if (kernel)
+  if (kernel || symbolizer_name_as_is (self, raw, strlen (raw)))
     return sym->name = symbolizer_intern (self, raw);
 #ifdef RSP_HAVE_LIBIBERTY
   if (self->perf_names)

@@ -2113,6 +2113,18 @@ copy_file (const char *from, const char *to)
   g_assert_true (g_file_set_contents (to, contents, (gssize) length, NULL));
 }
 
+/* Writes to ENTRY the GOOD_LENGTH bytes of GOOD damaged at random: cut
+ * short one time in ten (round I), and one to four bytes changed. */
+static void
+write_damaged (const char *entry, GRand *rand, guint i, const char *good, gsize good_length)
+{
+  g_autofree char *bad = g_memdup2 (good, good_length);
+  gsize bad_length = i % 10 == 0 ? (gsize) g_rand_int_range (rand, 0, (gint32) good_length) : good_length;
+  for (guint k = g_rand_int_range (rand, 1, 5); k > 0 && bad_length > 0; k--)
+    bad[g_rand_int_range (rand, 0, (gint32) bad_length)] ^= (char) g_rand_int_range (rand, 1, 256);
+  g_assert_true (g_file_set_contents (entry, bad, (gssize) bad_length, NULL));
+}
+
 /* The store's verdict, from a new cache each time (as a new report);
  * TRUE in *FROM_STORE when the store gave it.  Checked against the
  * verdict made afresh. */
@@ -2226,11 +2238,7 @@ test_elf_store_verdict (void)
   guint rebuilt = 0;
   for (guint i = 0; i < 300; i++)
     {
-      g_autofree char *bad = g_memdup2 (good, good_length);
-      gsize bad_length = i % 10 == 0 ? (gsize) g_rand_int_range (rand, 0, (gint32) good_length) : good_length;
-      if (i % 10 != 0)
-        bad[g_rand_int_range (rand, 0, (gint32) good_length)] ^= (char) (1 + g_rand_int_range (rand, 0, 255));
-      g_assert_true (g_file_set_contents (entry, bad, (gssize) bad_length, NULL));
+      write_damaged (entry, rand, i, good, good_length);
       g_assert_false (verdict_checked (store, bin, id, id_size, FALSE, &from_store));
       rebuilt += !from_store;
       /* the verdict flag itself flipped (STORE_MORE) is caught by the hash */
@@ -2419,11 +2427,7 @@ test_elf_store (void)
   GRand *rand = g_rand_new_with_seed (16);
   for (guint i = 0; i < 300; i++)
     {
-      g_autofree char *bad = g_memdup2 (good, good_length);
-      gsize bad_length = i % 10 == 0 ? (gsize) g_rand_int_range (rand, 0, (gint32) good_length) : good_length;
-      for (guint k = g_rand_int_range (rand, 1, 5); k > 0 && bad_length > 0; k--)
-        bad[g_rand_int_range (rand, 0, (gint32) bad_length)] ^= (char) g_rand_int_range (rand, 1, 256);
-      g_assert_true (g_file_set_contents (entry, bad, (gssize) bad_length, NULL));
+      write_damaged (entry, rand, i, good, good_length);
       g_autoptr (RspElfFile) got = rsp_elf_store_load (store, bin, NULL, 0);
       g_autoptr (RspElfFile) direct = rsp_elf_file_load (bin, NULL, 0, NULL);
       if (got != NULL)
