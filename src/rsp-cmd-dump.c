@@ -267,6 +267,11 @@ print_stats (Dumper *d, const char *path, const guint64 *per_event, guint64 fram
       g_autofree char *name = evsel->ftrace ? g_strdup_printf ("%s@ftrace", evsel->name) : g_strdup (evsel->name);
       fprintf (out, "  %-28s %12" G_GUINT64_FORMAT "\n", name, n);
     }
+  for (guint i = 0; rec != NULL && rec->meta != NULL && i < rec->meta->perf_filters->len; i++)
+    {
+      const RspEventFilter *f = &g_array_index (rec->meta->perf_filters, RspEventFilter, i);
+      fprintf (out, _("  recorded in part: %s, only where %s\n"), f->event, f->filter);
+    }
   const RspFtraceStats *fs = rsp_perf_reader_get_ftrace_stats (r);
   if (fs != NULL)
     fprintf (out,

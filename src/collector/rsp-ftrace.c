@@ -282,8 +282,7 @@ set_filter (RspFtrace *self, const char *event, const char *filter)
   g_auto (GStrv) parts = g_strsplit (event, ":", 2);
   if (tracefs_event_file_write (self->instance, parts[0], parts[1], "filter", filter) < 0)
     return FALSE;
-  RspEventFilter f = { g_strdup (event), g_strdup (filter) };
-  g_array_append_val (self->filters, f);
+  rsp_event_filters_add (self->filters, event, filter);
   return TRUE;
 }
 
@@ -315,6 +314,21 @@ filter_perf_timer (RspFtrace *self, const char *pretend_missing)
           g_autofree char *filter = g_strdup_printf ("function != %s", address);
           set_filter (self, perf_timer_events[i], filter);
         }
+    }
+}
+
+/* Records in part the enabled events RSP records so (rsp_probe_event_filter():
+ * a local socket's sends and data); where the kernel refuses the filter,
+ * the event is recorded whole. */
+static void
+filter_local_sockets (RspFtrace *self, const char *tracefs, const char *pretend_missing)
+{
+  for (guint i = 0; i < self->events->len; i++)
+    {
+      const char *event = g_ptr_array_index (self->events, i);
+      const char *filter = rsp_probe_event_filter (tracefs, event, pretend_missing);
+      if (filter != NULL)
+        set_filter (self, event, filter);
     }
 }
 
@@ -583,8 +597,7 @@ ftrace_new (const char *tracefs, const GArray *cpus, const char *tmp_prefix, con
   self->events = g_ptr_array_new_with_free_func (g_free);
   self->missing = g_array_new (FALSE, TRUE, sizeof (RspMissingEvent));
   g_array_set_clear_func (self->missing, rsp_missing_event_clear);
-  self->filters = g_array_new (FALSE, TRUE, sizeof (RspEventFilter));
-  g_array_set_clear_func (self->filters, rsp_event_filter_clear);
+  self->filters = rsp_event_filters_new ();
   self->mapped = g_ptr_array_new_with_free_func ((GDestroyNotify) g_mapped_file_unref);
   self->destroyed = TRUE; /* nothing to remove yet */
 
@@ -655,6 +668,7 @@ ftrace_new (const char *tracefs, const GArray *cpus, const char *tmp_prefix, con
       return NULL;
     }
   filter_perf_timer (self, pretend_missing);
+  filter_local_sockets (self, tracefs, pretend_missing);
   if (!open_readers (self, cpus, tmp_prefix, error))
     return NULL;
   return g_steal_pointer (&self);
@@ -930,8 +944,7 @@ rsp_ftrace_build_meta (const RspFtrace *self)
   for (guint i = 0; i < self->filters->len; i++)
     {
       const RspEventFilter *from = &g_array_index (self->filters, RspEventFilter, i);
-      RspEventFilter copy = { g_strdup (from->event), g_strdup (from->filter) };
-      g_array_append_val (meta->filters, copy);
+      rsp_event_filters_add (meta->filters, from->event, from->filter);
     }
   if (self->stats != NULL)
     g_array_append_vals (meta->cpus, self->stats->data, self->stats->len);

@@ -70,7 +70,8 @@ open_counting_tracepoint (guint64 id, int cpu)
 }
 
 gboolean
-rsp_health_counters_add (RspHealthCounters *self, const char *event, guint64 id, GError **error)
+rsp_health_counters_add (RspHealthCounters *self, const char *event, guint64 id, const char *filter,
+                         GError **error)
 {
   g_return_val_if_fail (self != NULL, FALSE);
   g_return_val_if_fail (event != NULL, FALSE);
@@ -80,6 +81,16 @@ rsp_health_counters_add (RspHealthCounters *self, const char *event, guint64 id,
     {
       int cpu = (int) g_array_index (self->cpus, guint, i);
       int fd = open_counting_tracepoint (id, cpu);
+      if (fd >= 0 && filter != NULL && ioctl (fd, PERF_EVENT_IOC_SET_FILTER, filter) != 0)
+        {
+          int saved_errno = errno;
+          close (fd);
+          g_set_error (error, G_FILE_ERROR, g_file_error_from_errno (saved_errno),
+                       _("cannot count %s with the filter '%s' on CPU %d: %s"), event, filter, cpu,
+                       g_strerror (saved_errno));
+          health_counter_clear (&counter);
+          return FALSE;
+        }
       if (fd < 0)
         {
           int saved_errno = errno;

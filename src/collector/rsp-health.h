@@ -31,8 +31,9 @@ RspHealthCounters *rsp_health_counters_new (const GArray *cpus);
 void rsp_health_counters_free (RspHealthCounters *self);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (RspHealthCounters, rsp_health_counters_free)
 
-/* Opens one disabled counting event per CPU for tracepoint ID. */
-gboolean rsp_health_counters_add (RspHealthCounters *self, const char *event, guint64 id,
+/* Opens one disabled counting event per CPU for tracepoint ID, with FILTER
+ * (the one perf records it with; NULL: none). */
+gboolean rsp_health_counters_add (RspHealthCounters *self, const char *event, guint64 id, const char *filter,
                                   GError **error);
 void rsp_health_counters_enable (RspHealthCounters *self);
 void rsp_health_counters_disable (RspHealthCounters *self);

@@ -215,6 +215,49 @@ rsp_probe_pretends_missing (const char *pretend_missing, const char *name)
   return FALSE;
 }
 
+/* The events recorded in part (rsp_probe_event_filter()): each filter
+ * and the field of the event it reads. */
+static const struct {
+  const char *event, *field, *filter;
+} event_filters[] = {
+  { "sock:sock_send_length", "family", "family != 1" },
+  { "sock:sock_recv_length", "family", "family != 1" },
+  { "sock:sk_data_ready", "family", "family != 1" },
+};
+
+/* Whether TRACEFS's format of EVENT ("system:name") has a field named
+ * FIELD. */
+static gboolean
+format_has_field (const char *tracefs, const char *event, const char *field)
+{
+  g_auto (GStrv) parts = g_strsplit (event, ":", 2);
+  if (parts[0] == NULL || parts[1] == NULL)
+    return FALSE;
+  g_autofree char *path = g_build_filename (tracefs, "events", parts[0], parts[1], "format", NULL);
+  g_autofree char *text = NULL;
+  if (!g_file_get_contents (path, &text, NULL, NULL))
+    return FALSE;
+  /* the name ends a field line's declaration: " family;\toffset:" */
+  g_autofree char *needle = g_strdup_printf (" %s;\toffset:", field);
+  return strstr (text, needle) != NULL;
+}
+
+const char *
+rsp_probe_event_filter (const char *tracefs, const char *event, const char *pretend_missing)
+{
+  g_return_val_if_fail (tracefs != NULL && event != NULL, NULL);
+  for (gsize i = 0; i < G_N_ELEMENTS (event_filters); i++)
+    if (strcmp (event_filters[i].event, event) == 0)
+      {
+        g_autofree char *pretend = g_strdup_printf ("filter:%s", event_filters[i].field);
+        if (rsp_probe_pretends_missing (pretend_missing, pretend)
+            || !format_has_field (tracefs, event, event_filters[i].field))
+          return NULL;
+        return event_filters[i].filter;
+      }
+  return NULL;
+}
+
 static gboolean
 read_event_id (const char *tracefs, const char *name, guint64 *id)
 {

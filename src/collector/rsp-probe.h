@@ -79,6 +79,19 @@ typedef struct {
 gboolean rsp_probe_events (const char *tracefs, const char *pretend_missing,
                            RspProbedEvents *events, GError **error);
 void rsp_probed_events_clear (RspProbedEvents *events);
+/* The filter RSP records EVENT with ("family != 1"), or NULL when it
+ * records it whole.  Data through a local socket (AF_UNIX: D-Bus, Wayland,
+ * X11, a socketpair) goes from one task to another, and the wake-up of the
+ * reader by the writer says all of it; the socket events serve the waits
+ * on the network (a wake-up from its softirq, the last send before it, the
+ * requests on a TCP port).  Recording a local socket's every send and
+ * receive costs each of them an event, and the flood of them made perf
+ * lose its sched_switch events (42% of them in `perf bench sched
+ * messaging`).  NULL too where TRACEFS's format of EVENT has no such field
+ * (the kernel and perf would refuse the filter), or where PRETEND_MISSING
+ * (RSP_RECORD_PRETEND_MISSING) names "filter:family". */
+const char *rsp_probe_event_filter (const char *tracefs, const char *event, const char *pretend_missing);
+
 /* Whether NAME is one of the comma-separated names of PRETEND_MISSING
  * (NULL: none). */
 gboolean rsp_probe_pretends_missing (const char *pretend_missing, const char *name);

@@ -5,6 +5,7 @@
 
 #include <glib/gi18n-lib.h>
 #include <stdio.h>
+#include <string.h>
 #include <unistd.h>
 
 #define SAMPLING_EVENT_FORMAT "cpu-clock/freq=%u/"
@@ -104,10 +105,43 @@ session_perf_tracepoints (const Session *s, const Probe *probe)
  * kernel frames then tell an interrupt's wake-up from a task's. */
 static const char *const stack_events[] = { "sched:sched_switch", "sched:sched_waking", NULL };
 
+/* The filter of EVENT in FILTERS (RspEventFilter, may be NULL), or NULL. */
+static const char *
+filter_of_event (const GArray *filters, const char *event)
+{
+  for (guint i = 0; filters != NULL && i < filters->len; i++)
+    {
+      const RspEventFilter *f = &g_array_index (filters, RspEventFilter, i);
+      if (strcmp (f->event, event) == 0)
+        return f->filter;
+    }
+  return NULL;
+}
+
+GArray *
+session_perf_filters (const Probe *probe, const char *const *perf_events)
+{
+  GArray *filters = rsp_event_filters_new ();
+  for (guint i = 0; perf_events != NULL && perf_events[i] != NULL; i++)
+    {
+      const char *filter =
+        rsp_probe_event_filter (probe->tracefs, perf_events[i], g_getenv ("RSP_RECORD_PRETEND_MISSING"));
+      if (filter != NULL)
+        rsp_event_filters_add (filters, perf_events[i], filter);
+    }
+  return filters;
+}
+
+const char *
+session_perf_filter (const Session *s, const char *event)
+{
+  return filter_of_event (s->perf_filters, event);
+}
+
 char **
 rsp_recorder_perf_argv (const char *perf, const RspRecorderOptions *options,
-                        const char *const *tracepoints, const char *output, int ctl_fd, int ack_fd,
-                        gboolean large_buffers)
+                        const char *const *tracepoints, const GArray *filters, const char *output, int ctl_fd,
+                        int ack_fd, gboolean large_buffers)
 {
   g_return_val_if_fail (perf != NULL && options != NULL && output != NULL, NULL);
 
@@ -138,6 +172,12 @@ rsp_recorder_perf_argv (const char *perf, const RspRecorderOptions *options,
       g_ptr_array_add (args, g_strv_contains (stack_events, tracepoints[i])
                                  ? g_strdup (tracepoints[i])
                                  : g_strdup_printf ("%s/call-graph=no/", tracepoints[i]));
+      const char *filter = filter_of_event (filters, tracepoints[i]);
+      if (filter != NULL)
+        {
+          g_ptr_array_add (args, g_strdup ("--filter"));
+          g_ptr_array_add (args, g_strdup (filter));
+        }
     }
   g_ptr_array_add (args, g_strdup ("-e"));
   g_ptr_array_add (args, g_strdup_printf (SAMPLING_EVENT_FORMAT, options->freq));

@@ -194,8 +194,8 @@ session_spawn_perf (Session *s, const char *perf, const char *const *tracepoints
       goto pipe_failed;
     }
 
-  s->perf_argv = rsp_recorder_perf_argv (perf, s->options, tracepoints, s->tmp_path, ctl[0], ack[1],
-                                         geteuid () == 0);
+  s->perf_argv = rsp_recorder_perf_argv (perf, s->options, tracepoints, s->perf_filters, s->tmp_path, ctl[0],
+                                         ack[1], geteuid () == 0);
   perf_parent_pid = getpid ();
   /* The control fds keep their numbers in perf, as its command line says. */
   int child_fds[2] = { ctl[0], ack[1] };

@@ -92,6 +92,9 @@ typedef struct {
 
   RspKeepAwake *keep_awake;
   RspHealthCounters *counters;
+  /* perf's tracepoints recorded in part (RspEventFilter): the same filter
+   * on their health counters, and in the meta */
+  GArray *perf_filters;
 
   /* RSP's tracefs instance (rsp-ftrace.h); NULL when the channel is off,
    * and then FTRACE_ERROR says why. */
@@ -142,6 +145,11 @@ typedef struct {
 gboolean recorder_probe_machine (const RspRecorderOptions *options, Probe *probe, GError **error);
 void recorder_probe_clear (Probe *probe);
 char **session_perf_tracepoints (const Session *s, const Probe *probe);
+/* The filters (RspEventFilter) of the tracepoints of PERF_EVENTS that perf
+ * records in part (rsp_probe_event_filter()). */
+GArray *session_perf_filters (const Probe *probe, const char *const *perf_events);
+/* The filter perf records EVENT with (s->perf_filters), or NULL. */
+const char *session_perf_filter (const Session *s, const char *event);
 
 /* rsp-recorder-session.c */
 

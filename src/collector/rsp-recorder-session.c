@@ -322,6 +322,7 @@ session_free_fields (Session *s)
 {
   g_clear_pointer (&s->command_path, g_free);
   g_clear_pointer (&s->perf_argv, g_strfreev);
+  g_clear_pointer (&s->perf_filters, g_array_unref);
   g_clear_pointer (&s->user_name, g_free);
   g_clear_pointer (&s->user_home, g_free);
   g_clear_pointer (&s->user_groups, g_array_unref);

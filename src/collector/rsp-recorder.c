@@ -55,7 +55,8 @@ open_health_counters (Session *s, const Probe *probe, const GArray *cpus, const 
       if (!g_strv_contains (perf_events, event->name))
         continue; /* the tracefs instance records it; its own statistics tell its losses */
       g_autoptr (GError) error = NULL;
-      if (!rsp_health_counters_add (counters, event->name, event->id, &error))
+      /* counted with perf's filter: what is left out is not lost */
+      if (!rsp_health_counters_add (counters, event->name, event->id, session_perf_filter (s, event->name), &error))
         {
           fprintf (stderr, _("rsp record: recording health will not be checked: %s\n"), error->message);
           return;
@@ -297,6 +298,7 @@ session_record (Session *s, const Probe *probe, GArray **health, GError **error)
       if (!placed)
         return 1;
     }
+  s->perf_filters = session_perf_filters (probe, (const char *const *) perf_events);
   open_health_counters (s, probe, cpus, (const char *const *) perf_events);
   if (!session_spawn_perf (s, probe->perf, (const char *const *) perf_events, error))
     return 1;

@@ -74,11 +74,12 @@ const char *rsp_recorder_usage (void);
  * tracepoint of TRACEPOINTS at period 1, and cpu-clock as the only sampled
  * event with its own frequency (never a global -F: perf would put the
  * tracepoints into frequency mode too, and they would be sampled instead of
- * all recorded).
+ * all recorded).  FILTERS (RspEventFilter, may be NULL) gives the
+ * tracepoints recorded in part their --filter.
  * LARGE_BUFFERS asks for bigger ring buffers (root only: they are locked
  * memory). */
 char **rsp_recorder_perf_argv (const char *perf, const RspRecorderOptions *options,
-                               const char *const *tracepoints, const char *output,
+                               const char *const *tracepoints, const GArray *filters, const char *output,
                                int ctl_fd, int ack_fd, gboolean large_buffers);
 
 /* The shell's exit status for a wait status: the code, or 128 + signal. */

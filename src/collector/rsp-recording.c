@@ -44,6 +44,21 @@ rsp_event_filter_clear (gpointer data)
   g_free (f->filter);
 }
 
+GArray *
+rsp_event_filters_new (void)
+{
+  GArray *filters = g_array_new (FALSE, TRUE, sizeof (RspEventFilter));
+  g_array_set_clear_func (filters, rsp_event_filter_clear);
+  return filters;
+}
+
+void
+rsp_event_filters_add (GArray *filters, const char *event, const char *filter)
+{
+  RspEventFilter f = { g_strdup (event), g_strdup (filter) };
+  g_array_append_val (filters, f);
+}
+
 RspFtraceMeta *
 rsp_ftrace_meta_new (void)
 {
@@ -51,8 +66,7 @@ rsp_ftrace_meta_new (void)
   meta->events = g_new0 (char *, 1);
   meta->missing_events = g_array_new (FALSE, TRUE, sizeof (RspMissingEvent));
   g_array_set_clear_func (meta->missing_events, rsp_missing_event_clear);
-  meta->filters = g_array_new (FALSE, TRUE, sizeof (RspEventFilter));
-  g_array_set_clear_func (meta->filters, rsp_event_filter_clear);
+  meta->filters = rsp_event_filters_new ();
   meta->cpus = g_array_new (FALSE, TRUE, sizeof (RspFtraceCpuStats));
   return meta;
 }
@@ -83,6 +97,7 @@ rsp_recording_meta_new (void)
   g_array_set_clear_func (meta->missing_events, rsp_missing_event_clear);
   meta->health = g_array_new (FALSE, TRUE, sizeof (RspHealthEntry));
   g_array_set_clear_func (meta->health, rsp_health_entry_clear);
+  meta->perf_filters = rsp_event_filters_new ();
   meta->keep_awake_pids = g_array_new (FALSE, TRUE, sizeof (gint32));
   meta->runs = g_array_new (FALSE, TRUE, sizeof (RspRecordedRun));
   return meta;
@@ -110,6 +125,7 @@ rsp_recording_meta_free (RspRecordingMeta *meta)
   g_strfreev (meta->events);
   g_array_unref (meta->missing_events);
   g_array_unref (meta->health);
+  g_array_unref (meta->perf_filters);
   g_array_unref (meta->keep_awake_pids);
   g_array_unref (meta->runs);
   g_strfreev (meta->probes);
@@ -167,6 +183,23 @@ add_missing_events (RspJsonWriter *b, const char *name, const GArray *missing)
   rsp_json_writer_end_array (b);
 }
 
+/* FILTERS (RspEventFilter) as an array of {"event", "filter"}. */
+static void
+add_filters (RspJsonWriter *b, const char *name, const GArray *filters)
+{
+  rsp_json_writer_set_member_name (b, name);
+  rsp_json_writer_begin_array (b);
+  for (guint i = 0; i < filters->len; i++)
+    {
+      const RspEventFilter *f = &g_array_index (filters, RspEventFilter, i);
+      rsp_json_writer_begin_object (b);
+      add_string (b, "event", f->event);
+      add_string (b, "filter", f->filter);
+      rsp_json_writer_end_object (b);
+    }
+  rsp_json_writer_end_array (b);
+}
+
 static void
 add_ftrace (RspJsonWriter *b, const RspFtraceMeta *ftrace)
 {
@@ -181,17 +214,7 @@ add_ftrace (RspJsonWriter *b, const RspFtraceMeta *ftrace)
   add_string (b, "clock", ftrace->clock);
   add_strv (b, "events", ftrace->events);
   add_missing_events (b, "missing_events", ftrace->missing_events);
-  rsp_json_writer_set_member_name (b, "filters");
-  rsp_json_writer_begin_array (b);
-  for (guint i = 0; i < ftrace->filters->len; i++)
-    {
-      const RspEventFilter *f = &g_array_index (ftrace->filters, RspEventFilter, i);
-      rsp_json_writer_begin_object (b);
-      add_string (b, "event", f->event);
-      add_string (b, "filter", f->filter);
-      rsp_json_writer_end_object (b);
-    }
-  rsp_json_writer_end_array (b);
+  add_filters (b, "filters", ftrace->filters);
   rsp_json_writer_set_member_name (b, "cpus");
   rsp_json_writer_begin_array (b);
   for (guint i = 0; i < ftrace->cpus->len; i++)
@@ -235,6 +258,7 @@ rsp_recording_meta_to_json (const RspRecordingMeta *meta, gsize *length)
   add_strv (b, "events", meta->events);
 
   add_missing_events (b, "missing_events", meta->missing_events);
+  add_filters (b, "perf_filters", meta->perf_filters);
 
   rsp_json_writer_set_member_name (b, "health");
   rsp_json_writer_begin_array (b);
@@ -352,6 +376,27 @@ get_missing_events (const RspJsonNode *o, const char *name, GArray *into)
     }
 }
 
+/* The array NAME of {"event", "filter"} into INTO (RspEventFilter); what
+ * is not such an object is left out. */
+static void
+get_filters (const RspJsonNode *o, const char *name, GArray *into)
+{
+  const RspJsonNode *a = get_array (o, name);
+  for (guint i = 0; i < rsp_json_node_get_length (a); i++)
+    {
+      const RspJsonNode *n = rsp_json_array_get_element (a, i);
+      if (rsp_json_node_get_type (n) != RSP_JSON_OBJECT)
+        continue;
+      RspEventFilter f = { get_string (n, "event"), get_string (n, "filter") };
+      if (f.event == NULL || f.filter == NULL)
+        {
+          rsp_event_filter_clear (&f);
+          continue;
+        }
+      g_array_append_val (into, f);
+    }
+}
+
 static guint64
 get_u64 (const RspJsonNode *o, const char *name)
 {
@@ -376,20 +421,7 @@ get_ftrace (const RspJsonNode *o)
       ftrace->events = events;
     }
   get_missing_events (fo, "missing_events", ftrace->missing_events);
-  const RspJsonNode *filters = get_array (fo, "filters");
-  for (guint i = 0; i < rsp_json_node_get_length (filters); i++)
-    {
-      const RspJsonNode *n = rsp_json_array_get_element (filters, i);
-      if (rsp_json_node_get_type (n) != RSP_JSON_OBJECT)
-        continue;
-      RspEventFilter f = { get_string (n, "event"), get_string (n, "filter") };
-      if (f.event == NULL || f.filter == NULL)
-        {
-          rsp_event_filter_clear (&f);
-          continue;
-        }
-      g_array_append_val (ftrace->filters, f);
-    }
+  get_filters (fo, "filters", ftrace->filters);
   const RspJsonNode *a = get_array (fo, "cpus");
   for (guint i = 0; i < rsp_json_node_get_length (a); i++)
     {
@@ -441,6 +473,7 @@ rsp_recording_meta_from_json (const char *json, gsize length, GError **error)
   meta->symbols_searched = searched > 0 && searched <= G_MAXUINT ? (guint) searched : 0;
 
   get_missing_events (o, "missing_events", meta->missing_events);
+  get_filters (o, "perf_filters", meta->perf_filters);
   meta->ftrace = get_ftrace (o);
   const RspJsonNode *a = get_array (o, "health");
   for (guint i = 0; i < rsp_json_node_get_length (a); i++)

@@ -48,6 +48,10 @@ typedef struct {
 } RspEventFilter;
 
 void rsp_event_filter_clear (gpointer data);
+/* An empty GArray of RspEventFilter that frees its entries' strings. */
+GArray *rsp_event_filters_new (void);
+/* Appends a copy of EVENT and FILTER to FILTERS. */
+void rsp_event_filters_add (GArray *filters, const char *event, const char *filter);
 
 /* One CPU of RSP's tracefs instance, from per_cpu/cpuN/stats at the end of
  * the recording, and BYTES: the sub-buffers of that CPU stored in the
@@ -102,6 +106,9 @@ typedef struct {
   char **events;        /* events recorded */
   GArray *missing_events; /* RspMissingEvent */
   GArray *health;       /* RspHealthEntry */
+  GArray *perf_filters; /* RspEventFilter: perf's tracepoints recorded in part
+                         * (their health counters counted with the same
+                         * filter); empty in older recordings */
   gboolean keep_awake;
   GArray *keep_awake_pids; /* gint32: the SCHED_IDLE spinners */
   gboolean idle_loss_suspected;

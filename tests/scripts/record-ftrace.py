@@ -46,25 +46,6 @@ BLOCK = 512 * 1024
 TYPE_PADDING, TYPE_TIME_EXTEND, TYPE_TIME_STAMP = 29, 30, 31
 
 
-def read_trailer(path):
-    """The RSP trailer's sections: {name: bytes} (rsp-recording.h)."""
-    with open(path, "rb") as f:
-        data = f.read()
-    if len(data) < 24 or data[-8:] != b"RSPTRL01":
-        t.fail("%s has no RSP trailer" % path)
-    table_offset, n, version = struct.unpack_from("<QII", data, len(data) - 24)
-    if version != 1 or table_offset + n * 32 != len(data) - 24:
-        t.fail("%s: the trailer's table is damaged" % path)
-    sections = {}
-    for i in range(n):
-        raw_name, offset, size = struct.unpack_from("<16sQQ", data, table_offset + i * 32)
-        name = raw_name.rstrip(b"\0").decode()
-        if offset + size > table_offset:
-            t.fail("%s: section %s points past the table" % (path, name))
-        sections[name] = data[offset:offset + size]
-    return sections
-
-
 def parse_format(text):
     """(name, id, {field: (offset, size)}) of an events/SYS/NAME/format text."""
     name = re.search(r"^name: (\S+)", text, re.M).group(1)
@@ -301,7 +282,7 @@ def check_dd(rsp, perf, workdir):
         t.fail("rsp record exited %d" % rec.returncode)
     if not re.search(r"ftrace: \d+ events, 0 lost", rec.stderr):
         t.fail("the summary line does not report the instance ('ftrace: N events, 0 lost')")
-    sections = read_trailer(out)
+    sections = t.read_trailer(out)
     if "ftrace" not in sections:
         t.fail("the recording has no ftrace section (sections: %s)" % sorted(sections))
     meta = json.loads(sections["meta"])
@@ -414,7 +395,7 @@ def check_signals(rsp, workdir):
         for instance in instances:
             if os.path.isdir(os.path.join(INSTANCES, instance)):
                 t.fail("after %s, rsp record left its instance %s\n%s" % (name, instance, err))
-        if not os.path.exists(out) or "ftrace" not in read_trailer(out):
+        if not os.path.exists(out) or "ftrace" not in t.read_trailer(out):
             t.fail("after %s, the recording or its ftrace section is missing\n%s" % (name, err))
 
     proc, out, err_path, instances = start_recording(rsp, workdir, "sigkill")
@@ -510,7 +491,7 @@ def check_degraded(rsp, workdir):
         t.fail("rsp record with timer:hrtimer_cancel missing exited %d: %s" % (rec.returncode, rec.stderr[-2000:]))
     if not re.search(r"timer:hrtimer_cancel missing in the tracefs instance", rec.stderr):
         t.fail("no line says timer:hrtimer_cancel is missing in the instance:\n" + rec.stderr)
-    sections = read_trailer(out)
+    sections = t.read_trailer(out)
     ft = json.loads(sections["meta"])["ftrace"]
     absent = [e for e in INSTANCE_EVENTS if not kernel_has(e)]
     if "timer:hrtimer_cancel" in ft["events"] \
@@ -535,7 +516,7 @@ def check_degraded(rsp, workdir):
         t.fail("not one warning naming what is lost:\n" + rec.stderr)
     if "ftrace: off" not in rec.stderr:
         t.fail("the summary line does not say the instance was off:\n" + rec.stderr)
-    sections = read_trailer(out)
+    sections = t.read_trailer(out)
     ft = json.loads(sections["meta"])["ftrace"]
     if "ftrace" in sections or not ft.get("error") or ft.get("events") or ft.get("cpus"):
         t.fail("with the channel off: sections %s, meta %s" % (sorted(sections), ft))

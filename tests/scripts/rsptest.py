@@ -11,6 +11,7 @@ import math
 import os
 import re
 import shutil
+import struct
 import subprocess
 import sys
 import time
@@ -207,6 +208,31 @@ def host_gaps(rsp, recording, tids, period_ms=1.0):
                 gaps.append(((prev.time_ns - first) / 1e6, (e.time_ns - first) / 1e6, e.tid))
             last[e.cpu] = e
     return gaps
+
+
+def read_trailer(path):
+    """The RSP trailer's sections: {name: bytes} (rsp-recording.h)."""
+    with open(path, "rb") as f:
+        data = f.read()
+    if len(data) < 24 or data[-8:] != b"RSPTRL01":
+        fail("%s has no RSP trailer" % path)
+    table_offset, n, version = struct.unpack_from("<QII", data, len(data) - 24)
+    if version != 1 or table_offset + n * 32 != len(data) - 24:
+        fail("%s: the trailer's table is damaged" % path)
+    sections = {}
+    for i in range(n):
+        raw_name, offset, size = struct.unpack_from("<16sQQ", data, table_offset + i * 32)
+        name = raw_name.rstrip(b"\0").decode()
+        if offset + size > table_offset:
+            fail("%s: section %s points past the table" % (path, name))
+        sections[name] = data[offset:offset + size]
+    return sections
+
+
+
+def read_meta(path):
+    """The recording's meta section, parsed (rsp-recording.h)."""
+    return json.loads(read_trailer(path)["meta"])
 
 
 def record(argv, timeout=180):

@@ -180,7 +180,7 @@ test_perf_argv (void)
   g_assert_true (parse (&options, &error, "--freq", "250", "--", "true", NULL));
 
   const char *const tracepoints[] = { "sched:sched_switch", "block:block_rq_complete", NULL };
-  g_auto (GStrv) argv = rsp_recorder_perf_argv ("/usr/bin/perf", &options, tracepoints, "out.tmp", 7, 9, FALSE);
+  g_auto (GStrv) argv = rsp_recorder_perf_argv ("/usr/bin/perf", &options, tracepoints, NULL, "out.tmp", 7, 9, FALSE);
   g_autofree char *line = g_strjoinv (" ", argv);
   g_assert_cmpstr (line, ==,
                    "/usr/bin/perf record -a -k monotonic --call-graph fp --delay=-1 --control=fd:7,9 "
@@ -192,7 +192,7 @@ test_perf_argv (void)
   g_assert_cmpuint (count_arg (argv, "-c"), ==, 0);
 
   options.call_graph = RSP_CALL_GRAPH_DWARF;
-  g_auto (GStrv) dwarf = rsp_recorder_perf_argv ("perf", &options, tracepoints, "o", 3, 4, TRUE);
+  g_auto (GStrv) dwarf = rsp_recorder_perf_argv ("perf", &options, tracepoints, NULL, "o", 3, 4, TRUE);
   g_autofree char *dwarf_line = g_strjoinv (" ", dwarf);
   g_assert_cmpstr (dwarf_line, ==,
                    "perf record -a -k monotonic --call-graph dwarf --delay=-1 --control=fd:3,4 "
@@ -200,8 +200,26 @@ test_perf_argv (void)
                    "-e cpu-clock/freq=250/");
 
   /* Nothing but the sampling event when no tracepoint exists. */
-  g_auto (GStrv) bare = rsp_recorder_perf_argv ("perf", &options, NULL, "o", 3, 4, FALSE);
+  g_auto (GStrv) bare = rsp_recorder_perf_argv ("perf", &options, NULL, NULL, "o", 3, 4, FALSE);
   g_assert_cmpuint (count_arg (bare, "-e"), ==, 1);
+
+  /* A tracepoint recorded in part: its --filter right after its -e, as
+   * perf takes it; the others without one. */
+  options.call_graph = RSP_CALL_GRAPH_FP;
+  const char *const with_sock[] = { "sched:sched_switch", "sock:sock_send_length", "sock:sock_recv_length", NULL };
+  g_autoptr (GArray) filters = g_array_new (FALSE, TRUE, sizeof (RspEventFilter));
+  g_array_set_clear_func (filters, rsp_event_filter_clear);
+  RspEventFilter f = { g_strdup ("sock:sock_send_length"), g_strdup ("family != 1") };
+  g_array_append_val (filters, f);
+  g_auto (GStrv) filtered = rsp_recorder_perf_argv ("perf", &options, with_sock, filters, "o", 3, 4, FALSE);
+  g_autofree char *filtered_line = g_strjoinv (" ", filtered);
+  g_assert_nonnull (strstr (filtered_line, "-e sched:sched_switch -e sock:sock_send_length/call-graph=no/ "
+                                           "--filter family != 1 -e sock:sock_recv_length/call-graph=no/ -e "));
+  g_assert_cmpuint (count_arg (filtered, "--filter"), ==, 1);
+  guint at = 0;
+  while (g_strcmp0 (filtered[at], "--filter") != 0)
+    at++;
+  g_assert_cmpstr (filtered[at + 1], ==, "family != 1"); /* one argument, spaces and all */
   rsp_recorder_options_clear (&options);
 }
 
@@ -287,6 +305,37 @@ test_probe_events_complete (void)
   g_assert_cmpstr (first->name, ==, "sched:sched_switch");
   g_assert_cmpuint (first->id, ==, 100);
   rsp_probed_events_clear (&events);
+  remove_tree (tracefs);
+}
+
+/* A local socket's events are recorded in part ("family != 1") where the
+ * kernel's format has the field, whole where it has not (an older kernel:
+ * the filter would make perf refuse to record) or where a test pretends
+ * so; the other events are recorded whole. */
+static void
+test_probe_event_filter (void)
+{
+  g_autofree char *tracefs = make_tracefs (NULL);
+  g_assert_null (rsp_probe_event_filter (tracefs, "sock:sock_send_length", NULL)); /* no format */
+  g_autofree char *send_format = g_build_filename (tracefs, "events", "sock", "sock_send_length", "format", NULL);
+  g_assert_true (g_file_set_contents (send_format,
+                                      "name: sock_send_length\nID: 1707\nformat:\n"
+                                      "\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n\n"
+                                      "\tfield:void * sk;\toffset:8;\tsize:8;\tsigned:0;\n"
+                                      "\tfield:__u16 family;\toffset:16;\tsize:2;\tsigned:0;\n",
+                                      -1, NULL));
+  g_assert_cmpstr (rsp_probe_event_filter (tracefs, "sock:sock_send_length", NULL), ==, "family != 1");
+  g_assert_null (rsp_probe_event_filter (tracefs, "sock:sock_send_length", "sched:sched_waking, filter:family"));
+  g_autofree char *ready_format = g_build_filename (tracefs, "events", "sock", "sk_data_ready", "format", NULL);
+  /* a field whose name only ends in "family" is not it */
+  g_assert_true (g_file_set_contents (ready_format,
+                                      "name: sk_data_ready\nID: 2285\nformat:\n"
+                                      "\tfield:__u16 sk_family;\toffset:16;\tsize:2;\tsigned:0;\n",
+                                      -1, NULL));
+  g_assert_null (rsp_probe_event_filter (tracefs, "sock:sk_data_ready", NULL));
+  g_autofree char *switch_format = g_build_filename (tracefs, "events", "sched", "sched_switch", "format", NULL);
+  g_assert_true (g_file_set_contents (switch_format, "\tfield:__u16 family;\toffset:8;\n", -1, NULL));
+  g_assert_null (rsp_probe_event_filter (tracefs, "sched:sched_switch", NULL));
   remove_tree (tracefs);
 }
 
@@ -669,6 +718,7 @@ main (int argc, char **argv)
   g_test_add_func ("/probe/event-set", test_event_set);
   g_test_add_func ("/probe/events/complete", test_probe_events_complete);
   g_test_add_func ("/probe/events/degrade", test_probe_events_degrade);
+  g_test_add_func ("/probe/event-filter", test_probe_event_filter);
   g_test_add_func ("/probe/events/none", test_probe_events_none);
   g_test_add_func ("/probe/find-perf", test_find_perf);
   g_test_add_func ("/probe/privileges", test_privileges);
