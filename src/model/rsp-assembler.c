@@ -1626,6 +1626,27 @@ infer_merges (RspModel *m)
     }
 }
 
+/* Run R of a task, after the runs before it (in time): the sleep after it
+ * continues the series of timed-out polls of *PREV_SLEEP, the sleep before
+ * it, when it is one more of them; *PREV_SLEEP becomes R's next sleep. */
+static void
+defacto_step (RspModel *m, RspIdx r, RspIdx *prev_sleep)
+{
+  const RspRun *run = model_run (m, r);
+  RspIdx sl = run->next_sleep;
+  if (sl == RSP_NONE)
+    return;
+  RspSleep *s = model_sleep (m, sl);
+  if (*prev_sleep != RSP_NONE)
+    {
+      const RspSleep *p = model_sleep (m, *prev_sleep);
+      if (p->reason == RSP_WAKE_TIMER && !p->deliberate && p->stack == s->stack && p->next_run == r
+          && run->end - run->start < RSP_POLL_MERGE_GAP_NS)
+        s->defacto_start = p->defacto_start;
+    }
+  *prev_sleep = sl;
+}
+
 static void
 finish (Assembler *a)
 {
@@ -1650,28 +1671,25 @@ finish (Assembler *a)
     }
 
   /* de facto starts: consecutive timed-out waits with the same stack,
-   * separated by runs shorter than RSP_POLL_MERGE_GAP_NS, are one sleep */
-  for (guint ti = 0; ti < m->tasks->len; ti++)
+   * separated by runs shorter than RSP_POLL_MERGE_GAP_NS, are one sleep.
+   * Each task's runs in time order: where they lie in the array in that
+   * order (nearly always), all tasks in one pass over it, else along the
+   * task's chain. */
+  guint n_tasks = m->tasks->len;
+  g_autofree guint8 *in_order = rsp_model_tasks_in_run_order (m);
+  g_autofree RspIdx *prev_sleep = g_new (RspIdx, MAX (n_tasks, 1));
+  for (guint ti = 0; ti < n_tasks; ti++)
+    prev_sleep[ti] = RSP_NONE;
+  for (guint r = 0; r < m->runs->len; r++)
     {
-      const RspTask *t = model_task (m, ti);
-      RspIdx prev_sleep = RSP_NONE;
-      for (RspIdx r = t->first_run; r != RSP_NONE; r = model_run (m, r)->next_run)
-        {
-          RspRun *run = model_run (m, r);
-          RspIdx sl = run->next_sleep;
-          if (sl == RSP_NONE)
-            continue;
-          RspSleep *s = model_sleep (m, sl);
-          if (prev_sleep != RSP_NONE)
-            {
-              RspSleep *p = model_sleep (m, prev_sleep);
-              if (p->reason == RSP_WAKE_TIMER && !p->deliberate && p->stack == s->stack && p->next_run == r
-                  && run->end - run->start < RSP_POLL_MERGE_GAP_NS)
-                s->defacto_start = p->defacto_start;
-            }
-          prev_sleep = sl;
-        }
+      RspIdx ti = model_run (m, r)->task;
+      if (ti < n_tasks && in_order[ti])
+        defacto_step (m, r, &prev_sleep[ti]);
     }
+  for (guint ti = 0; ti < n_tasks; ti++)
+    if (!in_order[ti])
+      for (RspIdx r = model_task (m, ti)->first_run; r != RSP_NONE; r = model_run (m, r)->next_run)
+        defacto_step (m, r, &prev_sleep[ti]);
 
   /* samples grouped by run, in time order within a run */
   guint n_runs = m->runs->len;

@@ -70,6 +70,15 @@ struct _RspModel {
 
 RspModel *rsp_model_new (void);
 
+/* Per task (by index), 1 where its runs lie in the runs array in their
+ * order in time: the runs of that task, in index order, are exactly its
+ * chain (first_run, then each run's next_run), as the assembler appends
+ * them unless it inferred one after the fact; 0 elsewhere.  One pass over
+ * the array in its order, which the memory streams: walking a task's
+ * chain jumps across the array at every step, a cache miss per run (a
+ * large recording's runs are tens of MB).  Free with g_free(). */
+guint8 *rsp_model_tasks_in_run_order (const RspModel *m);
+
 /* How rsp_model_build_with() keeps resolved callchains (rsp-event-decoder.c):
  * the tests build each recording all three ways and compare the models. */
 typedef enum {

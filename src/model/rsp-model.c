@@ -493,6 +493,33 @@ disk_reach_free (gpointer data)
   g_free (data);
 }
 
+guint8 *
+rsp_model_tasks_in_run_order (const RspModel *m)
+{
+  guint n_tasks = m->tasks->len;
+  guint8 *in_order = g_new (guint8, MAX (n_tasks, 1));
+  g_autofree RspIdx *expected = g_new (RspIdx, MAX (n_tasks, 1));
+  for (guint t = 0; t < n_tasks; t++)
+    {
+      in_order[t] = 1;
+      expected[t] = g_array_index (m->tasks, RspTask, t).first_run;
+    }
+  for (guint r = 0; r < m->runs->len; r++)
+    {
+      const RspRun *run = &g_array_index (m->runs, RspRun, r);
+      if (run->task >= n_tasks)
+        continue; /* no task's: a chain holding it stays waiting for it, below */
+      if (expected[run->task] == r)
+        expected[run->task] = run->next_run;
+      else
+        in_order[run->task] = 0;
+    }
+  for (guint t = 0; t < n_tasks; t++)
+    if (expected[t] != RSP_NONE)
+      in_order[t] = 0; /* its chain has a run of another task, or goes back */
+  return in_order;
+}
+
 static RspModelIndex *
 build_index (const RspModel *m)
 {
@@ -501,6 +528,7 @@ build_index (const RspModel *m)
   x->n_tasks = n_tasks;
   x->task_runs = g_new0 (GArray *, MAX (n_tasks, 1));
   x->task_disk_ops = g_new0 (GArray *, MAX (n_tasks, 1));
+  g_autofree guint8 *in_order = rsp_model_tasks_in_run_order (m);
   for (guint t = 0; t < n_tasks; t++)
     {
       const RspTask *task = &g_array_index (m->tasks, RspTask, t);
@@ -509,6 +537,9 @@ build_index (const RspModel *m)
        * chain's length */
       GArray *runs = g_array_sized_new (FALSE, FALSE, sizeof (RspIdx), task->n_runs);
       g_array_set_size (runs, task->n_runs);
+      x->task_runs[t] = runs;
+      if (in_order[t])
+        continue; /* filled in the pass below */
       RspIdx r = task->first_run;
       for (guint k = 0; k < task->n_runs; k++)
         {
@@ -517,8 +548,20 @@ build_index (const RspModel *m)
           r = g_array_index (m->runs, RspRun, r).next_run;
         }
       g_assert (r == RSP_NONE);
-      x->task_runs[t] = runs;
     }
+  /* the tasks whose runs are in array order: in one pass over it */
+  g_autofree guint *filled = g_new0 (guint, MAX (n_tasks, 1));
+  for (guint r = 0; r < m->runs->len; r++)
+    {
+      RspIdx t = g_array_index (m->runs, RspRun, r).task;
+      if (t < n_tasks && in_order[t])
+        {
+          g_assert (filled[t] < x->task_runs[t]->len);
+          g_array_index (x->task_runs[t], RspIdx, filled[t]++) = r;
+        }
+    }
+  for (guint t = 0; t < n_tasks; t++)
+    g_assert (!in_order[t] || filled[t] == x->task_runs[t]->len);
   x->device_ops = g_hash_table_new_full (g_direct_hash, g_direct_equal, NULL, (GDestroyNotify) g_array_unref);
   for (guint i = 0; i < m->disk_ops->len; i++)
     {

@@ -460,6 +460,78 @@ test_reserve (void)
     }
 }
 
+/* TASK's runs along its chain (first_run, next_run), as an array. */
+static GArray *
+chain_of (const RspModel *m, RspIdx task)
+{
+  GArray *chain = g_array_new (FALSE, FALSE, sizeof (RspIdx));
+  for (RspIdx r = rsp_model_task (m, task)->first_run; r != RSP_NONE; r = rsp_model_run (m, r)->next_run)
+    g_array_append_val (chain, r);
+  return chain;
+}
+
+static void
+assert_index_runs_are_chains (const RspModel *m)
+{
+  const RspModelIndex *x = rsp_model_get_index (m);
+  g_assert_cmpuint (x->n_tasks, ==, rsp_model_n_tasks (m));
+  for (guint t = 0; t < x->n_tasks; t++)
+    {
+      g_autoptr (GArray) chain = chain_of (m, t);
+      g_assert_cmpuint (x->task_runs[t]->len, ==, chain->len);
+      for (guint k = 0; k < chain->len; k++)
+        g_assert_cmpuint (g_array_index (x->task_runs[t], RspIdx, k), ==, g_array_index (chain, RspIdx, k));
+    }
+}
+
+/* A task's runs in time order: read in one pass over the runs array where
+ * they lie there in that order (the assembler appends them so), along
+ * the task's chain where they do not. */
+static void
+test_run_order (void)
+{
+  g_autoptr (RspModel) m = pingpong_model (0, 40);
+  guint n_tasks = rsp_model_n_tasks (m);
+  g_autofree guint8 *in_order = rsp_model_tasks_in_run_order (m);
+  RspIdx ping = RSP_NONE, pong = RSP_NONE;
+  for (guint t = 0; t < n_tasks; t++)
+    {
+      g_assert_cmpuint (in_order[t], ==, 1);
+      if (rsp_model_task (m, t)->tid == 100)
+        ping = t;
+      if (rsp_model_task (m, t)->tid == 200)
+        pong = t;
+    }
+  g_assert_true (ping != RSP_NONE && pong != RSP_NONE);
+  g_assert_cmpuint (rsp_model_task (m, ping)->n_runs, >=, 3);
+
+  /* ping's chain relinked out of array order (its second run last): read
+   * along it; pong's still in one pass */
+  g_autoptr (GArray) chain = chain_of (m, ping);
+  RspIdx r0 = g_array_index (chain, RspIdx, 0), r1 = g_array_index (chain, RspIdx, 1);
+  RspIdx last = g_array_index (chain, RspIdx, chain->len - 1);
+  g_array_index (m->runs, RspRun, r0).next_run = g_array_index (m->runs, RspRun, r1).next_run;
+  g_array_index (m->runs, RspRun, last).next_run = r1;
+  g_array_index (m->runs, RspRun, r1).next_run = RSP_NONE;
+  g_autofree guint8 *relinked = rsp_model_tasks_in_run_order (m);
+  g_assert_cmpuint (relinked[ping], ==, 0);
+  g_assert_cmpuint (relinked[pong], ==, 1);
+  assert_index_runs_are_chains (m);
+  g_autoptr (GArray) read = chain_of (m, ping);
+  g_assert_cmpuint (g_array_index (read, RspIdx, read->len - 1), ==, r1);
+
+  /* a chain that goes on into another task's run is not in order (the
+   * other task's is) */
+  g_autoptr (RspModel) other = pingpong_model (0, 40);
+  g_autoptr (GArray) ping_runs = chain_of (other, ping);
+  g_autoptr (GArray) pong_runs = chain_of (other, pong);
+  g_array_index (other->runs, RspRun, g_array_index (pong_runs, RspIdx, pong_runs->len - 1)).next_run =
+    g_array_index (ping_runs, RspIdx, ping_runs->len - 1);
+  g_autofree guint8 *crossed = rsp_model_tasks_in_run_order (other);
+  g_assert_cmpuint (crossed[pong], ==, 0);
+  g_assert_cmpuint (crossed[ping], ==, 1);
+}
+
 /* The count the reservation is made from: the health table's, capped by
  * what the data could hold. */
 static void
@@ -2160,6 +2232,7 @@ main (int argc, char **argv)
   g_test_add_func ("/model/timeout-merging", test_timeout_merging);
   g_test_add_func ("/model/deliberate-sleep", test_deliberate_sleep);
   g_test_add_func ("/model/reserve", test_reserve);
+  g_test_add_func ("/model/run-order", test_run_order);
   g_test_add_func ("/model/recorded-switches", test_recorded_switches);
   g_test_add_func ("/model/triangle-cut", test_triangle_cut);
   g_test_add_func ("/model/other-path", test_other_path);
