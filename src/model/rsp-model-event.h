@@ -91,8 +91,8 @@ void rsp_assembler_set_requeues_recorded (RspAssembler *self, gboolean recorded)
 /* Room, before the first event, for the arrays that grow with each
  * context switch (runs, sleeps, wake-up links), from the number the
  * recording says it holds: grown by doubling, each is copied about once
- * more and leaves its old blocks behind.  Only up to 16 MB each (larger
- * ones live in mappings of their own, which grow without a copy). */
+ * more and leaves its old blocks behind.  Up to 256 MB each, huge pages
+ * asked for (rsp-model.c, reserve()). */
 void rsp_assembler_reserve (RspAssembler *self, guint64 n_switches);
 /* The decoder's array of stack ids (RspStackId, 0: not interned yet) by
  * chain number (RspModelEvent.chain); the decoder grows it and empties it,
