@@ -44,6 +44,7 @@ typedef struct {
   guint64 unknown_ids;   /* events whose type has no stored format */
   guint32 lost_cpus;     /* CPU blocks cut or damaged in the section: not read */
   guint32 max_held;      /* most perf events held at once by the merge */
+  guint64 released;      /* bytes of sub-buffers read given back (a mapped file's pages) */
 } RspFtraceStats;
 
 /* Reads pull the next perf event (in perf's time order) into EVENT. */
@@ -61,6 +62,14 @@ RspFtraceStream *rsp_ftrace_stream_new (const guint8 *data, gsize size, GPtrArra
  * formats' print fmt lines are left out (rsp_tep_check_format_fields()). */
 RspFtraceStream *rsp_ftrace_stream_new_in_place (const guint8 *data, gsize size, GPtrArray *evsels,
                                                  gboolean with_print, GError **error);
+/* An in-place stream's DATA is a private, read-only mapping of a file
+ * (the reader's of the recording): the pages of sub-buffers read already
+ * are given back as it goes (memory that is the caller's own must never
+ * be: giving back anonymous memory zeroes it). */
+void rsp_ftrace_stream_set_file_mapped (RspFtraceStream *s);
+/* How much of a CPU's sub-buffers read is given back at once (4 MB; the
+ * tests make it a page). */
+void rsp_ftrace_stream_set_release_chunk (RspFtraceStream *s, guint64 bytes);
 void rsp_ftrace_stream_free (RspFtraceStream *stream);
 /* Replaces STREAM's events with the CPU blocks at DATA (a section's part
  * after its formats, of a section with the same formats: rsp record's live

@@ -498,6 +498,8 @@ open_ftrace_section (RspPerfReader *self)
       g_autoptr (GError) error = NULL;
       self->ftrace = rsp_ftrace_stream_new_in_place (self->data + sec->offset, sec->size, self->evsels,
                                                      !self->no_print, &error);
+      if (self->ftrace != NULL && self->mapped)
+        rsp_ftrace_stream_set_file_mapped (self->ftrace);
       if (self->ftrace == NULL)
         rsp_perf_reader_warn (self, _("%s: the events of RSP's tracefs instance (block completions, wake-ups from "
                              "interrupts and timers on idle CPUs) are lost; perf's events are read"),

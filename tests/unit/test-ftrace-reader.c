@@ -407,6 +407,78 @@ test_unaligned_records (void)
   g_test_message ("%u events (%u from the ftrace section) alike from 8-aligned and shifted bytes", n, n_ftrace);
 }
 
+/* Reads all of READER, rewinds it and reads it again: the digest of both
+ * reads (which must agree) and of the figures. */
+static guint64
+read_twice (RspPerfReader *reader, guint *n_events)
+{
+  guint64 first = READER_DIGEST_SEED, second = READER_DIGEST_SEED;
+  const RspEvent *ev;
+  guint n = 0, again = 0;
+  while ((ev = rsp_perf_reader_next_ref (reader)) != NULL)
+    {
+      first = reader_digest_event (first, ev);
+      n++;
+    }
+  rsp_perf_reader_rewind (reader);
+  while ((ev = rsp_perf_reader_next_ref (reader)) != NULL)
+    {
+      second = reader_digest_event (second, ev);
+      again++;
+    }
+  g_assert_cmpuint (again, ==, n);
+  g_assert_cmphex (second, ==, first);
+  *n_events = n;
+  return first;
+}
+
+/* The pages of the sub-buffers read are given back where the recording is
+ * a mapped file (here a page at a time), and what is read is the same, also
+ * read again after a rewind (they are mapped in again); never where the
+ * bytes are the caller's own memory (giving back anonymous memory would
+ * zero it). */
+static void
+test_release_read_pages (void)
+{
+  g_autofree char *path = g_build_filename (RSP_SOURCE_ROOT, "tests", "data", "dio_ftrace.rsp", NULL);
+  g_autofree char *contents = NULL;
+  gsize length;
+  g_assert_true (g_file_get_contents (path, &contents, &length, NULL));
+
+  g_autoptr (GError) error = NULL;
+  g_autoptr (RspPerfReader) bytes = rsp_perf_reader_open_bytes ((const guint8 *) contents, length, &error);
+  g_assert_no_error (error);
+  g_assert_nonnull (bytes->ftrace);
+  rsp_ftrace_stream_set_release_chunk (bytes->ftrace, 1);
+  guint n_bytes, n_mapped;
+  guint64 from_bytes = read_twice (bytes, &n_bytes);
+  g_assert_cmpuint (rsp_ftrace_stream_get_stats (bytes->ftrace)->released, ==, 0);
+  g_autofree char *again = NULL;
+  g_assert_true (g_file_get_contents (path, &again, NULL, NULL));
+  g_assert_true (memcmp (contents, again, length) == 0); /* the caller's bytes untouched */
+
+  g_autoptr (RspPerfReader) mapped = rsp_perf_reader_open (path, &error);
+  g_assert_no_error (error);
+  g_assert_nonnull (mapped->ftrace);
+  rsp_ftrace_stream_set_release_chunk (mapped->ftrace, 1);
+  const RspEvent *ev;
+  guint64 h = READER_DIGEST_SEED;
+  n_mapped = 0;
+  while ((ev = rsp_perf_reader_next_ref (mapped)) != NULL)
+    {
+      h = reader_digest_event (h, ev);
+      n_mapped++;
+    }
+  guint64 released = rsp_ftrace_stream_get_stats (mapped->ftrace)->released;
+  g_assert_cmpuint (released, >, 0);
+  g_assert_cmpuint (n_mapped, ==, n_bytes);
+  g_assert_cmphex (h, ==, from_bytes);
+  rsp_perf_reader_rewind (mapped);
+  guint n_again;
+  g_assert_cmphex (read_twice (mapped, &n_again), ==, from_bytes);
+  g_test_message ("%u events; %" G_GUINT64_FORMAT " bytes of sub-buffers given back in one read", n_bytes, released);
+}
+
 static void
 test_damaged_subbuffer (void)
 {
@@ -936,6 +1008,7 @@ main (int argc, char **argv)
   g_test_add_func ("/ftrace-reader/load-cpus-forgets", test_load_cpus_forgets);
   g_test_add_func ("/ftrace-reader/twins-in-a-run", test_twins_in_a_run);
   g_test_add_func ("/ftrace-reader/unaligned-records", test_unaligned_records);
+  g_test_add_func ("/ftrace-reader/release-read-pages", test_release_read_pages);
   g_test_add_func ("/ftrace-reader/damaged-subbuffer", test_damaged_subbuffer);
   g_test_add_func ("/ftrace-reader/truncated-section", test_truncated_section);
   g_test_add_func ("/ftrace-reader/next-ref", test_next_ref);
