@@ -646,22 +646,26 @@ populate_ahead (RspFtraceStream *s, CpuCursor *cc)
   cc->populated = upto;
 }
 
-/* Gives back the pages of CC's sub-buffers before the one it loads next,
- * as the reader does behind perf's records: the file's pages stay in the
- * page cache, but mapped they count in the process's memory, the whole
- * section by the end (a fifth of the peak RSS of a report of a 111 MB
- * recording).  Nothing points into them any more: the event read last
- * lies in the sub-buffer loaded now; and a page touched again all the
- * same is read again from the file, unchanged (the mapping is private and
- * read-only). */
+/* Gives back the pages of CC's sub-buffers before the one it has just
+ * read to its end, as the reader does behind perf's records: the file's
+ * pages stay in the page cache, but mapped they count in the process's
+ * memory, the whole section by the end (a fifth of the peak RSS of a
+ * report of a 111 MB recording).  The sub-buffer just read stays: the
+ * event the stream returns next (its own, filled before the cursor
+ * moved on) lies in it.  Nothing points into the ones before; a page
+ * touched again all the same is read again from the file, unchanged
+ * (the mapping is private and read-only). */
 static void
 release_behind (RspFtraceStream *s, CpuCursor *cc)
 {
-  if (!s->releasable || cc->owned != NULL || cc->next_subbuf < cc->released + s->release_chunk)
+  if (!s->releasable || cc->owned != NULL || cc->sub == NULL)
+    return;
+  guint64 keep_from = (guint64) (cc->sub - cc->data);
+  if (keep_from < cc->released + s->release_chunk)
     return;
   guintptr page = (guintptr) sysconf (_SC_PAGESIZE);
   guintptr from = ((guintptr) cc->data + cc->released + page - 1) & ~(page - 1);
-  guintptr upto = ((guintptr) cc->data + cc->next_subbuf) & ~(page - 1);
+  guintptr upto = ((guintptr) cc->data + keep_from) & ~(page - 1);
   if (upto <= from)
     return; /* not a whole page yet */
   if (madvise ((void *) from, upto - from, MADV_DONTNEED) == 0)
@@ -852,6 +856,7 @@ rsp_ftrace_stream_rewind (RspFtraceStream *s)
       /* what was given back is mapped in again as it is read */
       cc->released = 0;
       cc->populated = 0;
+      cc->sub = NULL;
       cc->loaded = FALSE;
       cc->has_event = FALSE;
       if (cc->partial_tail)

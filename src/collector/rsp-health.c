@@ -16,6 +16,8 @@
 
 #include "rsp-probe.h"
 
+G_DEFINE_QUARK (rsp-health-error-quark, rsp_health_error)
+
 typedef struct {
   char *event;
   GArray *fds; /* int, one per CPU */
@@ -85,7 +87,7 @@ rsp_health_counters_add (RspHealthCounters *self, const char *event, guint64 id,
         {
           int saved_errno = errno;
           close (fd);
-          g_set_error (error, G_FILE_ERROR, g_file_error_from_errno (saved_errno),
+          g_set_error (error, RSP_HEALTH_ERROR, RSP_HEALTH_ERROR_FILTER,
                        _("cannot count %s with the filter '%s' on CPU %d: %s"), event, filter, cpu,
                        g_strerror (saved_errno));
           health_counter_clear (&counter);

@@ -26,13 +26,20 @@ G_BEGIN_DECLS
 
 typedef struct _RspHealthCounters RspHealthCounters;
 
+#define RSP_HEALTH_ERROR (rsp_health_error_quark ())
+GQuark rsp_health_error_quark (void);
+typedef enum {
+  RSP_HEALTH_ERROR_FILTER, /* the kernel refused the counter's filter */
+} RspHealthError;
+
 /* Counters on the CPUs listed in CPUS (guint). */
 RspHealthCounters *rsp_health_counters_new (const GArray *cpus);
 void rsp_health_counters_free (RspHealthCounters *self);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (RspHealthCounters, rsp_health_counters_free)
 
 /* Opens one disabled counting event per CPU for tracepoint ID, with FILTER
- * (the one perf records it with; NULL: none). */
+ * (the one perf records it with; NULL: none).  A filter the kernel
+ * refuses is RSP_HEALTH_ERROR_FILTER (perf would refuse it too). */
 gboolean rsp_health_counters_add (RspHealthCounters *self, const char *event, guint64 id, const char *filter,
                                   GError **error);
 void rsp_health_counters_enable (RspHealthCounters *self);

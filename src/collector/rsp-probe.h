@@ -86,7 +86,7 @@ void rsp_probed_events_clear (RspProbedEvents *events);
  * on the network (a wake-up from its softirq, the last send before it, the
  * requests on a TCP port).  Recording a local socket's every send and
  * receive costs each of them an event, and the flood of them made perf
- * lose its sched_switch events (42% of them in `perf bench sched
+ * lose its sched_switch events (58% of them in `perf bench sched
  * messaging`).  NULL too where TRACEFS's format of EVENT has no such field
  * (the kernel and perf would refuse the filter), or where PRETEND_MISSING
  * (RSP_RECORD_PRETEND_MISSING) names "filter:family". */

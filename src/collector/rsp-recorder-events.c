@@ -138,6 +138,17 @@ session_perf_filter (const Session *s, const char *event)
   return filter_of_event (s->perf_filters, event);
 }
 
+void
+session_drop_perf_filter (Session *s, const char *event)
+{
+  for (guint i = 0; s->perf_filters != NULL && i < s->perf_filters->len; i++)
+    if (strcmp (g_array_index (s->perf_filters, RspEventFilter, i).event, event) == 0)
+      {
+        g_array_remove_index (s->perf_filters, i);
+        return;
+      }
+}
+
 char **
 rsp_recorder_perf_argv (const char *perf, const RspRecorderOptions *options,
                         const char *const *tracepoints, const GArray *filters, const char *output, int ctl_fd,

@@ -56,7 +56,19 @@ open_health_counters (Session *s, const Probe *probe, const GArray *cpus, const 
         continue; /* the tracefs instance records it; its own statistics tell its losses */
       g_autoptr (GError) error = NULL;
       /* counted with perf's filter: what is left out is not lost */
-      if (!rsp_health_counters_add (counters, event->name, event->id, session_perf_filter (s, event->name), &error))
+      const char *filter = session_perf_filter (s, event->name);
+      if (!rsp_health_counters_add (counters, event->name, event->id, filter, &error)
+          && g_error_matches (error, RSP_HEALTH_ERROR, RSP_HEALTH_ERROR_FILTER))
+        {
+          /* the kernel refuses the filter (perf would too, and fail to
+           * record): the event is recorded whole */
+          fprintf (stderr, _("rsp record: warning: this kernel refuses the filter '%s' of %s: it is recorded whole\n"),
+                   filter, event->name);
+          session_drop_perf_filter (s, event->name);
+          g_clear_error (&error);
+          rsp_health_counters_add (counters, event->name, event->id, NULL, &error);
+        }
+      if (error != NULL)
         {
           fprintf (stderr, _("rsp record: recording health will not be checked: %s\n"), error->message);
           return;

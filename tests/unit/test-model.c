@@ -442,7 +442,8 @@ assert_same_model (const RspModel *a, const RspModel *b)
 
 /* Room reserved before the first event (rsp_assembler_reserve(): less,
  * more and absurdly more than the events need) changes nothing in the
- * model. */
+ * model.  (Not G_MAXUINT64: that reserves the cap, 256 MB an array, which
+ * the tests' G_DEBUG=gc-friendly makes GLib clear whole.) */
 static void
 test_reserve (void)
 {
@@ -450,7 +451,7 @@ test_reserve (void)
   g_assert_cmpuint (plain->runs->len, >=, 3000);
   g_assert_cmpuint (plain->sleeps->len, >=, 2000);
   g_assert_cmpuint (plain->links->len, >=, 2000);
-  const guint64 reserves[] = { 2000, 4000, G_MAXUINT64 };
+  const guint64 reserves[] = { 2000, 4000, 100000 };
   for (guint k = 0; k < G_N_ELEMENTS (reserves); k++)
     {
       g_autoptr (RspModel) m = pingpong_model (reserves[k], 3000);

@@ -559,6 +559,34 @@ entries (const char *first, ...)
   return array;
 }
 
+/* A counter counts with perf's filter; a filter the kernel refuses is
+ * told apart (RSP_HEALTH_ERROR_FILTER: the recorder then records the
+ * event whole) from a counter that cannot be opened.  Needs root and
+ * sched_switch's id in tracefs. */
+static void
+test_health_counter_filter (void)
+{
+  g_autofree char *id_text = NULL;
+  if (geteuid () != 0
+      || !g_file_get_contents ("/sys/kernel/tracing/events/sched/sched_switch/id", &id_text, NULL, NULL))
+    {
+      g_test_skip ("needs root and tracefs at /sys/kernel/tracing (counting tracepoints)");
+      return;
+    }
+  guint64 id = g_ascii_strtoull (id_text, NULL, 10);
+  g_autoptr (GArray) cpus = rsp_probe_online_cpus ();
+  g_autoptr (RspHealthCounters) counters = rsp_health_counters_new (cpus);
+  g_autoptr (GError) error = NULL;
+  g_assert_true (rsp_health_counters_add (counters, "sched:sched_switch", id, "prev_pid != 0", &error));
+  g_assert_no_error (error);
+  g_assert_false (rsp_health_counters_add (counters, "sched:sched_switch", id, "no_such_field != 1", &error));
+  g_assert_error (error, RSP_HEALTH_ERROR, RSP_HEALTH_ERROR_FILTER);
+  g_clear_error (&error);
+  g_assert_false (rsp_health_counters_add (counters, "sched:sched_switch", G_MAXUINT32, NULL, &error));
+  g_assert_nonnull (error);
+  g_assert_false (g_error_matches (error, RSP_HEALTH_ERROR, RSP_HEALTH_ERROR_FILTER));
+}
+
 static void
 test_health_thresholds (void)
 {
@@ -726,6 +754,7 @@ main (int argc, char **argv)
   g_test_add_func ("/probe/invoking-user", test_invoking_user);
   g_test_add_func ("/probe/user-tools-output", test_user_tools_output);
   g_test_add_func ("/health/thresholds", test_health_thresholds);
+  g_test_add_func ("/health/counter-filter", test_health_counter_filter);
   g_test_add_func ("/health/judge", test_health_judge);
   g_test_add_func ("/health/perf-loss", test_health_perf_loss);
   return g_test_run ();
