@@ -221,6 +221,17 @@ print_unnamed (Dumper *d, GHashTable *per_pid)
     fprintf (out, _("  (%u processes in all)\n"), list->len);
 }
 
+/* One line per event FILTERS (RspEventFilter) says is recorded in part. */
+static void
+print_filters (FILE *out, const GArray *filters)
+{
+  for (guint i = 0; filters != NULL && i < filters->len; i++)
+    {
+      const RspEventFilter *f = &g_array_index (filters, RspEventFilter, i);
+      fprintf (out, _("  recorded in part: %s, only where %s\n"), f->event, f->filter);
+    }
+}
+
 static void
 print_stats (Dumper *d, const char *path, const guint64 *per_event, guint64 frames, gdouble seconds)
 {
@@ -267,11 +278,8 @@ print_stats (Dumper *d, const char *path, const guint64 *per_event, guint64 fram
       g_autofree char *name = evsel->ftrace ? g_strdup_printf ("%s@ftrace", evsel->name) : g_strdup (evsel->name);
       fprintf (out, "  %-28s %12" G_GUINT64_FORMAT "\n", name, n);
     }
-  for (guint i = 0; rec != NULL && rec->meta != NULL && i < rec->meta->perf_filters->len; i++)
-    {
-      const RspEventFilter *f = &g_array_index (rec->meta->perf_filters, RspEventFilter, i);
-      fprintf (out, _("  recorded in part: %s, only where %s\n"), f->event, f->filter);
-    }
+  if (rec != NULL && rec->meta != NULL)
+    print_filters (out, rec->meta->perf_filters);
   const RspFtraceStats *fs = rsp_perf_reader_get_ftrace_stats (r);
   if (fs != NULL)
     fprintf (out,
@@ -281,11 +289,7 @@ print_stats (Dumper *d, const char *path, const guint64 *per_event, guint64 fram
              (unsigned long long) fs->unknown_ids, (unsigned long long) fs->subbuffers,
              (unsigned long long) fs->bad_subbuffers, (unsigned long long) fs->missed_events);
   if (fs != NULL && rec != NULL && rec->meta != NULL && rec->meta->ftrace != NULL)
-    for (guint i = 0; i < rec->meta->ftrace->filters->len; i++)
-      {
-        const RspEventFilter *f = &g_array_index (rec->meta->ftrace->filters, RspEventFilter, i);
-        fprintf (out, _("  recorded in part: %s, only where %s\n"), f->event, f->filter);
-      }
+    print_filters (out, rec->meta->ftrace->filters);
   fprintf (out, "\n%s\n", _("records:"));
   for (guint t = 0; t < RSP_RECORD_TYPE_MAX; t++)
     if (st->by_type[t] > 0)

@@ -475,29 +475,16 @@ out:
   return timers;
 }
 
-/* The filter that kept perf's timer out of EVENT's records, or NULL. */
-static const char *
-filter_of (const RspFtrace *self, const char *event)
-{
-  for (guint i = 0; i < self->filters->len; i++)
-    {
-      const RspEventFilter *f = &g_array_index (self->filters, RspEventFilter, i);
-      if (g_strcmp0 (f->event, event) == 0)
-        return f->filter;
-    }
-  return NULL;
-}
-
 guint
 rsp_ftrace_filter_perf_timer_exits (RspFtrace *self, guint wait_ms)
 {
   g_return_val_if_fail (self != NULL, 0);
   const char *exit_event = "timer:hrtimer_expire_exit";
   if (self->destroyed || !g_ptr_array_find_with_equal_func (self->events, exit_event, g_str_equal, NULL)
-      || filter_of (self, exit_event) != NULL)
+      || rsp_event_filters_find (self->filters, exit_event) != NULL)
     return 0;
   /* the expiries of perf's timer, as the entries' filter leaves them out */
-  const char *left_out = filter_of (self, "timer:hrtimer_expire_entry");
+  const char *left_out = rsp_event_filters_find (self->filters, "timer:hrtimer_expire_entry");
   const char *ne = left_out != NULL ? strstr (left_out, " != ") : NULL;
   if (ne == NULL)
     return 0;
@@ -941,11 +928,7 @@ rsp_ftrace_build_meta (const RspFtrace *self)
       RspMissingEvent copy = { g_strdup (from->name), g_strdup (from->reason) };
       g_array_append_val (meta->missing_events, copy);
     }
-  for (guint i = 0; i < self->filters->len; i++)
-    {
-      const RspEventFilter *from = &g_array_index (self->filters, RspEventFilter, i);
-      rsp_event_filters_add (meta->filters, from->event, from->filter);
-    }
+  rsp_event_filters_add_all (meta->filters, self->filters);
   if (self->stats != NULL)
     g_array_append_vals (meta->cpus, self->stats->data, self->stats->len);
   meta->error = g_strdup (self->error);

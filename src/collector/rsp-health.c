@@ -83,21 +83,20 @@ rsp_health_counters_add (RspHealthCounters *self, const char *event, guint64 id,
     {
       int cpu = (int) g_array_index (self->cpus, guint, i);
       int fd = open_counting_tracepoint (id, cpu);
-      if (fd >= 0 && filter != NULL && ioctl (fd, PERF_EVENT_IOC_SET_FILTER, filter) != 0)
+      gboolean refused = fd >= 0 && filter != NULL && ioctl (fd, PERF_EVENT_IOC_SET_FILTER, filter) != 0;
+      if (fd < 0 || refused)
         {
           int saved_errno = errno;
-          close (fd);
-          g_set_error (error, RSP_HEALTH_ERROR, RSP_HEALTH_ERROR_FILTER,
-                       _("cannot count %s with the filter '%s' on CPU %d: %s"), event, filter, cpu,
-                       g_strerror (saved_errno));
-          health_counter_clear (&counter);
-          return FALSE;
-        }
-      if (fd < 0)
-        {
-          int saved_errno = errno;
-          g_set_error (error, G_FILE_ERROR, g_file_error_from_errno (saved_errno),
-                       _("cannot count %s on CPU %d: %s"), event, cpu, g_strerror (saved_errno));
+          if (refused)
+            {
+              close (fd);
+              g_set_error (error, RSP_HEALTH_ERROR, RSP_HEALTH_ERROR_FILTER,
+                           _("cannot count %s with the filter '%s' on CPU %d: %s"), event, filter, cpu,
+                           g_strerror (saved_errno));
+            }
+          else
+            g_set_error (error, G_FILE_ERROR, g_file_error_from_errno (saved_errno),
+                         _("cannot count %s on CPU %d: %s"), event, cpu, g_strerror (saved_errno));
           health_counter_clear (&counter);
           return FALSE;
         }

@@ -225,21 +225,28 @@ static const struct {
   { "sock:sk_data_ready", "family", "family != 1" },
 };
 
+/* The text of FILE ("id", "format") of EVENT ("system:name") in TRACEFS,
+ * or NULL. */
+static char *
+read_event_file (const char *tracefs, const char *event, const char *file)
+{
+  g_auto (GStrv) parts = g_strsplit (event, ":", 2);
+  if (parts[0] == NULL || parts[1] == NULL)
+    return NULL;
+  g_autofree char *path = g_build_filename (tracefs, "events", parts[0], parts[1], file, NULL);
+  char *text = NULL;
+  return g_file_get_contents (path, &text, NULL, NULL) ? text : NULL;
+}
+
 /* Whether TRACEFS's format of EVENT ("system:name") has a field named
  * FIELD. */
 static gboolean
 format_has_field (const char *tracefs, const char *event, const char *field)
 {
-  g_auto (GStrv) parts = g_strsplit (event, ":", 2);
-  if (parts[0] == NULL || parts[1] == NULL)
-    return FALSE;
-  g_autofree char *path = g_build_filename (tracefs, "events", parts[0], parts[1], "format", NULL);
-  g_autofree char *text = NULL;
-  if (!g_file_get_contents (path, &text, NULL, NULL))
-    return FALSE;
+  g_autofree char *text = read_event_file (tracefs, event, "format");
   /* the name ends a field line's declaration: " family;\toffset:" */
   g_autofree char *needle = g_strdup_printf (" %s;\toffset:", field);
-  return strstr (text, needle) != NULL;
+  return text != NULL && strstr (text, needle) != NULL;
 }
 
 const char *
@@ -261,11 +268,8 @@ rsp_probe_event_filter (const char *tracefs, const char *event, const char *pret
 static gboolean
 read_event_id (const char *tracefs, const char *name, guint64 *id)
 {
-  g_auto (GStrv) parts = g_strsplit (name, ":", 2);
-  g_assert (parts[0] != NULL && parts[1] != NULL);
-  g_autofree char *path = g_build_filename (tracefs, "events", parts[0], parts[1], "id", NULL);
-  g_autofree char *text = NULL;
-  if (!g_file_get_contents (path, &text, NULL, NULL))
+  g_autofree char *text = read_event_file (tracefs, name, "id");
+  if (text == NULL)
     return FALSE;
   g_strstrip (text);
   return g_ascii_string_to_unsigned (text, 10, 0, G_MAXUINT32, id, NULL);

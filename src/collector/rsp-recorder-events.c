@@ -5,7 +5,6 @@
 
 #include <glib/gi18n-lib.h>
 #include <stdio.h>
-#include <string.h>
 #include <unistd.h>
 
 #define SAMPLING_EVENT_FORMAT "cpu-clock/freq=%u/"
@@ -105,19 +104,6 @@ session_perf_tracepoints (const Session *s, const Probe *probe)
  * kernel frames then tell an interrupt's wake-up from a task's. */
 static const char *const stack_events[] = { "sched:sched_switch", "sched:sched_waking", NULL };
 
-/* The filter of EVENT in FILTERS (RspEventFilter, may be NULL), or NULL. */
-static const char *
-filter_of_event (const GArray *filters, const char *event)
-{
-  for (guint i = 0; filters != NULL && i < filters->len; i++)
-    {
-      const RspEventFilter *f = &g_array_index (filters, RspEventFilter, i);
-      if (strcmp (f->event, event) == 0)
-        return f->filter;
-    }
-  return NULL;
-}
-
 GArray *
 session_perf_filters (const Probe *probe, const char *const *perf_events)
 {
@@ -130,23 +116,6 @@ session_perf_filters (const Probe *probe, const char *const *perf_events)
         rsp_event_filters_add (filters, perf_events[i], filter);
     }
   return filters;
-}
-
-const char *
-session_perf_filter (const Session *s, const char *event)
-{
-  return filter_of_event (s->perf_filters, event);
-}
-
-void
-session_drop_perf_filter (Session *s, const char *event)
-{
-  for (guint i = 0; s->perf_filters != NULL && i < s->perf_filters->len; i++)
-    if (strcmp (g_array_index (s->perf_filters, RspEventFilter, i).event, event) == 0)
-      {
-        g_array_remove_index (s->perf_filters, i);
-        return;
-      }
 }
 
 char **
@@ -183,7 +152,7 @@ rsp_recorder_perf_argv (const char *perf, const RspRecorderOptions *options,
       g_ptr_array_add (args, g_strv_contains (stack_events, tracepoints[i])
                                  ? g_strdup (tracepoints[i])
                                  : g_strdup_printf ("%s/call-graph=no/", tracepoints[i]));
-      const char *filter = filter_of_event (filters, tracepoints[i]);
+      const char *filter = rsp_event_filters_find (filters, tracepoints[i]);
       if (filter != NULL)
         {
           g_ptr_array_add (args, g_strdup ("--filter"));

@@ -170,11 +170,7 @@ session_build_meta (const Session *s, char **events, const GArray *missing, cons
       RspHealthEntry copy = { g_strdup (from->event), from->counted, from->recorded };
       g_array_append_val (meta->health, copy);
     }
-  for (guint i = 0; s->perf_filters != NULL && i < s->perf_filters->len; i++)
-    {
-      const RspEventFilter *f = &g_array_index (s->perf_filters, RspEventFilter, i);
-      rsp_event_filters_add (meta->perf_filters, f->event, f->filter);
-    }
+  rsp_event_filters_add_all (meta->perf_filters, s->perf_filters);
   meta->keep_awake = s->options->keep_awake;
   if (meta->keep_awake_pids == NULL)
     meta->keep_awake_pids = g_array_new (FALSE, FALSE, sizeof (gint32));

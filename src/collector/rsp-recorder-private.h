@@ -148,10 +148,6 @@ char **session_perf_tracepoints (const Session *s, const Probe *probe);
 /* The filters (RspEventFilter) of the tracepoints of PERF_EVENTS that perf
  * records in part (rsp_probe_event_filter()). */
 GArray *session_perf_filters (const Probe *probe, const char *const *perf_events);
-/* The filter perf records EVENT with (s->perf_filters), or NULL. */
-const char *session_perf_filter (const Session *s, const char *event);
-/* EVENT is recorded whole after all: its filter out of s->perf_filters. */
-void session_drop_perf_filter (Session *s, const char *event);
 
 /* rsp-recorder-session.c */
 

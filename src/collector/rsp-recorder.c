@@ -56,7 +56,7 @@ open_health_counters (Session *s, const Probe *probe, const GArray *cpus, const 
         continue; /* the tracefs instance records it; its own statistics tell its losses */
       g_autoptr (GError) error = NULL;
       /* counted with perf's filter: what is left out is not lost */
-      const char *filter = session_perf_filter (s, event->name);
+      const char *filter = rsp_event_filters_find (s->perf_filters, event->name);
       if (!rsp_health_counters_add (counters, event->name, event->id, filter, &error)
           && g_error_matches (error, RSP_HEALTH_ERROR, RSP_HEALTH_ERROR_FILTER))
         {
@@ -64,7 +64,7 @@ open_health_counters (Session *s, const Probe *probe, const GArray *cpus, const 
            * record): the event is recorded whole */
           fprintf (stderr, _("rsp record: warning: this kernel refuses the filter '%s' of %s: it is recorded whole\n"),
                    filter, event->name);
-          session_drop_perf_filter (s, event->name);
+          rsp_event_filters_remove (s->perf_filters, event->name);
           g_clear_error (&error);
           rsp_health_counters_add (counters, event->name, event->id, NULL, &error);
         }

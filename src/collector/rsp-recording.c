@@ -59,6 +59,40 @@ rsp_event_filters_add (GArray *filters, const char *event, const char *filter)
   g_array_append_val (filters, f);
 }
 
+void
+rsp_event_filters_add_all (GArray *into, const GArray *from)
+{
+  for (guint i = 0; from != NULL && i < from->len; i++)
+    {
+      const RspEventFilter *f = &g_array_index (from, RspEventFilter, i);
+      rsp_event_filters_add (into, f->event, f->filter);
+    }
+}
+
+static gint
+filter_index (const GArray *filters, const char *event)
+{
+  for (guint i = 0; filters != NULL && i < filters->len; i++)
+    if (g_strcmp0 (g_array_index (filters, RspEventFilter, i).event, event) == 0)
+      return (gint) i;
+  return -1;
+}
+
+const char *
+rsp_event_filters_find (const GArray *filters, const char *event)
+{
+  gint i = filter_index (filters, event);
+  return i >= 0 ? g_array_index (filters, RspEventFilter, i).filter : NULL;
+}
+
+void
+rsp_event_filters_remove (GArray *filters, const char *event)
+{
+  gint i = filter_index (filters, event);
+  if (i >= 0)
+    g_array_remove_index (filters, (guint) i);
+}
+
 RspFtraceMeta *
 rsp_ftrace_meta_new (void)
 {

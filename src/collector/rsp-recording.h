@@ -52,6 +52,12 @@ void rsp_event_filter_clear (gpointer data);
 GArray *rsp_event_filters_new (void);
 /* Appends a copy of EVENT and FILTER to FILTERS. */
 void rsp_event_filters_add (GArray *filters, const char *event, const char *filter);
+/* Appends a copy of each of FROM's filters to INTO. */
+void rsp_event_filters_add_all (GArray *into, const GArray *from);
+/* The filter of EVENT in FILTERS (may be NULL), or NULL. */
+const char *rsp_event_filters_find (const GArray *filters, const char *event);
+/* Takes EVENT's filter out of FILTERS, if it is there. */
+void rsp_event_filters_remove (GArray *filters, const char *event);
 
 /* One CPU of RSP's tracefs instance, from per_cpu/cpuN/stats at the end of
  * the recording, and BYTES: the sub-buffers of that CPU stored in the

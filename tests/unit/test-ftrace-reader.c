@@ -409,28 +409,32 @@ test_unaligned_records (void)
   g_test_message ("%u events (%u from the ftrace section) alike from 8-aligned and shifted bytes", n, n_ftrace);
 }
 
+/* The digest of READER's events from where it is to the end; their number
+ * in *N_EVENTS. */
+static guint64
+read_all (RspPerfReader *reader, guint *n_events)
+{
+  guint64 h = READER_DIGEST_SEED;
+  const RspEvent *ev;
+  *n_events = 0;
+  while ((ev = rsp_perf_reader_next_ref (reader)) != NULL)
+    {
+      h = reader_digest_event (h, ev);
+      (*n_events)++;
+    }
+  return h;
+}
+
 /* Reads all of READER, rewinds it and reads it again: the digest of both
- * reads (which must agree) and of the figures. */
+ * reads (which must agree). */
 static guint64
 read_twice (RspPerfReader *reader, guint *n_events)
 {
-  guint64 first = READER_DIGEST_SEED, second = READER_DIGEST_SEED;
-  const RspEvent *ev;
-  guint n = 0, again = 0;
-  while ((ev = rsp_perf_reader_next_ref (reader)) != NULL)
-    {
-      first = reader_digest_event (first, ev);
-      n++;
-    }
+  guint again;
+  guint64 first = read_all (reader, n_events);
   rsp_perf_reader_rewind (reader);
-  while ((ev = rsp_perf_reader_next_ref (reader)) != NULL)
-    {
-      second = reader_digest_event (second, ev);
-      again++;
-    }
-  g_assert_cmpuint (again, ==, n);
-  g_assert_cmphex (second, ==, first);
-  *n_events = n;
+  g_assert_cmphex (read_all (reader, &again), ==, first);
+  g_assert_cmpuint (again, ==, *n_events);
   return first;
 }
 
@@ -463,14 +467,7 @@ test_release_read_pages (void)
   g_assert_no_error (error);
   g_assert_nonnull (mapped->ftrace);
   rsp_ftrace_stream_set_release_chunk (mapped->ftrace, 1);
-  const RspEvent *ev;
-  guint64 h = READER_DIGEST_SEED;
-  n_mapped = 0;
-  while ((ev = rsp_perf_reader_next_ref (mapped)) != NULL)
-    {
-      h = reader_digest_event (h, ev);
-      n_mapped++;
-    }
+  guint64 h = read_all (mapped, &n_mapped);
   guint64 released = rsp_ftrace_stream_get_stats (mapped->ftrace)->released;
   g_assert_cmpuint (released, >, 0);
   g_assert_cmpuint (n_mapped, ==, n_bytes);
@@ -495,13 +492,8 @@ test_release_read_pages (void)
     g_assert_no_error (error);
     rsp_ftrace_stream_set_file_mapped (told->ftrace);
     rsp_ftrace_stream_set_release_chunk (told->ftrace, 1);
-    guint64 ht = READER_DIGEST_SEED;
-    guint n_told = 0;
-    while ((ev = rsp_perf_reader_next_ref (told)) != NULL)
-      {
-        ht = reader_digest_event (ht, ev);
-        n_told++;
-      }
+    guint n_told;
+    guint64 ht = read_all (told, &n_told);
     g_assert_cmpuint (rsp_ftrace_stream_get_stats (told->ftrace)->released, ==, released);
     g_assert_cmpuint (n_told, ==, n_bytes);
     g_assert_cmphex (ht, ==, from_bytes);
