@@ -12,7 +12,10 @@ reads before it starts the viewer.  So the time includes starting the
 process (and, as root, runuser: the viewer never runs as root), loading
 GTK, reading and assembling the recording, the timeline's layout and its
 first frame.  Prints the best and the median of the REPS, per file, as a
-Markdown table.  Needs Xvfb (scripts/install-deps.sh --test).
+Markdown table, with the median time at which the model was loaded (the
+viewer logs that too).  The viewer chooses its renderer as it would for
+a user (GTK's cairo renderer where there is no GPU); `--env
+GSK_RENDERER=gl` measures GTK's OpenGL renderer instead.  Needs Xvfb (scripts/install-deps.sh --test).
 """
 import argparse
 import os
@@ -29,6 +32,7 @@ sys.path.insert(0, os.path.join(ROOT, "tests", "gui"))
 import e2e  # noqa: E402
 
 FIRST = re.compile(r"timeline: first frame with content, (\d+) rows, at monotonic (\d+) us")
+LOADED = re.compile(r"load: model ready at monotonic (\d+) us")
 
 
 def one_run(display, path, workdir, extra_env):
@@ -40,9 +44,12 @@ def one_run(display, path, workdir, extra_env):
     try:
         deadline = time.time() + 120
         while time.time() < deadline:
-            m = FIRST.search(e2e.viewer_log(workdir, 1 << 20))
+            log = e2e.viewer_log(workdir, 1 << 20)
+            m = FIRST.search(log)
             if m:
-                return (int(m.group(2)) - start) / 1e6, int(m.group(1))
+                loaded = LOADED.search(log)
+                return ((int(m.group(2)) - start) / 1e6, int(m.group(1)),
+                        (int(loaded.group(1)) - start) / 1e6 if loaded else float("nan"))
             if proc.poll() is not None:
                 break
             time.sleep(0.01)
@@ -77,21 +84,24 @@ def main():
             os.chmod(copy, 0o644)
             one_run(display, copy, workdir, extra_env)  # warm-up
             times = []
+            loads = []
             n_rows = 0
             for _ in range(args.reps):
-                seconds, n_rows = one_run(display, copy, workdir, extra_env)
+                seconds, n_rows, loaded = one_run(display, copy, workdir, extra_env)
                 times.append(seconds)
-                print("%s: %.3f s" % (os.path.basename(path), seconds), file=sys.stderr)
+                loads.append(loaded)
+                print("%s: %.3f s (model loaded at %.3f s)" % (os.path.basename(path), seconds, loaded),
+                      file=sys.stderr)
             rows.append((os.path.basename(path), os.path.getsize(path) / 1e6, min(times),
-                         statistics.median(times), n_rows))
+                         statistics.median(times), statistics.median(loads), n_rows))
             shutil.rmtree(workdir, ignore_errors=True)
     finally:
         display.close()
 
-    print("| file | size | first picture s (best) | median | timeline rows |")
-    print("|---|---:|---:|---:|---:|")
-    for name, size, best, median, n_rows in rows:
-        print("| %s | %.1f MB | %.3f | %.3f | %d |" % (name, size, best, median, n_rows))
+    print("| file | size | first picture s (best) | median | model loaded (median) | timeline rows |")
+    print("|---|---:|---:|---:|---:|---:|")
+    for name, size, best, median, loaded, n_rows in rows:
+        print("| %s | %.1f MB | %.3f | %.3f | %.3f | %d |" % (name, size, best, median, loaded, n_rows))
 
 
 if __name__ == "__main__":

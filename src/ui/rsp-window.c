@@ -79,7 +79,9 @@ preload_thread (gpointer data)
 {
   Preload *p = data;
   GError *error = NULL;
+  g_log ("rsp-ui", G_LOG_LEVEL_DEBUG, "load: started at monotonic %" G_GINT64_FORMAT " us", g_get_monotonic_time ());
   RspModel *model = rsp_model_load (p->path, preload_progress, p, p->warnings, &error);
+  g_log ("rsp-ui", G_LOG_LEVEL_DEBUG, "load: model ready at monotonic %" G_GINT64_FORMAT " us", g_get_monotonic_time ());
   g_mutex_lock (&p->lock);
   p->model = model;
   p->error = error;
@@ -234,6 +236,7 @@ load_done (GObject *source, GAsyncResult *result, gpointer user_data)
       return;
     }
 
+  g_log ("rsp-ui", G_LOG_LEVEL_DEBUG, "load: model in the window at monotonic %" G_GINT64_FORMAT " us", g_get_monotonic_time ());
   for (guint i = 0; i < job->warnings->len; i++)
     g_message ("%s: %s", job->path, (const char *) g_ptr_array_index (job->warnings, i));
 
@@ -253,6 +256,7 @@ load_done (GObject *source, GAsyncResult *result, gpointer user_data)
   if (old != NULL)
     malloc_trim (0);
   gtk_stack_set_visible_child (GTK_STACK (self->stack), self->views_page);
+  g_log ("rsp-ui", G_LOG_LEVEL_DEBUG, "load: views set at monotonic %" G_GINT64_FORMAT " us", g_get_monotonic_time ());
 
   g_autofree char *uri = g_file_get_uri (self->file);
   gtk_recent_manager_add_item (gtk_recent_manager_get_default (), uri);
@@ -262,6 +266,7 @@ void
 rsp_window_open (RspWindow *self, GFile *file)
 {
   g_return_if_fail (RSP_IS_WINDOW (self));
+  g_log ("rsp-ui", G_LOG_LEVEL_DEBUG, "load: window open at monotonic %" G_GINT64_FORMAT " us", g_get_monotonic_time ());
   if (self->cancellable != NULL)
     g_cancellable_cancel (self->cancellable);
   g_set_object (&self->file, file);
@@ -678,6 +683,15 @@ rsp_window_class_init (RspWindowClass *klass)
   object_class->finalize = rsp_window_finalize;
 }
 
+/* Names the renderer GTK draws the window with (rsp-cmd-view.c chooses
+ * cairo where there is no GPU; tests/gui checks it). */
+static void
+on_realize (GtkWidget *widget, gpointer user_data)
+{
+  GskRenderer *renderer = gtk_native_get_renderer (GTK_NATIVE (widget));
+  g_log ("rsp-ui", G_LOG_LEVEL_DEBUG, "window drawn by %s", renderer != NULL ? G_OBJECT_TYPE_NAME (renderer) : "nothing");
+}
+
 static void
 rsp_window_init (RspWindow *self)
 {
@@ -737,6 +751,7 @@ rsp_window_init (RspWindow *self)
   GtkDropTarget *drop = gtk_drop_target_new (G_TYPE_FILE, GDK_ACTION_COPY);
   g_signal_connect (drop, "drop", G_CALLBACK (on_drop), self);
   gtk_widget_add_controller (GTK_WIDGET (self), GTK_EVENT_CONTROLLER (drop));
+  g_signal_connect_after (self, "realize", G_CALLBACK (on_realize), NULL);
 }
 
 RspWindow *

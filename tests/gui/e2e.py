@@ -225,10 +225,10 @@ def data_copy(workdir, name, dst=None):
     return dst
 
 
-def start_loaded(display, workdir, name, debug="rsp-ui"):
+def start_loaded(display, workdir, name, debug="rsp-ui", extra_env=()):
     """The viewer on a copy of tests/data/NAME, once it has loaded it; fails
     (with the viewer stopped) if it does not."""
-    proc, wins = start_viewer_with_window(display, data_copy(workdir, name), workdir, debug=debug)
+    proc, wins = start_viewer_with_window(display, data_copy(workdir, name), workdir, debug=debug, extra_env=extra_env)
     if not wait_loaded(display, wins[0], name, 120):
         stop_viewer(proc)
         t.fail("the recording did not load")
@@ -286,14 +286,39 @@ def open_flame(display, window, workdir, hint=None):
     return None
 
 
+def has_gpu():
+    """What the viewer's choice of renderer looks for (rsp-cmd-view.c)."""
+    return os.path.exists("/dev/nvidiactl") or (
+        os.path.isdir("/dev/dri") and any(n.startswith("renderD") for n in os.listdir("/dev/dri")))
+
+
+def check_renderer(workdir, asked=None):
+    """The viewer draws with GTK's cairo renderer where there is no GPU and
+    GTK (before 4.14) would take a software OpenGL; GSK_RENDERER ASKED by
+    the user is kept."""
+    log = viewer_log(workdir, 1 << 20)
+    m = re.search(r"renderer: ([^\n]*)", log)
+    drawn = re.search(r"window drawn by (\w+)", log)
+    if m is None or drawn is None:
+        t.fail("the viewer did not log its renderer; its log:\n" + log[-2000:])
+    t.log("renderer: %s; the window is drawn by %s" % (m.group(1), drawn.group(1)))
+    if asked is not None:
+        if m.group(1) != "GSK_RENDERER is set":
+            t.fail("GSK_RENDERER=%s was not kept: %s" % (asked, m.group(1)))
+    elif not has_gpu() and m.group(1) != "GTK 4.14 or later chooses":
+        if m.group(1) != "cairo, no GPU" or drawn.group(1) != "GskCairoRenderer":
+            t.fail("no GPU here, but the viewer drew with %s (%s)" % (drawn.group(1), m.group(1)))
+
+
 def flame_test(display, workdir):
     recording = data_copy(workdir, "tcp_loop.rsp")
-    proc, wins = start_viewer_with_window(display, recording, workdir)
+    proc, wins = start_viewer_with_window(display, recording, workdir, debug="rsp-ui")
     try:
         # loading runs off the main loop (slow under AddressSanitizer)
         if not wait_loaded(display, wins[0], "tcp_loop.rsp", 120):
             screenshot(display, os.path.join(workdir, "loading.png"))
             t.fail("the recording did not finish loading in 120 s (screenshot in %s)" % workdir)
+        check_renderer(workdir)
         opened = open_flame(display, wins[0], workdir)
         if opened is None:
             t.fail("no flame view opened after clicking the task-name column (screenshots in %s)" % workdir)
@@ -1472,8 +1497,11 @@ def fold_test(display, workdir):
     marked with a triangle (the process of interest's threads have rows of
     their own); a click on a process's mark folds or unfolds it, a second
     click undoes it."""
-    proc, wins = start_loaded(display, workdir, "forkexec.rsp")
+    # drawn with the renderer the user asks for: GTK's OpenGL one, which
+    # the viewer would not take by itself on a machine without a GPU
+    proc, wins = start_loaded(display, workdir, "forkexec.rsp", extra_env=["GSK_RENDERER=gl"])
     try:
+        check_renderer(workdir, "gl")
         time.sleep(1)
         x, y, w, h = window_geometry(display, wins[0])
         fold_line = re.compile(r"timeline: process (\d+) (folded|unfolded), (\d+) task rows")
