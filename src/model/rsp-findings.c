@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "rsp-analysis-private.h"
+#include "rsp-sort.h"
 
 char *
 rsp_finding_cause_key (const RspModel *m, const RspFinding *f)
@@ -88,47 +89,6 @@ finding_slots_reserve (RspAnalysis *a, guint n_findings)
   g_free (old);
 }
 
-/* An index with its key (a stretch's start, a finding's rank), sorted by
- * key (sort_keyed()). */
-typedef struct {
-  guint64 key;
-  guint32 index;
-} Keyed;
-
-/* A stable sort of V by key (TMP holds N / 2 + 1): a merge sort that
- * leaves two halves already in order as they are, insertion sort below 17
- * elements.  Stable, as g_qsort_with_data() is, so that equal keys keep
- * their order. */
-static void
-sort_keyed (Keyed *v, Keyed *tmp, guint n)
-{
-  if (n <= 16)
-    {
-      for (guint i = 1; i < n; i++)
-        {
-          Keyed x = v[i];
-          guint j = i;
-          for (; j > 0 && v[j - 1].key > x.key; j--)
-            v[j] = v[j - 1];
-          v[j] = x;
-        }
-      return;
-    }
-  guint h = n / 2;
-  sort_keyed (v, tmp, h);
-  sort_keyed (v + h, tmp, n - h);
-  if (v[h - 1].key <= v[h].key)
-    return;
-  memcpy (tmp, v, h * sizeof *v);
-  /* the left half from TMP, the right in place: the write never passes
-   * the right half's next element */
-  guint i = 0, j = h, k = 0;
-  while (i < h && j < n)
-    v[k++] = v[j].key < tmp[i].key ? v[j++] : tmp[i++];
-  while (i < h)
-    v[k++] = tmp[i++];
-}
-
 void
 analysis_sort_findings (RspAnalysis *a)
 {
@@ -136,16 +96,16 @@ analysis_sort_findings (RspAnalysis *a)
   /* largest first, equal ones by category, then as made: stable sorts by
    * category, then by size (the comparison inlined: through
    * g_qsort_with_data() it was a fortieth of a build's report) */
-  g_autofree Keyed *keys = g_new (Keyed, MAX (n, 1));
-  g_autofree Keyed *tmp_keys = g_new (Keyed, n / 2 + 1);
+  g_autofree RspKeyed *keys = g_new (RspKeyed, MAX (n, 1));
+  g_autofree RspKeyed *tmp_keys = g_new (RspKeyed, MAX (n, 1));
   g_autofree guint *order = g_new (guint, MAX (n, 1));
   g_autofree guint32 *rank = g_new (guint32, MAX (n, 1));
   for (guint i = 0; i < n; i++)
-    keys[i] = (Keyed){ g_array_index (a->findings, RspFinding, i).category, i };
-  sort_keyed (keys, tmp_keys, n);
+    keys[i] = (RspKeyed){ g_array_index (a->findings, RspFinding, i).category, i };
+  rsp_sort_keyed (keys, tmp_keys, n);
   for (guint k = 0; k < n; k++)
     keys[k].key = G_MAXUINT64 - g_array_index (a->findings, RspFinding, keys[k].index).ns;
-  sort_keyed (keys, tmp_keys, n);
+  rsp_sort_keyed (keys, tmp_keys, n);
   for (guint i = 0; i < n; i++)
     order[i] = keys[i].index;
   GArray *sorted = g_array_sized_new (FALSE, FALSE, sizeof (RspFinding), n);
@@ -182,8 +142,8 @@ analysis_sort_findings (RspAnalysis *a)
   guint longest = 0;
   for (guint r = 0; r < n; r++)
     longest = MAX (longest, a->finding_first[r + 1] - a->finding_first[r]);
-  g_autofree Keyed *keyed = g_new (Keyed, MAX (longest, 1));
-  g_autofree Keyed *tmp = g_new (Keyed, MAX (longest / 2 + 1, 1));
+  g_autofree RspKeyed *keyed = g_new (RspKeyed, MAX (longest, 1));
+  g_autofree RspKeyed *tmp = g_new (RspKeyed, MAX (longest, 1));
   const RspStretch *all = (const RspStretch *) (gconstpointer) a->stretches->data;
   for (guint r = 0; r < n; r++)
     {
@@ -192,12 +152,12 @@ analysis_sort_findings (RspAnalysis *a)
       gboolean in_order = TRUE;
       for (guint k = 0; k < len; k++)
         {
-          keyed[k] = (Keyed){ all[list[k]].start, list[k] };
+          keyed[k] = (RspKeyed){ all[list[k]].start, list[k] };
           in_order = in_order && (k == 0 || keyed[k - 1].key <= keyed[k].key);
         }
       if (in_order)
         continue;
-      sort_keyed (keyed, tmp, len);
+      rsp_sort_keyed (keyed, tmp, len);
       for (guint k = 0; k < len; k++)
         list[k] = keyed[k].index;
     }
