@@ -15,7 +15,8 @@ first frame.  Prints the best and the median of the REPS, per file, as a
 Markdown table, with the median time at which the model was loaded (the
 viewer logs that too).  The viewer chooses its renderer as it would for
 a user (GTK's cairo renderer where there is no GPU); `--env
-GSK_RENDERER=gl` measures GTK's OpenGL renderer instead.  Needs Xvfb (scripts/install-deps.sh --test).
+GSK_RENDERER=gl` measures GTK's OpenGL renderer instead.  Needs Xvfb
+(scripts/install-deps.sh --test).
 """
 import argparse
 import os
@@ -90,10 +91,11 @@ def main():
                 seconds, n_rows, loaded = one_run(display, copy, workdir, extra_env)
                 times.append(seconds)
                 loads.append(loaded)
-                print("%s: %.3f s (model loaded at %.3f s)" % (os.path.basename(path), seconds, loaded),
-                      file=sys.stderr)
+                print("%s: %.3f s (model loaded at %.3f s)"
+                      % (os.path.basename(path), seconds, loaded), file=sys.stderr)
             rows.append((os.path.basename(path), os.path.getsize(path) / 1e6, min(times),
-                         statistics.median(times), statistics.median(loads), n_rows))
+                         statistics.median(times),
+                         statistics.median([x for x in loads if x == x] or [float("nan")]), n_rows))
             shutil.rmtree(workdir, ignore_errors=True)
     finally:
         display.close()

@@ -2,7 +2,6 @@
  * application.  It never runs as root: recording goes through pkexec. */
 #include <glib.h>
 #include <glib/gi18n.h>
-#include <gtk/gtk.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -24,41 +23,51 @@ asks_for_help (int argc, char **argv)
   return FALSE;
 }
 
-/* TRUE when this machine has a GPU that OpenGL can draw with: a DRM
- * render node (Mesa's drivers, virtio-gpu) or NVIDIA's own driver.
- * Without either, the only OpenGL there is Mesa's software rasterizer
- * (llvmpipe). */
+/* TRUE when OpenGL here may draw on a GPU: a DRM render node this user
+ * can open (Mesa's hardware drivers, a VM's virtio-gpu) or NVIDIA's own
+ * driver, and Mesa not told to draw in software.  Without any of them,
+ * the only OpenGL there is Mesa's software rasterizer (llvmpipe).  The
+ * other way round it can be wrong: a node is there, but the display
+ * cannot use it (Xvfb, VNC or xrdp on a machine with a GPU, ssh -X, a
+ * virtio-gpu without 3D): GTK's choice is then kept, as before. */
 static gboolean
 has_gpu (void)
 {
-  if (g_file_test ("/dev/nvidiactl", G_FILE_TEST_EXISTS))
+  const char *software = g_getenv ("LIBGL_ALWAYS_SOFTWARE");
+  if (software != NULL && *software != '\0' && strcmp (software, "0") != 0)
+    return FALSE;
+  if (access ("/dev/nvidiactl", R_OK | W_OK) == 0)
     return TRUE;
   g_autoptr (GDir) dir = g_dir_open ("/dev/dri", 0, NULL);
   const char *name;
   while (dir != NULL && (name = g_dir_read_name (dir)) != NULL)
-    if (g_str_has_prefix (name, "renderD"))
-      return TRUE;
+    {
+      if (!g_str_has_prefix (name, "renderD"))
+        continue;
+      g_autofree char *path = g_build_filename ("/dev/dri", name, NULL);
+      if (access (path, R_OK | W_OK) == 0)
+        return TRUE;
+    }
   return FALSE;
 }
 
-/* GTK 4 before 4.14 draws with OpenGL wherever the display offers it,
- * even where that OpenGL is a software rasterizer (a VM or a server
- * without a GPU): there, compiling its shaders kept the main thread busy
- * for half a second before the first frame, and the rasterizer took CPU
- * from the recording's load.  GTK 4.14 and later avoid such renderers
- * themselves; before that, the viewer picks GTK's cairo renderer where
- * there is no GPU.  GSK_RENDERER set by the user is left as it is.  Runs
- * before any thread starts (setenv). */
+/* GTK 4 draws with OpenGL wherever the display offers it, even where that
+ * OpenGL is a software rasterizer (a VM or a server without a GPU; GTK
+ * 4.14 and later only step down from their newest OpenGL renderer to an
+ * older one there).  On such a VM, GTK 4.8's OpenGL renderer kept the
+ * main thread busy for half a second before the first frame (compiling
+ * its shaders), and the rasterizer took CPU from the recording's load.
+ * So where there is no GPU the viewer picks GTK's cairo renderer.
+ * GSK_RENDERER set by the user is left as it is.  It sets the
+ * environment, so it runs before any thread starts. */
 static void
 choose_renderer (void)
 {
   const char *why = NULL;
   if (g_getenv ("GSK_RENDERER") != NULL)
     why = "GSK_RENDERER is set";
-  else if (gtk_get_minor_version () >= 14)
-    why = "GTK 4.14 or later chooses";
   else if (has_gpu ())
-    why = "a GPU is there";
+    why = "a GPU is there, GTK chooses";
   else
     g_setenv ("GSK_RENDERER", "cairo", TRUE);
   g_log ("rsp-ui", G_LOG_LEVEL_DEBUG, "renderer: %s", why != NULL ? why : "cairo, no GPU");
@@ -74,6 +83,7 @@ rsp_cmd_view (int argc, char **argv)
                     "belong to you; Record… asks for privileges through pkexec)\n"));
       return 1;
     }
+  /* first: it sets the environment, and no thread may run yet */
   choose_renderer ();
   /* the first file starts loading now, while GTK starts (rsp-window.c);
    * not with options, whose meaning GApplication decides */

@@ -54,6 +54,7 @@ key_at (const guint8 *base, gsize i, gsize size, gsize key_offset)
 void
 rsp_sort_by_key (void *base, gsize n, gsize size, gsize key_offset, void *tmp)
 {
+  g_return_if_fail (key_offset + sizeof (guint64) <= size);
   if (n < 2)
     return;
   guint8 *v = base;

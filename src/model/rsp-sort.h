@@ -16,9 +16,9 @@ typedef struct {
  * g_qsort_with_data() is).  TMP holds N elements.  A radix sort over the
  * keys' range (11 bits a pass; a pass where every key has the same digit
  * is skipped, input already in order is found in one look): no
- * comparisons, and no memory of its own.  A timeline's 690,000 wake-up
- * lines took 48 ms through g_array_sort(), most of it in the merge sort's
- * comparisons and the fresh memory it sorts through. */
+ * comparisons, and no memory but a 16 kB table of counts.  A timeline's
+ * 690,000 wake-up lines took 48 ms through g_array_sort(), 19 ms so.
+ * KEY_OFFSET + 8 must not pass SIZE. */
 void rsp_sort_by_key (void *base, gsize n, gsize size, gsize key_offset, void *tmp);
 
 /* The same for an array of RspKeyed; below a few hundred elements by a

@@ -161,7 +161,9 @@ load_thread (GTask *task, gpointer source, gpointer task_data, GCancellable *can
   LoadJob *job = task_data;
   GError *error = NULL;
   job->cancellable = cancellable;
+  g_log ("rsp-ui", G_LOG_LEVEL_DEBUG, "load: started at monotonic %" G_GINT64_FORMAT " us", g_get_monotonic_time ());
   RspModel *model = rsp_model_load (job->path, on_progress, job, job->warnings, &error);
+  g_log ("rsp-ui", G_LOG_LEVEL_DEBUG, "load: model ready at monotonic %" G_GINT64_FORMAT " us", g_get_monotonic_time ());
   job->cancellable = NULL;
   if (model == NULL)
     g_task_return_error (task, error);
