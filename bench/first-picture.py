@@ -80,9 +80,7 @@ def main():
         for path in args.files:
             workdir = tempfile.mkdtemp(prefix="rsp-first-picture-")
             os.chmod(workdir, 0o755)
-            copy = os.path.join(workdir, os.path.basename(path))
-            shutil.copy(path, copy)
-            os.chmod(copy, 0o644)
+            copy = e2e.readable_copy(path, os.path.join(workdir, os.path.basename(path)))
             one_run(display, copy, workdir, extra_env)  # warm-up
             times = []
             loads = []

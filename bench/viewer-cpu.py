@@ -113,9 +113,7 @@ def main():
     rows = []
     try:
         os.chmod(workdir, 0o755)
-        copy = os.path.join(workdir, os.path.basename(args.file))
-        shutil.copy(args.file, copy)
-        os.chmod(copy, 0o644)
+        copy = e2e.readable_copy(args.file, os.path.join(workdir, os.path.basename(args.file)))
         for env in [None] + args.env:
             extra = [env] if env else []
             runs = [one_run(display, copy, workdir, extra) for _ in range(args.reps)]

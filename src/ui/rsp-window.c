@@ -58,6 +58,25 @@ name_frames_thread (gpointer data)
   return NULL;
 }
 
+/* A step of opening a recording, with its CLOCK_MONOTONIC time, in the
+ * debug log (bench/first-picture.py reads it). */
+static void
+log_load_step (const char *step)
+{
+  g_log ("rsp-ui", G_LOG_LEVEL_DEBUG, "load: %s at monotonic %" G_GINT64_FORMAT " us", step, g_get_monotonic_time ());
+}
+
+/* rsp_model_load(), its start and end in the debug log: the preload's
+ * thread and the Open/drop load's run it. */
+static RspModel *
+load_model (const char *path, RspProgressFunc progress, gpointer data, GPtrArray *warnings, GError **error)
+{
+  log_load_step ("started");
+  RspModel *model = rsp_model_load (path, progress, data, warnings, error);
+  log_load_step ("model ready");
+  return model;
+}
+
 /* Names MODEL's frames on a thread of its own: the timeline does not need
  * them, and a flame view that asks before they are done waits for them. */
 static void
@@ -79,9 +98,7 @@ preload_thread (gpointer data)
 {
   Preload *p = data;
   GError *error = NULL;
-  g_log ("rsp-ui", G_LOG_LEVEL_DEBUG, "load: started at monotonic %" G_GINT64_FORMAT " us", g_get_monotonic_time ());
-  RspModel *model = rsp_model_load (p->path, preload_progress, p, p->warnings, &error);
-  g_log ("rsp-ui", G_LOG_LEVEL_DEBUG, "load: model ready at monotonic %" G_GINT64_FORMAT " us", g_get_monotonic_time ());
+  RspModel *model = load_model (p->path, preload_progress, p, p->warnings, &error);
   g_mutex_lock (&p->lock);
   p->model = model;
   p->error = error;
@@ -161,9 +178,7 @@ load_thread (GTask *task, gpointer source, gpointer task_data, GCancellable *can
   LoadJob *job = task_data;
   GError *error = NULL;
   job->cancellable = cancellable;
-  g_log ("rsp-ui", G_LOG_LEVEL_DEBUG, "load: started at monotonic %" G_GINT64_FORMAT " us", g_get_monotonic_time ());
-  RspModel *model = rsp_model_load (job->path, on_progress, job, job->warnings, &error);
-  g_log ("rsp-ui", G_LOG_LEVEL_DEBUG, "load: model ready at monotonic %" G_GINT64_FORMAT " us", g_get_monotonic_time ());
+  RspModel *model = load_model (job->path, on_progress, job, job->warnings, &error);
   job->cancellable = NULL;
   if (model == NULL)
     g_task_return_error (task, error);
@@ -238,7 +253,7 @@ load_done (GObject *source, GAsyncResult *result, gpointer user_data)
       return;
     }
 
-  g_log ("rsp-ui", G_LOG_LEVEL_DEBUG, "load: model in the window at monotonic %" G_GINT64_FORMAT " us", g_get_monotonic_time ());
+  log_load_step ("model in the window");
   for (guint i = 0; i < job->warnings->len; i++)
     g_message ("%s: %s", job->path, (const char *) g_ptr_array_index (job->warnings, i));
 
@@ -258,7 +273,7 @@ load_done (GObject *source, GAsyncResult *result, gpointer user_data)
   if (old != NULL)
     malloc_trim (0);
   gtk_stack_set_visible_child (GTK_STACK (self->stack), self->views_page);
-  g_log ("rsp-ui", G_LOG_LEVEL_DEBUG, "load: views set at monotonic %" G_GINT64_FORMAT " us", g_get_monotonic_time ());
+  log_load_step ("views set");
 
   g_autofree char *uri = g_file_get_uri (self->file);
   gtk_recent_manager_add_item (gtk_recent_manager_get_default (), uri);
@@ -268,7 +283,7 @@ void
 rsp_window_open (RspWindow *self, GFile *file)
 {
   g_return_if_fail (RSP_IS_WINDOW (self));
-  g_log ("rsp-ui", G_LOG_LEVEL_DEBUG, "load: window open at monotonic %" G_GINT64_FORMAT " us", g_get_monotonic_time ());
+  log_load_step ("window open");
   if (self->cancellable != NULL)
     g_cancellable_cancel (self->cancellable);
   g_set_object (&self->file, file);

@@ -219,13 +219,19 @@ def start_viewer_with_window(display, recording, workdir, seconds=30, debug=None
     return None, []
 
 
+def readable_copy(src, dst):
+    """A copy of SRC at DST that the viewer's unprivileged user can read
+    (a recording made as root is mode 0600); DST."""
+    shutil.copy(src, dst)
+    os.chmod(dst, 0o644)
+    return dst
+
+
 def data_copy(workdir, name, dst=None):
     """A copy of tests/data/NAME in WORKDIR (or at DST) that the viewer's
     unprivileged user can read; its path."""
-    dst = dst or os.path.join(workdir, name)
-    shutil.copy(os.path.join(os.environ["RSP_SOURCE_ROOT"], "tests", "data", name), dst)
-    os.chmod(dst, 0o644)
-    return dst
+    return readable_copy(os.path.join(os.environ["RSP_SOURCE_ROOT"], "tests", "data", name),
+                         dst or os.path.join(workdir, name))
 
 
 def start_loaded(display, workdir, name, debug="rsp-ui", extra_env=()):
