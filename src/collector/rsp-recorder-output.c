@@ -239,6 +239,29 @@ append_trailer (Session *s, const RspRecordingMeta *meta, GBytes *symbols, GByte
   return rsp_recording_append_sections (s->tmp_path, names, parts, n, error);
 }
 
+/* Puts a copy of the finished recording, written in 2 MB pieces, in the
+ * place of the one perf wrote in pieces of a few pages: read from the page
+ * cache, the copy maps ten times faster (rsp_recording_copy()), a tenth of
+ * a report of a 10 MB recording.  A copy that cannot be made (a full
+ * disk) costs only that, with a note: the recording is kept as it is. */
+static void
+copy_for_reading (Session *s)
+{
+  g_autofree char *copy = g_strdup_printf ("%s.%d.tmp-rsp", s->options->output, (int) getpid ());
+  g_autoptr (GError) error = NULL;
+  unlink (copy);
+  if (!rsp_recording_copy (s->tmp_path, copy, &error))
+    {
+      fprintf (stderr, _("rsp record: note: the recording is kept as perf wrote it, which a report maps more "
+                         "slowly (%s)\n"),
+               error->message);
+      return;
+    }
+  unlink (s->tmp_path);
+  g_free (s->tmp_path);
+  s->tmp_path = g_steal_pointer (&copy);
+}
+
 /* Appends the trailer to the perf.data at the temporary path, gives it to
  * the invoking user, and renames it into place.  When the instance's
  * section cannot be written (a full disk), the recording is written
@@ -274,6 +297,7 @@ session_write_recording (Session *s, RspRecordingMeta *meta, GBytes *symbols, GB
     return FALSE;
 
 written:
+  copy_for_reading (s);
   if (s->drop_privileges && chown (s->tmp_path, s->user_uid, s->user_gid) != 0)
     {
       int saved_errno = errno;

@@ -9,6 +9,8 @@
 #include <fcntl.h>
 #include "rsp-json.h"
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "rsp-bytes.h"
@@ -716,6 +718,56 @@ rsp_recording_append_sections (const char *path, const char *const *names, GPtrA
       g_set_error (error, G_FILE_ERROR, g_file_error_from_errno (errno), _("cannot write %s: %s"), path, g_strerror (errno));
       ok = FALSE;
     }
+  return ok;
+}
+
+gboolean
+rsp_recording_copy (const char *path, const char *new_path, GError **error)
+{
+  g_return_val_if_fail (path != NULL && new_path != NULL, FALSE);
+  int in = open (path, O_RDONLY | O_CLOEXEC);
+  struct stat st;
+  if (in < 0 || fstat (in, &st) != 0)
+    {
+      int err = errno;
+      if (in >= 0)
+        close (in);
+      g_set_error (error, G_FILE_ERROR, g_file_error_from_errno (err), _("cannot open %s: %s"), path, g_strerror (err));
+      return FALSE;
+    }
+  int out = open (new_path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, st.st_mode & 07777);
+  if (out < 0)
+    {
+      int err = errno;
+      close (in);
+      g_set_error (error, G_FILE_ERROR, g_file_error_from_errno (err), _("cannot create %s: %s"), new_path,
+                   g_strerror (err));
+      return FALSE;
+    }
+  gsize size = (gsize) st.st_size;
+  void *map = size > 0 ? mmap (NULL, size, PROT_READ, MAP_PRIVATE, in, 0) : NULL;
+  gboolean ok = map != MAP_FAILED;
+  if (!ok)
+    g_set_error (error, G_FILE_ERROR, g_file_error_from_errno (errno), _("cannot map %s: %s"), path,
+                 g_strerror (errno));
+  if (map != NULL && map != MAP_FAILED)
+    madvise (map, size, MADV_SEQUENTIAL);
+  /* a piece each, at the piece's offset: write_all() finishes a short
+   * write without leaving it */
+  for (gsize at = 0; ok && at < size; at += RSP_RECORDING_COPY_PIECE)
+    ok = write_all (out, (const guint8 *) map + at, MIN ((gsize) RSP_RECORDING_COPY_PIECE, size - at), error);
+  if (map != NULL && map != MAP_FAILED)
+    munmap (map, size);
+  close (in);
+  if (close (out) != 0 && ok)
+    {
+      int err = errno;
+      g_set_error (error, G_FILE_ERROR, g_file_error_from_errno (err), _("cannot write %s: %s"), new_path,
+                   g_strerror (err));
+      ok = FALSE;
+    }
+  if (!ok)
+    unlink (new_path);
   return ok;
 }
 

@@ -176,4 +176,15 @@ gboolean rsp_recording_append_trailer (const char *path, const char *const *name
 gboolean rsp_recording_append_sections (const char *path, const char *const *names,
                                         GPtrArray *const *parts, guint n, GError **error);
 
+/* Copies the recording at PATH to NEW_PATH (created, with PATH's
+ * permission bits; it must not exist) in writes of RSP_RECORDING_COPY_PIECE
+ * bytes at offsets that are multiples of it.  Written so, the copy's page
+ * cache is in 2 MB folios where the file system has them (ext4 since
+ * Linux 6.16, XFS), which a reader maps with one entry per 2 MB instead of
+ * 512; perf writes the recording in pieces of a few pages, and its page
+ * cache keeps their size.  On failure (a full disk) NEW_PATH is removed
+ * and PATH left as it was. */
+#define RSP_RECORDING_COPY_PIECE (2u << 20)
+gboolean rsp_recording_copy (const char *path, const char *new_path, GError **error);
+
 G_END_DECLS

@@ -4,11 +4,17 @@
 #include <glib.h>
 #include <glib/gstdio.h>
 #include <string.h>
+#include <errno.h>
+#include <signal.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include "rsp-health.h"
 #include "rsp-probe.h"
 #include "rsp-recorder.h"
+#include "rsp-recording.h"
 
 static gboolean
 parse (RspRecorderOptions *options, GError **error, ...)
@@ -732,6 +738,86 @@ test_health_perf_loss (void)
   g_assert_nonnull (strstr (tracepoints_dwarf, "smaller load, or use --call-graph fp;"));
 }
 
+/* rsp_recording_copy(): the same bytes and permission bits, a new file
+ * only, nothing left behind when it fails. */
+static void
+test_recording_copy (void)
+{
+  g_autoptr (GError) error = NULL;
+  g_autofree char *dir = g_dir_make_tmp ("rsp-copy-XXXXXX", &error);
+  g_assert_no_error (error);
+  /* sizes around the 2 MB piece: none, less, one, one and a bit, several */
+  const gsize sizes[] = { 0, 4097, RSP_RECORDING_COPY_PIECE, RSP_RECORDING_COPY_PIECE + 1,
+                          3 * RSP_RECORDING_COPY_PIECE + 12345 };
+  for (guint k = 0; k < G_N_ELEMENTS (sizes); k++)
+    {
+      gsize size = sizes[k];
+      g_autofree guint8 *data = g_malloc (MAX (size, 1));
+      guint32 x = 2463534242u + k;
+      for (gsize i = 0; i < size; i++)
+        {
+          x ^= x << 13, x ^= x >> 17, x ^= x << 5;
+          data[i] = (guint8) x;
+        }
+      g_autofree char *from = g_build_filename (dir, "from", NULL);
+      g_autofree char *to = g_build_filename (dir, "to", NULL);
+      g_assert_true (g_file_set_contents (from, (const char *) data, (gssize) size, &error));
+      g_assert_cmpint (chmod (from, 0640), ==, 0);
+      g_assert_true (rsp_recording_copy (from, to, &error));
+      g_assert_no_error (error);
+      g_autofree char *copied = NULL;
+      gsize copied_size = 0;
+      g_assert_true (g_file_get_contents (to, &copied, &copied_size, &error));
+      g_assert_cmpuint (copied_size, ==, size);
+      g_assert_true (size == 0 || memcmp (copied, data, size) == 0);
+      struct stat st;
+      g_assert_cmpint (stat (to, &st), ==, 0);
+      g_assert_cmpuint (st.st_mode & 07777, ==, 0640);
+
+      /* an existing file is not overwritten, and stays */
+      g_assert_false (rsp_recording_copy (from, to, &error));
+      g_assert_error (error, G_FILE_ERROR, G_FILE_ERROR_EXIST);
+      g_clear_error (&error);
+      g_assert_cmpint (stat (to, &st), ==, 0);
+      g_assert_cmpint (st.st_size, ==, (goffset) size);
+      g_assert_cmpint (unlink (to), ==, 0);
+      g_assert_cmpint (unlink (from), ==, 0);
+    }
+  /* no source, no place for the copy: an error each, no file made */
+  g_autofree char *missing = g_build_filename (dir, "missing", NULL);
+  g_autofree char *to = g_build_filename (dir, "to", NULL);
+  g_assert_false (rsp_recording_copy (missing, to, &error));
+  g_assert_error (error, G_FILE_ERROR, G_FILE_ERROR_NOENT);
+  g_clear_error (&error);
+  g_assert_false (g_file_test (to, G_FILE_TEST_EXISTS));
+  g_autofree char *from = g_build_filename (dir, "from", NULL);
+  g_assert_true (g_file_set_contents (from, "perf", 4, &error));
+  g_autofree char *nowhere = g_build_filename (dir, "no-dir", "to", NULL);
+  g_assert_false (rsp_recording_copy (from, nowhere, &error));
+  g_assert_error (error, G_FILE_ERROR, G_FILE_ERROR_NOENT);
+  g_clear_error (&error);
+  /* a write that fails half way (a full disk; here a limit on the size of
+   * files, EFBIG): the error, and the partial copy removed */
+  g_autofree guint8 *big = g_malloc0 (3 * RSP_RECORDING_COPY_PIECE);
+  g_assert_true (g_file_set_contents (from, (const char *) big, 3 * RSP_RECORDING_COPY_PIECE, &error));
+  struct rlimit old_limit, limit;
+  g_assert_cmpint (getrlimit (RLIMIT_FSIZE, &old_limit), ==, 0);
+  limit = old_limit;
+  limit.rlim_cur = RSP_RECORDING_COPY_PIECE + 4096;
+  void (*old_handler) (int) = signal (SIGXFSZ, SIG_IGN);
+  g_assert_cmpint (setrlimit (RLIMIT_FSIZE, &limit), ==, 0);
+  gboolean copied = rsp_recording_copy (from, to, &error);
+  g_assert_cmpint (setrlimit (RLIMIT_FSIZE, &old_limit), ==, 0);
+  signal (SIGXFSZ, old_handler);
+  g_assert_false (copied);
+  g_assert_error (error, G_FILE_ERROR, G_FILE_ERROR_FAILED); /* EFBIG has no GFileError of its own */
+  g_assert_nonnull (strstr (error->message, g_strerror (EFBIG)));
+  g_clear_error (&error);
+  g_assert_false (g_file_test (to, G_FILE_TEST_EXISTS));
+  g_assert_cmpint (unlink (from), ==, 0);
+  g_assert_cmpint (g_rmdir (dir), ==, 0);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -743,6 +829,7 @@ main (int argc, char **argv)
   g_test_add_func ("/recorder/perf-argv", test_perf_argv);
   g_test_add_func ("/recorder/exit-status", test_exit_status);
   g_test_add_func ("/recorder/run-without-perf", test_run_without_perf);
+  g_test_add_func ("/recording/copy", test_recording_copy);
   g_test_add_func ("/probe/event-set", test_event_set);
   g_test_add_func ("/probe/events/complete", test_probe_events_complete);
   g_test_add_func ("/probe/events/degrade", test_probe_events_degrade);
