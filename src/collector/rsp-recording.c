@@ -735,10 +735,17 @@ rsp_recording_copy (const char *path, const char *new_path, GError **error)
       g_set_error (error, G_FILE_ERROR, g_file_error_from_errno (err), _("cannot open %s: %s"), path, g_strerror (err));
       return FALSE;
     }
-  int out = open (new_path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, st.st_mode & 07777);
-  if (out < 0)
+  /* PATH's permission bits whatever the umask; created 0600, so that the
+   * copy is never readable to more users than PATH */
+  int out = open (new_path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+  if (out < 0 || fchmod (out, st.st_mode & 0777) != 0)
     {
       int err = errno;
+      if (out >= 0)
+        {
+          close (out);
+          unlink (new_path);
+        }
       close (in);
       g_set_error (error, G_FILE_ERROR, g_file_error_from_errno (err), _("cannot create %s: %s"), new_path,
                    g_strerror (err));
