@@ -134,6 +134,8 @@ ring_push_tail (HeldRing *r)
   r->len++;
   Held *h = ring_nth (r, r->len - 1);
   h->twin_taken = FALSE;
+  /* while it is filled it holds no record (rsp_ftrace_stream_foreach_held()) */
+  h->event.record = NULL;
   return h;
 }
 
@@ -1237,6 +1239,15 @@ rsp_ftrace_stream_next_ref (RspFtraceStream *s, RspFtracePullFunc pull, gpointer
       s->stats.delivered++;
       return &s->ours;
     }
+}
+
+void
+rsp_ftrace_stream_foreach_held (RspFtraceStream *s, void (*func) (const RspEvent *event, gpointer data), gpointer data)
+{
+  const HeldRing *rings[] = { &s->ahead, &s->recent };
+  for (guint k = 0; k < G_N_ELEMENTS (rings); k++)
+    for (guint i = 0; i < rings[k]->len; i++)
+      func (&ring_nth (rings[k], i)->event, data);
 }
 
 gboolean

@@ -84,6 +84,11 @@ gboolean rsp_ftrace_stream_next (RspFtraceStream *stream, RspFtracePullFunc pull
  * STREAM (or its rewind or free); NULL at the end. */
 const RspEvent *rsp_ftrace_stream_next_ref (RspFtraceStream *stream, RspFtracePullFunc pull, gpointer source);
 void rsp_ftrace_stream_rewind (RspFtraceStream *stream);
+/* Calls FUNC on each of perf's events STREAM holds now (pulled ahead of the
+ * instance's, or kept a while as twin candidates): their records must stay
+ * where they are (rsp_perf_reader_recycle_slabs()). */
+void rsp_ftrace_stream_foreach_held (RspFtraceStream *stream, void (*func) (const RspEvent *event, gpointer data),
+                                     gpointer data);
 /* A stream made without WITH_PRINT parses each format when the first
  * event of its type is read; this parses EVSEL's (one of STREAM's) now, so
  * that EVSEL->tp is what it would have been.  Readers that hand out evsels

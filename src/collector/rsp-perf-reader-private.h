@@ -33,14 +33,18 @@ struct _RspPerfReader {
   const guint8 *data; /* whole file */
   gsize size;
   gboolean mapped;
-  /* a record that is not 8-aligned in the file (a data section that does
-   * not start at a multiple of 8: perf never writes one) is decoded from a
-   * copy here, so that its u64 fields and callchain are aligned.  Copies
-   * live as long as the reader: the merge with the ftrace section holds
-   * decoded events a while (at most the file's size in a crafted file). */
-  GPtrArray *aligned_slabs; /* guint64[ALIGNED_SLAB_WORDS] or larger */
-  gsize aligned_used;       /* words used in the last slab */
-  gsize aligned_size;       /* words in the last slab */
+  /* a record that is not 8-aligned in the file (perf inject -b writes
+   * build ids of 100 bytes, and the kernel's records after one sit 4 bytes
+   * off) is decoded from a copy here, so that its u64 fields and callchain
+   * are aligned.  The copies go in slabs, oldest first; a slab is freed
+   * when a new one is needed and no event still held points into it (the
+   * merge with the ftrace section holds decoded events a while,
+   * rsp_perf_reader_recycle_slabs()), so memory stays bounded. */
+  GPtrArray *aligned_slabs;  /* RspAlignedSlab*, oldest first */
+  gsize aligned_used;        /* words used in the last slab */
+  gsize aligned_slab_words;  /* a new slab's size (0: ALIGNED_SLAB_WORDS) */
+  gsize aligned_bytes;       /* bytes in slabs now */
+  gsize aligned_bytes_peak;  /* ... at most */
 
   RspPerfHeader header;
   RspRecording *recording;
@@ -143,5 +147,20 @@ void rsp_perf_evsel_sample_offsets (RspEvsel *evsel);
 gboolean rsp_perf_sample_decode (const RspEvsel *evsel, const guint8 *rec, gsize size, RspEvent *ev);
 /* Decodes the record at OFFSET into EV.  FALSE when it is malformed. */
 gboolean rsp_perf_record_decode (RspPerfReader *self, guint64 offset, RspEvsel *evsel, RspEvent *ev);
+
+/* A slab of aligned copies of records (rsp_perf_record_decode()). */
+typedef struct {
+  gsize words;
+  guint64 data[];
+} RspAlignedSlab;
+#define ALIGNED_SLAB_WORDS 8192
+/* Frees the oldest slabs of aligned copies that no event the reader still
+ * holds points into: the merge's (rsp_ftrace_stream_foreach_held()) and a
+ * sample whose read values are being split.  Called before a new slab. */
+void rsp_perf_reader_recycle_slabs (RspPerfReader *self);
+/* For the tests: the size of the slabs made from now on (0: the default),
+ * and the most bytes the slabs held at once. */
+void rsp_perf_reader_set_aligned_slab_words (RspPerfReader *self, gsize words);
+gsize rsp_perf_reader_get_aligned_bytes_peak (RspPerfReader *self);
 
 G_END_DECLS

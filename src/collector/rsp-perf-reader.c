@@ -956,6 +956,55 @@ rsp_perf_reader_set_scan_ring (RspPerfReader *self, guint32 size, guint64 ahead_
   self->scan_ahead_bytes = ahead_bytes;
 }
 
+typedef struct {
+  GPtrArray *slabs;
+  guint oldest; /* the oldest slab an event points into; len: none */
+} SlabUse;
+
+static void
+note_slab_use (const RspEvent *event, gpointer data)
+{
+  SlabUse *use = data;
+  guintptr rec = (guintptr) event->record;
+  for (guint i = 0; rec != 0 && i < use->oldest; i++)
+    {
+      const RspAlignedSlab *slab = g_ptr_array_index (use->slabs, i);
+      if (rec >= (guintptr) slab->data && rec < (guintptr) (slab->data + slab->words))
+        {
+          use->oldest = i;
+          return;
+        }
+    }
+}
+
+void
+rsp_perf_reader_recycle_slabs (RspPerfReader *self)
+{
+  if (self->aligned_slabs == NULL || self->aligned_slabs->len == 0)
+    return;
+  SlabUse use = { self->aligned_slabs, self->aligned_slabs->len };
+  if (self->read_active)
+    note_slab_use (&self->read_sample, &use);
+  if (self->ftrace != NULL)
+    rsp_ftrace_stream_foreach_held (self->ftrace, note_slab_use, &use);
+  for (guint i = 0; i < use.oldest; i++)
+    self->aligned_bytes -= ((const RspAlignedSlab *) g_ptr_array_index (self->aligned_slabs, i))->words
+                           * sizeof (guint64);
+  g_ptr_array_remove_range (self->aligned_slabs, 0, use.oldest);
+}
+
+void
+rsp_perf_reader_set_aligned_slab_words (RspPerfReader *self, gsize words)
+{
+  self->aligned_slab_words = words;
+}
+
+gsize
+rsp_perf_reader_get_aligned_bytes_peak (RspPerfReader *self)
+{
+  return self->aligned_bytes_peak;
+}
+
 void
 rsp_perf_reader_set_threads (RspPerfReader *self, guint n)
 {

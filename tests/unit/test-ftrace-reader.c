@@ -366,11 +366,12 @@ test_load_cpus_forgets (void)
 /* Reads the events from DATA (the file's bytes, possibly at an address
  * that is not 8-aligned) into a digest of every event (reader-digest.h). */
 static guint64
-event_digest (const guint8 *data, gsize size, guint *n_events, guint *n_ftrace)
+event_digest_slabs (const guint8 *data, gsize size, gsize slab_words, gsize *peak, guint *n_events, guint *n_ftrace)
 {
   g_autoptr (GError) error = NULL;
   RspPerfReader *reader = rsp_perf_reader_open_bytes (data, size, &error);
   g_assert_no_error (error);
+  rsp_perf_reader_set_aligned_slab_words (reader, slab_words);
   RspEvent ev;
   guint64 h = READER_DIGEST_SEED;
   *n_events = *n_ftrace = 0;
@@ -381,15 +382,26 @@ event_digest (const guint8 *data, gsize size, guint *n_events, guint *n_ftrace)
       if (ev.evsel != NULL && ev.evsel->ftrace)
         (*n_ftrace)++;
     }
+  if (peak != NULL)
+    *peak = rsp_perf_reader_get_aligned_bytes_peak (reader);
   rsp_perf_reader_free (reader);
   return h;
 }
 
-/* A recording whose records are not 8-aligned in memory (perf never
- * writes one; a crafted file can) reads the same: its records are decoded
- * from aligned copies that stay valid while the merge with the ftrace
- * section holds perf's events (a single reused copy left the held events
- * pointing at the next record, or at freed memory). */
+static guint64
+event_digest (const guint8 *data, gsize size, guint *n_events, guint *n_ftrace)
+{
+  return event_digest_slabs (data, size, 0, NULL, n_events, n_ftrace);
+}
+
+/* A recording whose records are not 8-aligned in memory (perf inject -b
+ * makes one) reads the same: its records are decoded from aligned copies
+ * that stay valid while the merge with the ftrace section holds perf's
+ * events (a single reused copy left the held events pointing at the next
+ * record, or at freed memory).  With slabs of 512 bytes (a record or two
+ * each, so that they are recycled all the time) it reads the same again,
+ * and the slabs hold a small part of the file at any time: the copies of
+ * the records read and no longer held are freed. */
 static void
 test_unaligned_records (void)
 {
@@ -407,6 +419,16 @@ test_unaligned_records (void)
   g_assert_cmpuint (n_ftrace_shifted, ==, n_ftrace);
   g_assert_cmpuint (shifted, ==, aligned);
   g_test_message ("%u events (%u from the ftrace section) alike from 8-aligned and shifted bytes", n, n_ftrace);
+  gsize peak = 0, tiny_peak = 0;
+  guint64 tiny = event_digest_slabs (buffer + 4, length, 64, &tiny_peak, &n_shifted, &n_ftrace_shifted);
+  g_assert_cmpuint (n_shifted, ==, n);
+  g_assert_cmphex (tiny, ==, aligned);
+  event_digest_slabs (buffer + 4, length, 0, &peak, &n_shifted, &n_ftrace_shifted);
+  /* the perf part of the file is most of it; the slabs at any time a tenth */
+  g_assert_cmpuint (tiny_peak, >, 0);
+  g_assert_cmpuint (tiny_peak, <, length / 10);
+  g_test_message ("aligned copies at most %" G_GSIZE_FORMAT " bytes in 512-byte slabs, %" G_GSIZE_FORMAT
+                  " in the default ones, of a %" G_GSIZE_FORMAT "-byte file", tiny_peak, peak, length);
 }
 
 /* The digest of READER's events from where it is to the end; their number
