@@ -192,6 +192,7 @@ struct _RspFtraceStream {
   gboolean populate_failed; /* MADV_POPULATE_READ refused: not asked again */
   gboolean releasable;     /* the data is a private mapping of a file: read pages may be given back */
   guint64 release_chunk;   /* release_behind()'s step */
+  guint64 max_events;      /* the instance ends after this many delivered (tests) */
   IdEntry *by_id;          /* tracepoint id -> our RspEvsel and its common_pid field */
   guint n_by_id;
   GPtrArray *pending;      /* PendingFormat* by our evsel's index - first_evsel, NULL once parsed */
@@ -544,6 +545,7 @@ stream_new (const guint8 *data, gsize size, GPtrArray *evsels, gboolean borrow, 
 
   RspFtraceStream *s = g_new0 (RspFtraceStream, 1);
   s->release_chunk = FTRACE_RELEASE_CHUNK;
+  s->max_events = G_MAXUINT64;
   s->subbuf_size = subbuf_size;
   s->long_size = long_size;
   s->evsels = evsels;
@@ -1172,10 +1174,13 @@ rsp_ftrace_stream_next_ref (RspFtraceStream *s, RspFtracePullFunc pull, gpointer
 {
   for (;;)
     {
-      CpuCursor *cc = oldest_cpu (s);
+      CpuCursor *cc = G_UNLIKELY (s->stats.delivered >= s->max_events) ? NULL : oldest_cpu (s);
       if (cc == NULL)
         {
-          /* the instance is done: perf's events as they come */
+          /* the instance is done: perf's events as they come, and none
+           * is any more a twin candidate (whose record the reader would
+           * keep: rsp_ftrace_stream_foreach_held()) */
+          ring_clear (&s->recent);
           Held *h = ring_peek_head (&s->ahead);
           if (h != NULL)
             {
@@ -1200,6 +1205,10 @@ rsp_ftrace_stream_next_ref (RspFtraceStream *s, RspFtracePullFunc pull, gpointer
       if (first != NULL && (!first->event.has_time || first->event.time + RSP_FTRACE_TWIN_WINDOW_NS < cc->time))
         {
           ring_pop_head (&s->ahead);
+          /* the instance's events to come are CC's time or later: those
+           * kept before its window can be no one's twins (a long gap in
+           * the instance kept them, and the records they point into) */
+          forget_before (s, cc->time);
           learn_tgid (s, &first->event);
           return &first->event;
         }
@@ -1239,6 +1248,12 @@ rsp_ftrace_stream_next_ref (RspFtraceStream *s, RspFtracePullFunc pull, gpointer
       s->stats.delivered++;
       return &s->ours;
     }
+}
+
+void
+rsp_ftrace_stream_set_max_events (RspFtraceStream *s, guint64 n)
+{
+  s->max_events = n;
 }
 
 void

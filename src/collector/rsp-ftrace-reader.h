@@ -70,6 +70,9 @@ void rsp_ftrace_stream_set_file_mapped (RspFtraceStream *s);
 /* How much of a CPU's sub-buffers read is given back at once (4 MB; the
  * tests make it a page). */
 void rsp_ftrace_stream_set_release_chunk (RspFtraceStream *s, guint64 bytes);
+/* For the tests: the instance ends after N of its events are delivered,
+ * as a recording whose instance stopped before perf did. */
+void rsp_ftrace_stream_set_max_events (RspFtraceStream *s, guint64 n);
 void rsp_ftrace_stream_free (RspFtraceStream *stream);
 /* Replaces STREAM's events with the CPU blocks at DATA (a section's part
  * after its formats, of a section with the same formats: rsp record's live

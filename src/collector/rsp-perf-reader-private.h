@@ -36,11 +36,11 @@ struct _RspPerfReader {
   /* a record that is not 8-aligned in the file (perf inject -b writes
    * build ids of 100 bytes, and the kernel's records after one sit 4 bytes
    * off) is decoded from a copy here, so that its u64 fields and callchain
-   * are aligned.  The copies go in slabs, oldest first; a slab is freed
-   * when a new one is needed and no event still held points into it (the
-   * merge with the ftrace section holds decoded events a while,
+   * are aligned.  The copies go in slabs; when a new one is needed, every
+   * slab no event still held points into is freed (the merge with the
+   * ftrace section holds decoded events a while,
    * rsp_perf_reader_recycle_slabs()), so memory stays bounded. */
-  GPtrArray *aligned_slabs;  /* RspAlignedSlab*, oldest first */
+  GPtrArray *aligned_slabs;  /* RspAlignedSlab*, the last one being filled */
   gsize aligned_used;        /* words used in the last slab */
   gsize aligned_slab_words;  /* a new slab's size (0: ALIGNED_SLAB_WORDS) */
   gsize aligned_bytes;       /* bytes in slabs now */
@@ -154,9 +154,9 @@ typedef struct {
   guint64 data[];
 } RspAlignedSlab;
 #define ALIGNED_SLAB_WORDS 8192
-/* Frees the oldest slabs of aligned copies that no event the reader still
- * holds points into: the merge's (rsp_ftrace_stream_foreach_held()) and a
- * sample whose read values are being split.  Called before a new slab. */
+/* Frees the slabs of aligned copies that no event the reader still holds
+ * points into: the merge's (rsp_ftrace_stream_foreach_held()) and a sample
+ * whose read values are being split.  Called before a new slab. */
 void rsp_perf_reader_recycle_slabs (RspPerfReader *self);
 /* For the tests: the size of the slabs made from now on (0: the default),
  * and the most bytes the slabs held at once. */

@@ -958,7 +958,7 @@ rsp_perf_reader_set_scan_ring (RspPerfReader *self, guint32 size, guint64 ahead_
 
 typedef struct {
   GPtrArray *slabs;
-  guint oldest; /* the oldest slab an event points into; len: none */
+  guint8 *used; /* per slab, 1: an event points into it */
 } SlabUse;
 
 static void
@@ -966,12 +966,12 @@ note_slab_use (const RspEvent *event, gpointer data)
 {
   SlabUse *use = data;
   guintptr rec = (guintptr) event->record;
-  for (guint i = 0; rec != 0 && i < use->oldest; i++)
+  for (guint i = 0; rec != 0 && i < use->slabs->len; i++)
     {
       const RspAlignedSlab *slab = g_ptr_array_index (use->slabs, i);
       if (rec >= (guintptr) slab->data && rec < (guintptr) (slab->data + slab->words))
         {
-          use->oldest = i;
+          use->used[i] = 1;
           return;
         }
     }
@@ -980,17 +980,32 @@ note_slab_use (const RspEvent *event, gpointer data)
 void
 rsp_perf_reader_recycle_slabs (RspPerfReader *self)
 {
-  if (self->aligned_slabs == NULL || self->aligned_slabs->len == 0)
+  GPtrArray *slabs = self->aligned_slabs;
+  if (slabs == NULL || slabs->len == 0)
     return;
-  SlabUse use = { self->aligned_slabs, self->aligned_slabs->len };
+  /* every slab no held event points into, wherever it is: one event kept
+   * long pins its slab, not the ones after it */
+  g_autofree guint8 *used = g_new0 (guint8, slabs->len);
+  SlabUse use = { slabs, used };
   if (self->read_active)
     note_slab_use (&self->read_sample, &use);
   if (self->ftrace != NULL)
     rsp_ftrace_stream_foreach_held (self->ftrace, note_slab_use, &use);
-  for (guint i = 0; i < use.oldest; i++)
-    self->aligned_bytes -= ((const RspAlignedSlab *) g_ptr_array_index (self->aligned_slabs, i))->words
-                           * sizeof (guint64);
-  g_ptr_array_remove_range (self->aligned_slabs, 0, use.oldest);
+  guint kept = 0;
+  for (guint i = 0; i < slabs->len; i++)
+    {
+      RspAlignedSlab *slab = g_ptr_array_index (slabs, i);
+      if (used[i])
+        slabs->pdata[kept++] = slab;
+      else
+        {
+          self->aligned_bytes -= slab->words * sizeof (guint64);
+          g_free (slab);
+        }
+    }
+  for (guint i = kept; i < slabs->len; i++)
+    slabs->pdata[i] = NULL; /* freed above, or moved down */
+  g_ptr_array_set_size (slabs, kept);
 }
 
 void

@@ -365,13 +365,19 @@ test_load_cpus_forgets (void)
 
 /* Reads the events from DATA (the file's bytes, possibly at an address
  * that is not 8-aligned) into a digest of every event (reader-digest.h). */
+/* ... with slabs of SLAB_WORDS (0: the default), the instance ending after
+ * MAX_FTRACE of its events (G_MAXUINT64: at its end), the most bytes of
+ * aligned copies at once in *PEAK. */
 static guint64
-event_digest_slabs (const guint8 *data, gsize size, gsize slab_words, gsize *peak, guint *n_events, guint *n_ftrace)
+event_digest_slabs (const guint8 *data, gsize size, gsize slab_words, guint64 max_ftrace, gsize *peak,
+                    guint *n_events, guint *n_ftrace)
 {
   g_autoptr (GError) error = NULL;
   RspPerfReader *reader = rsp_perf_reader_open_bytes (data, size, &error);
   g_assert_no_error (error);
   rsp_perf_reader_set_aligned_slab_words (reader, slab_words);
+  if (reader->ftrace != NULL)
+    rsp_ftrace_stream_set_max_events (reader->ftrace, max_ftrace);
   RspEvent ev;
   guint64 h = READER_DIGEST_SEED;
   *n_events = *n_ftrace = 0;
@@ -391,7 +397,7 @@ event_digest_slabs (const guint8 *data, gsize size, gsize slab_words, gsize *pea
 static guint64
 event_digest (const guint8 *data, gsize size, guint *n_events, guint *n_ftrace)
 {
-  return event_digest_slabs (data, size, 0, NULL, n_events, n_ftrace);
+  return event_digest_slabs (data, size, 0, G_MAXUINT64, NULL, n_events, n_ftrace);
 }
 
 /* A recording whose records are not 8-aligned in memory (perf inject -b
@@ -420,15 +426,30 @@ test_unaligned_records (void)
   g_assert_cmpuint (shifted, ==, aligned);
   g_test_message ("%u events (%u from the ftrace section) alike from 8-aligned and shifted bytes", n, n_ftrace);
   gsize peak = 0, tiny_peak = 0;
-  guint64 tiny = event_digest_slabs (buffer + 4, length, 64, &tiny_peak, &n_shifted, &n_ftrace_shifted);
+  guint64 tiny = event_digest_slabs (buffer + 4, length, 64, G_MAXUINT64, &tiny_peak, &n_shifted, &n_ftrace_shifted);
   g_assert_cmpuint (n_shifted, ==, n);
   g_assert_cmphex (tiny, ==, aligned);
-  event_digest_slabs (buffer + 4, length, 0, &peak, &n_shifted, &n_ftrace_shifted);
+  event_digest_slabs (buffer + 4, length, 0, G_MAXUINT64, &peak, &n_shifted, &n_ftrace_shifted);
   /* the perf part of the file is most of it; the slabs at any time a tenth */
   g_assert_cmpuint (tiny_peak, >, 0);
   g_assert_cmpuint (tiny_peak, <, length / 10);
   g_test_message ("aligned copies at most %" G_GSIZE_FORMAT " bytes in 512-byte slabs, %" G_GSIZE_FORMAT
                   " in the default ones, of a %" G_GSIZE_FORMAT "-byte file", tiny_peak, peak, length);
+  /* the instance ending before perf's stream (early, after some of its
+   * events had twin candidates kept): those are let go, and the copies
+   * stay as few (they were kept to the end, pinning every slab after) */
+  const guint64 ends[] = { 7, 40, 256 };
+  for (guint k = 0; k < G_N_ELEMENTS (ends); k++)
+    {
+      guint n_early, n_ftrace_early;
+      gsize early_peak = 0;
+      event_digest_slabs (buffer + 4, length, 64, ends[k], &early_peak, &n_early, &n_ftrace_early);
+      g_assert_cmpuint (n_ftrace_early, <=, ends[k]);
+      g_assert_cmpuint (n_early - n_ftrace_early, ==, n - n_ftrace); /* perf's events all there */
+      g_assert_cmpuint (early_peak, <, length / 10);
+      g_test_message ("the instance ending after %" G_GUINT64_FORMAT " events: %" G_GSIZE_FORMAT
+                      " bytes of copies at most", ends[k], early_peak);
+    }
 }
 
 /* The digest of READER's events from where it is to the end; their number
