@@ -8,6 +8,7 @@
 #include <glib/gi18n-lib.h>
 #include <stdio.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <sys/utsname.h>
 #include <unistd.h>
 
@@ -239,14 +240,30 @@ append_trailer (Session *s, const RspRecordingMeta *meta, GBytes *symbols, GByte
   return rsp_recording_append_sections (s->tmp_path, names, parts, n, error);
 }
 
+/* What a copy of the recording leaves free on its file system, at least. */
+#define COPY_SPARE_BYTES ((guint64) 64 << 20)
+
 /* Puts a copy of the finished recording, written in 2 MB pieces, in the
  * place of the one perf wrote in pieces of a few pages: read from the page
  * cache, the copy maps ten times faster (rsp_recording_copy()), a tenth of
  * a report of a 10 MB recording.  A copy that cannot be made (a full
- * disk) costs only that, with a note: the recording is kept as it is. */
+ * disk), or that would leave less than COPY_SPARE_BYTES free, costs only
+ * that, with a note: the recording is kept as it is. */
 static void
 copy_for_reading (Session *s)
 {
+  /* room for the copy and COPY_SPARE_BYTES after it: a disk filled for a
+   * moment would fail other programs' writes */
+  struct stat st;
+  struct statvfs vfs;
+  if (stat (s->tmp_path, &st) == 0 && statvfs (s->tmp_path, &vfs) == 0
+      && (guint64) vfs.f_bavail * vfs.f_frsize < 2 * (guint64) st.st_size + COPY_SPARE_BYTES)
+    {
+      fprintf (stderr, _("rsp record: note: the recording is kept as perf wrote it, which a report maps more "
+                         "slowly (%s)\n"),
+               _("too little free space on its file system for a copy"));
+      return;
+    }
   g_autofree char *copy = g_strdup_printf ("%s.%d.tmp-rsp", s->options->output, (int) getpid ());
   g_autoptr (GError) error = NULL;
   unlink (copy);

@@ -20,6 +20,10 @@ in 2 MB pieces in its place, and the reader asks for 2 MB folios
   4. The reader: a copy written in 64 kB pieces is mapped in 4 kB entries;
      after it is dropped from the page cache and rsp report has read it
      from the disk, it is mapped in 2 MB entries.
+  5. Little room: on a 48 MB tmpfs (less free than the recording twice and
+     64 MB) rsp record makes no copy, says so in a note, and writes the
+     recording perf wrote, which rsp report reads; nothing is left beside
+     it.
 """
 
 import os
@@ -138,6 +142,27 @@ def main():
                 t.fail("read from the disk by rsp report, the recording is mapped with %d kB in 2 MB "
                        "entries, want at least %d" % (after, want))
             t.log("read from the disk by rsp report: %d kB in 2 MB entries (before: %d)" % (after, before))
+        # 5. little room
+        small_fs = os.path.join(workdir, "small-fs")
+        os.mkdir(small_fs)
+        mount = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=48m", "tmpfs", small_fs],
+                               capture_output=True, text=True)
+        if mount.returncode != 0:
+            t.log("NOTE: no tmpfs could be mounted (%s): the check with little room is left out"
+                  % mount.stderr.strip())
+        else:
+            try:
+                tight = os.path.join(small_fs, "r.rsp")
+                rec = t.record([rsp, "record", "-o", tight, "--", pingpong, "2000", "20000"])
+                if "the recording is kept as perf wrote it" not in rec.stderr:
+                    t.fail("rsp record made a copy with little room, or said nothing: %s" % rec.stderr)
+                left = sorted(n for n in os.listdir(small_fs) if n != "r.rsp")
+                if left:
+                    t.fail("rsp record left %s beside the recording on the small file system" % ", ".join(left))
+                t.run([rsp, "report", tight])
+                t.log("with little room: no copy, the note, and the recording reads")
+            finally:
+                subprocess.run(["umount", small_fs], capture_output=True)
     finally:
         shutil.rmtree(workdir, ignore_errors=True)
     t.log("PASS")
