@@ -89,7 +89,7 @@ const RspEvent *rsp_ftrace_stream_next_ref (RspFtraceStream *stream, RspFtracePu
 void rsp_ftrace_stream_rewind (RspFtraceStream *stream);
 /* Calls FUNC on each of perf's events STREAM holds now (pulled ahead of the
  * instance's, or kept a while as twin candidates): their records must stay
- * where they are (rsp_perf_reader_recycle_slabs()). */
+ * where they are (rsp_perf_reader_aligned_room()). */
 void rsp_ftrace_stream_foreach_held (RspFtraceStream *stream, void (*func) (const RspEvent *event, gpointer data),
                                      gpointer data);
 /* A stream made without WITH_PRINT parses each format when the first

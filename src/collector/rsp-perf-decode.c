@@ -588,25 +588,7 @@ rsp_perf_record_decode (RspPerfReader *self, guint64 offset, RspEvsel *evsel, Rs
     {
       /* the record's fields are read in place (the callchain as a
        * guint64 array): decode an aligned copy */
-      gsize words = (header.size + 7) / 8;
-      if (self->aligned_slabs == NULL)
-        self->aligned_slabs = g_ptr_array_new_with_free_func (g_free);
-      RspAlignedSlab *slab = self->aligned_slabs->len > 0
-                                 ? g_ptr_array_index (self->aligned_slabs, self->aligned_slabs->len - 1)
-                                 : NULL;
-      if (slab == NULL || slab->words - self->aligned_used < words)
-        {
-          rsp_perf_reader_recycle_slabs (self);
-          gsize size = MAX (words, self->aligned_slab_words > 0 ? self->aligned_slab_words : ALIGNED_SLAB_WORDS);
-          slab = g_malloc (sizeof *slab + size * sizeof (guint64));
-          slab->words = size;
-          g_ptr_array_add (self->aligned_slabs, slab);
-          self->aligned_used = 0;
-          self->aligned_bytes += size * sizeof (guint64);
-          self->aligned_bytes_peak = MAX (self->aligned_bytes_peak, self->aligned_bytes);
-        }
-      guint64 *copy = slab->data + self->aligned_used;
-      self->aligned_used += words;
+      guint64 *copy = rsp_perf_reader_aligned_room (self, (header.size + 7) / 8);
       memcpy (copy, rec, header.size);
       rec = (const guint8 *) copy;
     }

@@ -39,12 +39,11 @@ struct _RspPerfReader {
    * are aligned.  The copies go in slabs; when a new one is needed, every
    * slab no event still held points into is freed (the merge with the
    * ftrace section holds decoded events a while,
-   * rsp_perf_reader_recycle_slabs()), so memory stays bounded. */
+   * rsp_perf_reader_aligned_room()), so memory stays bounded. */
   GPtrArray *aligned_slabs;  /* RspAlignedSlab*, the last one being filled */
   gsize aligned_used;        /* words used in the last slab */
   gsize aligned_slab_words;  /* a new slab's size (0: ALIGNED_SLAB_WORDS) */
-  gsize aligned_bytes;       /* bytes in slabs now */
-  gsize aligned_bytes_peak;  /* ... at most */
+  gsize aligned_bytes_peak;  /* the most bytes in slabs at once */
 
   RspPerfHeader header;
   RspRecording *recording;
@@ -154,10 +153,10 @@ typedef struct {
   guint64 data[];
 } RspAlignedSlab;
 #define ALIGNED_SLAB_WORDS 8192
-/* Frees the slabs of aligned copies that no event the reader still holds
- * points into: the merge's (rsp_ftrace_stream_foreach_held()) and a sample
- * whose read values are being split.  Called before a new slab. */
-void rsp_perf_reader_recycle_slabs (RspPerfReader *self);
+/* Room for an aligned copy of a record of WORDS words: in the last slab,
+ * else in a new one, made after every slab that no event the merge holds
+ * points into (rsp_ftrace_stream_foreach_held()) is freed. */
+guint64 *rsp_perf_reader_aligned_room (RspPerfReader *self, gsize words);
 /* For the tests: the size of the slabs made from now on (0: the default),
  * and the most bytes the slabs held at once. */
 void rsp_perf_reader_set_aligned_slab_words (RspPerfReader *self, gsize words);

@@ -977,35 +977,54 @@ note_slab_use (const RspEvent *event, gpointer data)
     }
 }
 
-void
-rsp_perf_reader_recycle_slabs (RspPerfReader *self)
+/* Frees every slab no event the merge holds points into, wherever it is
+ * (one event kept long pins its slab, not the ones after it).  Records
+ * are decoded only when the last sample's read values are all split
+ * (perf_next()), so the merge's events are the only ones held. */
+static void
+recycle_slabs (RspPerfReader *self)
 {
   GPtrArray *slabs = self->aligned_slabs;
-  if (slabs == NULL || slabs->len == 0)
-    return;
-  /* every slab no held event points into, wherever it is: one event kept
-   * long pins its slab, not the ones after it */
   g_autofree guint8 *used = g_new0 (guint8, slabs->len);
   SlabUse use = { slabs, used };
-  if (self->read_active)
-    note_slab_use (&self->read_sample, &use);
   if (self->ftrace != NULL)
     rsp_ftrace_stream_foreach_held (self->ftrace, note_slab_use, &use);
   guint kept = 0;
   for (guint i = 0; i < slabs->len; i++)
     {
-      RspAlignedSlab *slab = g_ptr_array_index (slabs, i);
       if (used[i])
-        slabs->pdata[kept++] = slab;
+        slabs->pdata[kept++] = slabs->pdata[i];
       else
-        {
-          self->aligned_bytes -= slab->words * sizeof (guint64);
-          g_free (slab);
-        }
+        g_free (slabs->pdata[i]);
     }
   for (guint i = kept; i < slabs->len; i++)
     slabs->pdata[i] = NULL; /* freed above, or moved down */
   g_ptr_array_set_size (slabs, kept);
+}
+
+guint64 *
+rsp_perf_reader_aligned_room (RspPerfReader *self, gsize words)
+{
+  if (self->aligned_slabs == NULL)
+    self->aligned_slabs = g_ptr_array_new_with_free_func (g_free);
+  GPtrArray *slabs = self->aligned_slabs;
+  RspAlignedSlab *slab = slabs->len > 0 ? g_ptr_array_index (slabs, slabs->len - 1) : NULL;
+  if (slab == NULL || slab->words - self->aligned_used < words)
+    {
+      recycle_slabs (self);
+      gsize size = MAX (words, self->aligned_slab_words > 0 ? self->aligned_slab_words : ALIGNED_SLAB_WORDS);
+      slab = g_malloc (sizeof *slab + size * sizeof (guint64));
+      slab->words = size;
+      g_ptr_array_add (slabs, slab);
+      self->aligned_used = 0;
+      gsize bytes = 0;
+      for (guint i = 0; i < slabs->len; i++)
+        bytes += ((const RspAlignedSlab *) g_ptr_array_index (slabs, i))->words * sizeof (guint64);
+      self->aligned_bytes_peak = MAX (self->aligned_bytes_peak, bytes);
+    }
+  guint64 *room = slab->data + self->aligned_used;
+  self->aligned_used += words;
+  return room;
 }
 
 void

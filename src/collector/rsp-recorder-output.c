@@ -252,26 +252,27 @@ append_trailer (Session *s, const RspRecordingMeta *meta, GBytes *symbols, GByte
 static void
 copy_for_reading (Session *s)
 {
+  g_autofree char *copy = g_strdup_printf ("%s.%d.tmp-rsp", s->options->output, (int) getpid ());
+  g_autoptr (GError) error = NULL;
+  const char *why = NULL;
   /* room for the copy and COPY_SPARE_BYTES after it: a disk filled for a
    * moment would fail other programs' writes */
   struct stat st;
   struct statvfs vfs;
   if (stat (s->tmp_path, &st) == 0 && statvfs (s->tmp_path, &vfs) == 0
       && (guint64) vfs.f_bavail * vfs.f_frsize < 2 * (guint64) st.st_size + COPY_SPARE_BYTES)
+    why = _("too little free space on its file system for a copy");
+  else
     {
-      fprintf (stderr, _("rsp record: note: the recording is kept as perf wrote it, which a report maps more "
-                         "slowly (%s)\n"),
-               _("too little free space on its file system for a copy"));
-      return;
+      unlink (copy); /* a stale one of this pid's */
+      if (!rsp_recording_copy (s->tmp_path, copy, &error))
+        why = error->message;
     }
-  g_autofree char *copy = g_strdup_printf ("%s.%d.tmp-rsp", s->options->output, (int) getpid ());
-  g_autoptr (GError) error = NULL;
-  unlink (copy);
-  if (!rsp_recording_copy (s->tmp_path, copy, &error))
+  if (why != NULL)
     {
       fprintf (stderr, _("rsp record: note: the recording is kept as perf wrote it, which a report maps more "
                          "slowly (%s)\n"),
-               error->message);
+               why);
       return;
     }
   unlink (s->tmp_path);
