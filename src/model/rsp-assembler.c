@@ -48,7 +48,9 @@ typedef struct {
   guint64 fib_time;      /* its last route lookup: the peer of its next send */
   guint8 fib_proto;
   const char *fib_peer;
-  const char *file;      /* the file of its latest file event (rsp-files.h), until it is back in user space */
+  RspFileId file;        /* the file of its latest file event (rsp-files.h), until it is back in user space;
+                          * ino 0: none.  Named (file_label()) only when a wait or request takes it: a
+                          * flusher's writeback can touch tens of thousands of inodes no wait is in */
   guint64 file_time;
 } TidState;
 
@@ -221,6 +223,23 @@ close_run (Assembler *a, TidState *ts, guint64 time)
 
 static gboolean stack_has_sig (Assembler *a, RspStackId stack, RspKernelSig sig);
 
+/* The name of a file: its stored path, else its device and inode. */
+static const char *
+file_label (Assembler *a, RspFileId id)
+{
+  const char *label = g_hash_table_lookup (a->file_labels, &id);
+  if (label != NULL)
+    return label;
+  const char *path = rsp_file_table_lookup (a->files, id);
+  g_autofree char *text = path != NULL ? g_strdup (path)
+                          : id.dev != 0 ? g_strdup_printf ("device %u:%u inode %" G_GUINT64_FORMAT, RSP_KDEV_MAJOR (id.dev),
+                                                          RSP_KDEV_MINOR (id.dev), id.ino)
+                                       : g_strdup_printf ("inode %" G_GUINT64_FORMAT, id.ino);
+  label = rsp_model_intern (a->m, text);
+  g_hash_table_insert (a->file_labels, g_memdup2 (&id, sizeof id), (gpointer) label);
+  return label;
+}
+
 static RspIdx
 model_disk_op_task (RspModel *m, RspIdx op)
 {
@@ -241,9 +260,9 @@ open_sleep (Assembler *a, TidState *ts, guint64 time, RspStackId stack, guint32 
   s.waker_run = s.disk_op = s.net_op = RSP_NONE;
   /* in a read, write, sync or fault of a file (when the stack says): the
    * file of its latest file event */
-  if (ts->file != NULL && time - ts->file_time <= RSP_FILE_VALID_NS
+  if (ts->file.ino != 0 && time - ts->file_time <= RSP_FILE_VALID_NS
       && (stack == 0 || stack_has_sig (a, stack, RSP_SIG_FILE_IO)))
-    s.file = ts->file;
+    s.file = file_label (a, ts->file);
   s.runnable_at = G_MAXUINT64;
   if ((prev_state & TASK_STATE_MASK) == 0)
     {
@@ -1108,8 +1127,8 @@ new_disk_op (Assembler *a, const RspModelEvent *ev, DiskKey key, gboolean behind
       TidState *ts = tid_state (a, ev->tid, ev->time);
       op.task = ts->task;
       /* a flusher's request belongs to the inode it writes back, for a while */
-      if (ts->file != NULL && ev->time - ts->file_time <= RSP_FILE_VALID_NS)
-        op.file = ts->file;
+      if (ts->file.ino != 0 && ev->time - ts->file_time <= RSP_FILE_VALID_NS)
+        op.file = file_label (a, ts->file);
     }
   g_array_append_val (a->m->disk_ops, op);
   RspIdx idx = a->m->disk_ops->len - 1;
@@ -1346,29 +1365,11 @@ handle_sample (Assembler *a, const RspModelEvent *ev)
       return;
     }
   /* back in user space: the system call its file event was in is over */
-  if (ts->file != NULL && ev->n_frames > 0 && !ev->frames[0].kernel)
-    ts->file = NULL;
+  if (ts->file.ino != 0 && ev->n_frames > 0 && !ev->frames[0].kernel)
+    ts->file.ino = 0;
   RspModelSample s = { ev->time, run, event_stack (a, ev) };
   g_array_append_val (m->samples, s);
   model_run (m, run)->n_samples++;
-}
-
-/* The name of a file: its stored path, else its device and inode. */
-static const char *
-file_label (Assembler *a, guint32 dev, guint64 ino)
-{
-  RspFileId id = { dev, ino };
-  const char *label = g_hash_table_lookup (a->file_labels, &id);
-  if (label != NULL)
-    return label;
-  const char *path = rsp_file_table_lookup (a->files, id);
-  g_autofree char *text = path != NULL ? g_strdup (path)
-                          : dev != 0   ? g_strdup_printf ("device %u:%u inode %" G_GUINT64_FORMAT, RSP_KDEV_MAJOR (dev),
-                                                          RSP_KDEV_MINOR (dev), ino)
-                                       : g_strdup_printf ("inode %" G_GUINT64_FORMAT, ino);
-  label = rsp_model_intern (a->m, text);
-  g_hash_table_insert (a->file_labels, g_memdup2 (&id, sizeof id), (gpointer) label);
-  return label;
 }
 
 void
@@ -1572,7 +1573,7 @@ rsp_assembler_feed (RspAssembler *a, const RspModelEvent *ev)
       if (ev->tid > 0)
         {
           TidState *ts = tid_state (a, ev->tid, ev->time);
-          ts->file = file_label (a, ev->u.file.dev, ev->u.file.ino);
+          ts->file = (RspFileId){ ev->u.file.dev, ev->u.file.ino };
           ts->file_time = ev->time;
         }
       break;

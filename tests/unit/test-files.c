@@ -137,6 +137,14 @@ test_bdi_names (void)
   g_assert_cmpuint (rsp_file_dev_from_bdi ("99999:0"), ==, 0);
   g_assert_cmpuint (rsp_file_dev_from_bdi (""), ==, 0);
   g_assert_cmpuint (rsp_file_dev_from_bdi (NULL), ==, 0);
+  g_assert_cmpuint (rsp_file_dev_from_bdi ("4095:1048575"), ==, RSP_KDEV (4095, 1048575));
+  g_assert_cmpuint (rsp_file_dev_from_bdi ("4096:0"), ==, 0);
+  g_assert_cmpuint (rsp_file_dev_from_bdi ("8:1048576"), ==, 0);
+  g_assert_cmpuint (rsp_file_dev_from_bdi ("8:99999999999999999999"), ==, 0);
+  g_assert_cmpuint (rsp_file_dev_from_bdi ("8:"), ==, 0);
+  g_assert_cmpuint (rsp_file_dev_from_bdi (":0"), ==, 0);
+  g_assert_cmpuint (rsp_file_dev_from_bdi ("8-0"), ==, 0);
+  g_assert_cmpuint (rsp_file_dev_from_bdi ("8:0:1"), ==, 0);
 }
 
 /* Every event that names a file is one the instance records. */
