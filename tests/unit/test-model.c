@@ -2141,6 +2141,42 @@ test_file_through_journal (void)
   g_assert_cmpuint (g_array_index (files, RspFileTotal, 0).ns, ==, rsp_analysis_category_ns (a, RSP_CAT_DISK_IO));
 }
 
+/* A flusher's disk request names the inode it wrote back last, for
+ * RSP_FILE_VALID_NS: after a burst of writeback over many inodes (named
+ * only when a request or a wait takes one), the latest one's stored path,
+ * else device and inode, each interned once. */
+static void
+test_file_of_flusher_request (void)
+{
+  g_autoptr (RspFileTable) table = rsp_file_table_parse ((const guint8 *) files_section, sizeof files_section - 1,
+                                                         NULL);
+  Stream s;
+  stream_init (&s);
+  rsp_assembler_set_files (s.as, table);
+  comm (&s, 300, 300, "kworker/u8:1");
+  sw (&s, T0, 0, 0, 0, 300, NULL);
+  guint64 t = T0 + US;
+  for (guint64 ino = 1000; ino < 3000; ino++, t += US)
+    file_ev (&s, t, 0, 300, RSP_KDEV (254, 0), ino);
+  file_ev (&s, t, 0, 300, RSP_KDEV (254, 0), 77);
+  rq (&s, RSP_MEV_RQ_INSERT, t + US, 0, 300, 8);
+  file_ev (&s, t + 2 * US, 0, 300, RSP_KDEV (254, 0), 78);
+  rq (&s, RSP_MEV_RQ_INSERT, t + 3 * US, 0, 300, 16);
+  file_ev (&s, t + 4 * US, 0, 300, 0, 79);
+  rq (&s, RSP_MEV_RQ_INSERT, t + 5 * US, 0, 300, 24);
+  file_ev (&s, t + 6 * US, 0, 300, RSP_KDEV (254, 0), 77);
+  rq (&s, RSP_MEV_RQ_INSERT, t + 7 * US, 0, 300, 32);
+  /* too long after its latest file event: none */
+  rq (&s, RSP_MEV_RQ_INSERT, t + 6 * US + RSP_FILE_VALID_NS + 1, 0, 300, 40);
+  sw (&s, t + 6 * US + RSP_FILE_VALID_NS + 2, 0, 300, 0x20, 0, NULL);
+  g_autoptr (RspModel) m = rsp_assembler_finish (s.as);
+  g_assert_cmpuint (rsp_model_n_disk_ops (m), ==, 5);
+  static const char *const want[] = { "/var/lib/db", "device 254:0 inode 78", "inode 79", "/var/lib/db", NULL };
+  for (guint i = 0; i < G_N_ELEMENTS (want); i++)
+    g_assert_cmpstr (rsp_model_disk_op (m, i)->file, ==, want[i]);
+  g_assert_true (rsp_model_disk_op (m, 0)->file == rsp_model_disk_op (m, 3)->file);
+}
+
 /* The table of stretches is grouped by segment, each segment's in time
  * order, and the sort is stable: stretches that start together keep the
  * order they were made in.  The accounting makes each segment's in time
@@ -2273,6 +2309,7 @@ main (int argc, char **argv)
   g_test_add_func ("/model/inferred-other-writeback", test_inferred_other_writeback);
   g_test_add_func ("/model/file-of-disk-wait", test_file_of_disk_wait);
   g_test_add_func ("/model/file-through-journal", test_file_through_journal);
+  g_test_add_func ("/model/file-of-flusher-request", test_file_of_flusher_request);
   g_test_add_func ("/model/missing-completion", test_missing_completion);
   g_test_add_func ("/model/preemption", test_preemption);
   g_test_add_func ("/model/missing-switches", test_missing_switches);
