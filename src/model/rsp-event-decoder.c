@@ -76,8 +76,11 @@ typedef struct {
   gboolean probe_return;
   struct tep_format_field *fields[F_N];
   FastField fast[F_N];
-  /* RSP_MEV_FILE: the fields that name the file (rsp_file_event_fields()) */
+  /* RSP_MEV_FILE: the fields that name the file (rsp_file_event_fields()),
+   * the numeric ones read in place (a flusher's burst is tens of
+   * thousands of them) */
   RspFileEventFields file;
+  FastField file_ino, file_dev;
 } EvselInfo;
 
 /* Longer callchains are resolved each time, not kept (rsp-chain-cache.h). */
@@ -95,10 +98,10 @@ typedef struct {
   RspModelFrame mframes[MAX_STACK];
 } Decoder;
 
+/* FIELD's value in EV (0 when it has none), read in place when FAST allows. */
 static guint64
-num (const RspEvent *ev, const EvselInfo *info, guint f)
+read_num (const RspEvent *ev, const FastField *fast, const struct tep_format_field *field)
 {
-  const FastField *fast = &info->fast[f];
   if (G_LIKELY (fast->size != 0))
     {
       if (ev->sample.raw == NULL || (guint64) fast->offset + fast->size > ev->sample.raw_size)
@@ -129,8 +132,14 @@ num (const RspEvent *ev, const EvselInfo *info, guint f)
         }
     }
   guint64 v = 0;
-  rsp_event_read_field_u64 (ev, info->fields[f], &v);
+  rsp_event_read_field_u64 (ev, field, &v);
   return v;
+}
+
+static guint64
+num (const RspEvent *ev, const EvselInfo *info, guint f)
+{
+  return read_num (ev, &info->fast[f], info->fields[f]);
 }
 
 static void
@@ -219,6 +228,8 @@ classify_evsel (EvselInfo *info, const RspEvsel *evsel)
           info->kind = RSP_MEV_FILE;
           info->known = TRUE;
           rsp_file_event_fields (evsel, &info->file); /* no inode (left NULL): its events are not read */
+          set_fast_field (&info->file_ino, info->file.ino);
+          set_fast_field (&info->file_dev, info->file.dev_is_bdi ? NULL : info->file.dev);
         }
       /* rsp record --probe's uprobes: "rsp_PID:FUNCTION" and "rsp_PID:FUNCTION__return" */
       const char *colon = evsel->name != NULL ? strchr (evsel->name, ':') : NULL;
@@ -371,11 +382,17 @@ decode (Decoder *d, const RspEvent *ev, RspModelEvent *out)
       break;
     case RSP_MEV_FILE:
       {
-        RspFileId id;
-        if (!rsp_file_event_read_with (ev, &info->file, &id))
+        /* what rsp_file_event_read_with() reads: no inode, no event; no
+         * device, device 0 */
+        if (info->file.ino == NULL)
           return FALSE;
-        out->u.file.dev = id.dev;
-        out->u.file.ino = id.ino;
+        out->u.file.ino = read_num (ev, &info->file_ino, info->file.ino);
+        if (out->u.file.ino == 0)
+          return FALSE;
+        if (info->file.dev_is_bdi)
+          out->u.file.dev = rsp_file_dev_from_bdi (info->file.dev != NULL ? rsp_event_read_field_str (ev, info->file.dev) : NULL);
+        else
+          out->u.file.dev = info->file.dev != NULL ? (guint32) read_num (ev, &info->file_dev, info->file.dev) : 0;
       }
       break;
     case RSP_MEV_PROBE:
