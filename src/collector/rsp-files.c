@@ -405,10 +405,59 @@ rsp_file_names_section (const RspFileNames *self)
   return g_bytes_new_take (g_string_free (out, FALSE), len);
 }
 
+/* Flat: one copy of the section, each path ended by a NUL in place of its
+ * newline, and two open-addressed indexes of entry numbers.  A recording
+ * of a copy of many files stores tens of thousands of names, and three
+ * blocks of memory per name (in GLib hash tables) made up a fifth of its
+ * report, half of it in freeing them. */
+typedef struct {
+  guint64 ino;
+  guint32 dev;
+  guint32 path : 31;      /* offset of its path in text */
+  guint32 ino_shared : 1; /* the first entry of its inode, and another device has that inode too */
+} FileEntry;
+
 struct _RspFileTable {
-  GHashTable *paths;  /* RspFileId -> char * */
-  GHashTable *by_ino; /* ino -> RspFileId * in paths, NULL if several */
+  char *text;
+  FileEntry *entries; /* the first line of each id, in the section's order */
+  guint n;
+  guint32 *by_id;  /* entry + 1, or 0: empty */
+  guint32 *by_ino; /* the first entry of the inode + 1, or 0 */
+  guint64 mask;    /* the indexes' size less one (a power of two) */
 };
+
+static guint64
+mix (guint64 x)
+{
+  x ^= x >> 33;
+  x *= G_GUINT64_CONSTANT (0xff51afd7ed558ccd);
+  x ^= x >> 33;
+  return x;
+}
+
+/* The slot of ID in by_id: its entry's, or the empty one it would take. */
+static guint64
+id_slot (const RspFileTable *self, RspFileId id)
+{
+  guint64 k = mix (id.ino ^ ((guint64) id.dev << 44) ^ ((guint64) id.dev >> 20)) & self->mask;
+  for (; self->by_id[k] != 0; k = (k + 1) & self->mask)
+    {
+      const FileEntry *e = &self->entries[self->by_id[k] - 1];
+      if (e->ino == id.ino && e->dev == id.dev)
+        break;
+    }
+  return k;
+}
+
+/* The slot of INO in by_ino, in the same way. */
+static guint64
+ino_slot (const RspFileTable *self, guint64 ino)
+{
+  guint64 k = mix (ino) & self->mask;
+  for (; self->by_ino[k] != 0 && self->entries[self->by_ino[k] - 1].ino != ino; k = (k + 1) & self->mask)
+    ;
+  return k;
+}
 
 /* A line's next field: blanks, then decimal digits for a number at most
  * MAX, then at least one blank.  Advances *P past them. */
@@ -440,14 +489,33 @@ RspFileTable *
 rsp_file_table_parse (const guint8 *data, gsize size, guint *n_bad)
 {
   RspFileTable *self = g_new0 (RspFileTable, 1);
-  self->paths = g_hash_table_new_full (rsp_file_id_hash, rsp_file_id_equal, g_free, g_free);
-  self->by_ino = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, NULL);
+  /* paths are offsets of 31 bits: a larger section is read up to there
+   * (the recorder writes a few MB at most) */
+  size = data != NULL ? MIN (size, (gsize) G_MAXINT32) : 0;
+  guint64 lines = 0;
+  for (const guint8 *q = data, *end = data + size; q != NULL && q < end; lines++)
+    {
+      q = memchr (q, '\n', (gsize) (end - q));
+      q = q != NULL ? q + 1 : NULL;
+    }
+  guint64 slots = 16;
+  while (slots < 2 * lines)
+    slots *= 2;
+  self->mask = slots - 1;
+  self->by_id = g_new0 (guint32, slots);
+  self->by_ino = g_new0 (guint32, slots);
+  self->entries = g_new (FileEntry, MAX (lines, 1));
+  self->text = g_malloc (size + 1);
+  if (size > 0)
+    memcpy (self->text, data, size);
+  self->text[size] = '\0';
+
   guint bad = 0;
-  const char *p = (const char *) data, *end = p + size;
+  char *p = self->text, *end = self->text + size;
   while (p != NULL && p < end)
     {
-      const char *nl = memchr (p, '\n', (gsize) (end - p));
-      const char *line_end = nl != NULL ? nl : end;
+      char *nl = memchr (p, '\n', (gsize) (end - p));
+      char *line_end = nl != NULL ? nl : end;
       gsize line_len = (gsize) (line_end - p);
       const char *line = p;
       p = nl != NULL ? nl + 1 : NULL;
@@ -462,11 +530,17 @@ rsp_file_table_parse (const guint8 *data, gsize size, guint *n_bad)
           continue;
         }
       RspFileId id = { RSP_KDEV ((guint32) major_no, (guint32) minor_no), ino };
-      if (g_hash_table_contains (self->paths, &id))
-        continue;
-      RspFileId *key = file_id_dup (id);
-      g_hash_table_insert (self->paths, key, g_strndup (q, (gsize) (line_end - q)));
-      index_by_ino (self->by_ino, key);
+      guint64 k = id_slot (self, id);
+      if (self->by_id[k] != 0)
+        continue; /* the first name of an id is kept */
+      *line_end = '\0';
+      self->entries[self->n] = (FileEntry){ .ino = ino, .dev = id.dev, .path = (guint32) (q - self->text) };
+      self->by_id[k] = ++self->n;
+      guint64 j = ino_slot (self, ino);
+      if (self->by_ino[j] == 0)
+        self->by_ino[j] = self->n;
+      else
+        self->entries[self->by_ino[j] - 1].ino_shared = TRUE;
     }
   if (n_bad != NULL)
     *n_bad = bad;
@@ -478,8 +552,10 @@ rsp_file_table_free (RspFileTable *self)
 {
   if (self == NULL)
     return;
-  g_hash_table_unref (self->by_ino);
-  g_hash_table_unref (self->paths);
+  g_free (self->text);
+  g_free (self->entries);
+  g_free (self->by_id);
+  g_free (self->by_ino);
   g_free (self);
 }
 
@@ -488,16 +564,17 @@ rsp_file_table_lookup (const RspFileTable *self, RspFileId id)
 {
   if (self == NULL)
     return NULL;
-  if (id.dev != 0)
-    return g_hash_table_lookup (self->paths, &id);
-  const RspFileId *only = g_hash_table_lookup (self->by_ino, &id.ino);
-  return only != NULL ? g_hash_table_lookup (self->paths, only) : NULL;
+  guint32 v = id.dev != 0 ? self->by_id[id_slot (self, id)] : self->by_ino[ino_slot (self, id.ino)];
+  if (v == 0)
+    return NULL;
+  const FileEntry *e = &self->entries[v - 1];
+  return id.dev == 0 && e->ino_shared ? NULL : self->text + e->path;
 }
 
 guint
 rsp_file_table_size (const RspFileTable *self)
 {
-  return self != NULL ? g_hash_table_size (self->paths) : 0;
+  return self != NULL ? self->n : 0;
 }
 
 /* Decimal digits at *P, advanced past them, at most LIMIT; FALSE when

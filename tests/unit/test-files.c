@@ -103,6 +103,7 @@ test_section_damage (void)
                       "\n"
                       "8 1 12 /other/device\n"
                       "254 0 15 /with spaces/and\ttab\n"
+                      "254 0 12 /var/lib/db-renamed\n" /* the first name of an id is kept */
                       "254 0 16 /no/newline";
   guint bad = 0;
   g_autoptr (RspFileTable) table = rsp_file_table_parse ((const guint8 *) text, sizeof text - 1, &bad);
@@ -121,6 +122,37 @@ test_section_damage (void)
   g_autoptr (RspFileTable) t2 = rsp_file_table_parse ((const guint8 *) nul, sizeof nul - 1, &bad);
   g_assert_cmpuint (bad, ==, 1);
   g_assert_cmpuint (rsp_file_table_size (t2), ==, 1);
+  /* many names (a copy of a tree): each found, by its id and, where no
+   * other device has its inode, by its inode alone */
+  GString *many = g_string_new (NULL);
+  for (guint i = 1; i <= 20000; i++)
+    g_string_append_printf (many, "%u %u %u /tree/%u\n", i % 3 == 0 ? 8u : 254u, i % 3 == 0 ? 1u : 0u, i % 5000 + 1, i);
+  g_autoptr (RspFileTable) t4 = rsp_file_table_parse ((const guint8 *) many->str, many->len, &bad);
+  g_assert_cmpuint (bad, ==, 0);
+  guint distinct = 0;
+  for (guint i = 1; i <= 20000; i++)
+    {
+      /* lines i and j name the same id when their devices and inodes are equal: the first is kept */
+      guint32 dev = i % 3 == 0 ? RSP_KDEV (8, 1) : RSP_KDEV (254, 0);
+      guint first = i;
+      for (guint j = i % 5000 == 0 ? 5000 : i % 5000; j < i; j += 5000)
+        if ((j % 3 == 0) == (i % 3 == 0))
+          {
+            first = j;
+            break;
+          }
+      distinct += first == i;
+      RspFileId id = { dev, i % 5000 + 1 };
+      g_autofree char *want = g_strdup_printf ("/tree/%u", first);
+      g_assert_cmpstr (rsp_file_table_lookup (t4, id), ==, want);
+      /* every inode of these is on both devices: none by the inode alone */
+      RspFileId no_dev = { 0, i % 5000 + 1 };
+      g_assert_null (rsp_file_table_lookup (t4, no_dev));
+    }
+  g_assert_cmpuint (rsp_file_table_size (t4), ==, distinct);
+  RspFileId absent = { RSP_KDEV (254, 0), 5002 };
+  g_assert_null (rsp_file_table_lookup (t4, absent));
+  g_string_free (many, TRUE);
   /* nothing at all */
   g_autoptr (RspFileTable) t3 = rsp_file_table_parse (NULL, 0, &bad);
   g_assert_cmpuint (bad, ==, 0);
