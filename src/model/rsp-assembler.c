@@ -231,11 +231,11 @@ file_label (Assembler *a, RspFileId id)
   if (label != NULL)
     return label;
   const char *path = rsp_file_table_lookup (a->files, id);
-  g_autofree char *text = path != NULL ? g_strdup (path)
+  g_autofree char *text = path != NULL ? NULL
                           : id.dev != 0 ? g_strdup_printf ("device %u:%u inode %" G_GUINT64_FORMAT, RSP_KDEV_MAJOR (id.dev),
                                                           RSP_KDEV_MINOR (id.dev), id.ino)
                                        : g_strdup_printf ("inode %" G_GUINT64_FORMAT, id.ino);
-  label = rsp_model_intern (a->m, text);
+  label = rsp_model_intern (a->m, path != NULL ? path : text);
   g_hash_table_insert (a->file_labels, g_memdup2 (&id, sizeof id), (gpointer) label);
   return label;
 }
