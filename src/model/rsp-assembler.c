@@ -56,6 +56,22 @@ typedef struct {
 
 #define BRACKET_DEPTH 4
 
+/* A request in flight at its key (rsp-assembler.c's DiskKey), in
+ * Assembler.inflight; op 0: an empty slot.  Without a block of memory per
+ * request (a GLib hash table keyed by a copy of the key): a copy of many
+ * files has a request for each. */
+typedef struct {
+  guint64 sector;
+  guint32 dev;
+  guint32 op; /* its index + 1 */
+} InflightSlot;
+
+/* What the assembler keeps per disk request while it may be in flight. */
+typedef struct {
+  RspIdx later;       /* the next in flight at its key, or RSP_NONE */
+  gboolean requeued;  /* requeued, not issued again yet */
+} OpLink;
+
 typedef struct {
   gint32 tid;           /* running tid, 0 idle, -1 unknown */
   RspIdx run;           /* open run */
@@ -86,9 +102,10 @@ struct _RspAssembler {
                      * finish() closes what is open */
   RspTidMap *tid_index; /* the same, for the lookups (once or more per event) */
   GArray *cpus;     /* CpuState */
-  GHashTable *inflight_disk; /* DiskKey* -> op index + 1: the oldest in flight at its key */
-  GHashTable *later_at_key;  /* op index + 1 -> the next in flight at its key, index + 1 */
-  GHashTable *requeued;      /* op index + 1: requeued, not issued again yet */
+  InflightSlot *inflight; /* open addressing, linear probing: the oldest request in flight at each key */
+  guint64 inflight_mask;  /* its size less one (a power of two) */
+  guint64 n_inflight;
+  GArray *op_links; /* OpLink per disk request, by index */
   gboolean requeues_recorded;
   GHashTable *sock_endpoints;/* sk -> interned "addr:port" */
   GHashTable *sock_ports;    /* sk -> its own TCP port + 1 (inet_sock_set_state) */
@@ -1038,19 +1055,11 @@ typedef struct {
   guint64 sector;
 } DiskKey;
 
-static guint
-disk_key_hash (gconstpointer p)
+static guint64
+disk_key_slot (const Assembler *a, DiskKey key)
 {
-  const DiskKey *k = p;
-  guint64 h = (k->sector ^ ((guint64) k->dev << 32) ^ k->dev) * G_GUINT64_CONSTANT (0x9e3779b97f4a7c15);
-  return (guint) (h >> 32);
-}
-
-static gboolean
-disk_key_equal (gconstpointer a, gconstpointer b)
-{
-  const DiskKey *x = a, *y = b;
-  return x->dev == y->dev && x->sector == y->sector;
+  guint64 h = (key.sector ^ ((guint64) key.dev << 32) ^ key.dev) * G_GUINT64_CONSTANT (0x9e3779b97f4a7c15);
+  return (h >> 20) & a->inflight_mask;
 }
 
 static DiskKey
@@ -1059,19 +1068,84 @@ disk_key (const RspModelEvent *ev)
   return (DiskKey){ ev->u.rq.dev, ev->u.rq.sector };
 }
 
+/* The slot of KEY: its own, or the empty one where it would go. */
+static guint64
+inflight_slot (const Assembler *a, DiskKey key)
+{
+  guint64 k = disk_key_slot (a, key);
+  for (; a->inflight[k].op != 0; k = (k + 1) & a->inflight_mask)
+    if (a->inflight[k].sector == key.sector && a->inflight[k].dev == key.dev)
+      break;
+  return k;
+}
+
 static RspIdx
 inflight_lookup (Assembler *a, DiskKey key)
 {
-  gpointer v = g_hash_table_lookup (a->inflight_disk, &key);
-  return v != NULL ? GPOINTER_TO_UINT (v) - 1 : RSP_NONE;
+  guint32 op = a->inflight[inflight_slot (a, key)].op;
+  return op != 0 ? op - 1 : RSP_NONE;
+}
+
+static void inflight_set (Assembler *a, DiskKey key, RspIdx idx);
+
+static void
+inflight_grow (Assembler *a)
+{
+  InflightSlot *old = a->inflight;
+  guint64 old_n = a->inflight_mask + 1;
+  a->inflight_mask = old_n * 2 - 1;
+  a->inflight = g_new0 (InflightSlot, a->inflight_mask + 1);
+  a->n_inflight = 0;
+  for (guint64 i = 0; i < old_n; i++)
+    if (old[i].op != 0)
+      inflight_set (a, (DiskKey){ old[i].dev, old[i].sector }, old[i].op - 1);
+  g_free (old);
+}
+
+/* IDX is the oldest in flight at KEY. */
+static void
+inflight_set (Assembler *a, DiskKey key, RspIdx idx)
+{
+  if (2 * (a->n_inflight + 1) > a->inflight_mask + 1)
+    inflight_grow (a);
+  guint64 k = inflight_slot (a, key);
+  if (a->inflight[k].op == 0)
+    a->n_inflight++;
+  a->inflight[k] = (InflightSlot){ key.sector, key.dev, idx + 1 };
+}
+
+/* None in flight at KEY any more: its slot is emptied, and those after it
+ * in its run that would not be found past the hole move back into it. */
+static void
+inflight_clear (Assembler *a, DiskKey key)
+{
+  guint64 hole = inflight_slot (a, key);
+  if (a->inflight[hole].op == 0)
+    return;
+  a->n_inflight--;
+  for (guint64 j = (hole + 1) & a->inflight_mask; a->inflight[j].op != 0; j = (j + 1) & a->inflight_mask)
+    {
+      guint64 home = disk_key_slot (a, (DiskKey){ a->inflight[j].dev, a->inflight[j].sector });
+      /* J's entry stays where it is when its home lies cyclically in (HOLE, J] */
+      if (((j - home) & a->inflight_mask) < ((j - hole) & a->inflight_mask))
+        continue;
+      a->inflight[hole] = a->inflight[j];
+      hole = j;
+    }
+  a->inflight[hole].op = 0;
+}
+
+static OpLink *
+op_link (Assembler *a, RspIdx idx)
+{
+  return &g_array_index (a->op_links, OpLink, idx);
 }
 
 /* The request after IDX in flight at its key, or RSP_NONE. */
 static RspIdx
 later_at_key (Assembler *a, RspIdx idx)
 {
-  gpointer v = g_hash_table_lookup (a->later_at_key, GUINT_TO_POINTER (idx + 1));
-  return v != NULL ? GPOINTER_TO_UINT (v) - 1 : RSP_NONE;
+  return op_link (a, idx)->later;
 }
 
 /* IDX, in flight at KEY (the oldest there or a later one), is not any
@@ -1085,16 +1159,14 @@ inflight_remove (Assembler *a, DiskKey key, RspIdx idx)
   if (i == RSP_NONE)
     return;
   RspIdx next = later_at_key (a, idx);
-  g_hash_table_remove (a->later_at_key, GUINT_TO_POINTER (idx + 1));
-  g_hash_table_remove (a->requeued, GUINT_TO_POINTER (idx + 1));
-  if (prev != RSP_NONE && next != RSP_NONE)
-    g_hash_table_insert (a->later_at_key, GUINT_TO_POINTER (prev + 1), GUINT_TO_POINTER (next + 1));
-  else if (prev != RSP_NONE)
-    g_hash_table_remove (a->later_at_key, GUINT_TO_POINTER (prev + 1));
+  op_link (a, idx)->later = RSP_NONE;
+  op_link (a, idx)->requeued = FALSE;
+  if (prev != RSP_NONE)
+    op_link (a, prev)->later = next;
   else if (next != RSP_NONE)
-    g_hash_table_insert (a->inflight_disk, g_memdup2 (&key, sizeof key), GUINT_TO_POINTER (next + 1));
+    inflight_set (a, key, next);
   else
-    g_hash_table_remove (a->inflight_disk, &key);
+    inflight_clear (a, key);
 }
 
 /* The request IDX completed at T, unrecorded (infer_completion_at()): it
@@ -1132,15 +1204,17 @@ new_disk_op (Assembler *a, const RspModelEvent *ev, DiskKey key, gboolean behind
     }
   g_array_append_val (a->m->disk_ops, op);
   RspIdx idx = a->m->disk_ops->len - 1;
+  OpLink link = { RSP_NONE, FALSE };
+  g_array_append_val (a->op_links, link);
   RspIdx last = behind ? inflight_lookup (a, key) : RSP_NONE;
   if (last == RSP_NONE)
     {
-      g_hash_table_insert (a->inflight_disk, g_memdup2 (&key, sizeof key), GUINT_TO_POINTER (idx + 1));
+      inflight_set (a, key, idx);
       return idx;
     }
   for (RspIdx next; (next = later_at_key (a, last)) != RSP_NONE;)
     last = next;
-  g_hash_table_insert (a->later_at_key, GUINT_TO_POINTER (last + 1), GUINT_TO_POINTER (idx + 1));
+  op_link (a, last)->later = idx;
   return idx;
 }
 
@@ -1153,7 +1227,7 @@ handle_disk (Assembler *a, const RspModelEvent *ev)
   switch (ev->kind)
     {
     case RSP_MEV_RQ_INSERT:
-      if (idx != RSP_NONE && g_hash_table_contains (a->requeued, GUINT_TO_POINTER (idx + 1)))
+      if (idx != RSP_NONE && op_link (a, idx)->requeued)
         return; /* a requeued request put back in the queue: queued since its first insert */
       for (RspIdx old; (old = inflight_lookup (a, key)) != RSP_NONE;)
         {
@@ -1189,7 +1263,7 @@ handle_disk (Assembler *a, const RspModelEvent *ev)
             target = new_disk_op (a, ev, key, TRUE);
             g_array_index (m->disk_ops, RspDiskOp, target).insert = ev->time;
           }
-        g_hash_table_remove (a->requeued, GUINT_TO_POINTER (target + 1));
+        op_link (a, target)->requeued = FALSE;
         g_array_index (m->disk_ops, RspDiskOp, target).issue = ev->time;
       }
       break;
@@ -1206,7 +1280,7 @@ handle_disk (Assembler *a, const RspModelEvent *ev)
         RspDiskOp *op = &g_array_index (m->disk_ops, RspDiskOp, last);
         op->issue = 0;
         op->issue_inferred = FALSE;
-        g_hash_table_add (a->requeued, GUINT_TO_POINTER (last + 1));
+        op_link (a, last)->requeued = TRUE;
       }
       break;
     case RSP_MEV_RQ_COMPLETE:
@@ -1724,9 +1798,9 @@ rsp_assembler_new (const GArray *ignored_pids)
   a->tids = g_hash_table_new_full (g_direct_hash, g_direct_equal, NULL, g_free);
   a->tid_index = rsp_tid_map_new ();
   a->cpus = g_array_new (FALSE, TRUE, sizeof (CpuState));
-  a->inflight_disk = g_hash_table_new_full (disk_key_hash, disk_key_equal, g_free, NULL);
-  a->later_at_key = g_hash_table_new (g_direct_hash, g_direct_equal);
-  a->requeued = g_hash_table_new (g_direct_hash, g_direct_equal);
+  a->inflight_mask = 63;
+  a->inflight = g_new0 (InflightSlot, a->inflight_mask + 1);
+  a->op_links = g_array_new (FALSE, FALSE, sizeof (OpLink));
   a->sock_endpoints = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, NULL);
   a->sock_ports = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, NULL);
   a->ignored_pids = g_hash_table_new (g_direct_hash, g_direct_equal);
@@ -1753,9 +1827,8 @@ rsp_assembler_free (RspAssembler *a)
   g_hash_table_unref (a->tids);
   rsp_tid_map_free (a->tid_index);
   g_array_unref (a->cpus);
-  g_hash_table_unref (a->inflight_disk);
-  g_hash_table_unref (a->later_at_key);
-  g_hash_table_unref (a->requeued);
+  g_free (a->inflight);
+  g_array_unref (a->op_links);
   g_hash_table_unref (a->sock_endpoints);
   g_hash_table_unref (a->sock_ports);
   g_hash_table_unref (a->ignored_pids);

@@ -2022,6 +2022,67 @@ test_inferred_other_writeback (void)
     }
 }
 
+/* Thousands of requests in flight at once, on two devices, completed in
+ * a shuffled order: each completion finds its own request (the table of
+ * requests in flight grows, and keeps finding keys past the ones removed
+ * before them); a second request queued at a key in flight ends the first
+ * (its completion lost), and a completion at a key none is in flight at
+ * is ignored. */
+static void
+test_disk_many_in_flight (void)
+{
+  enum { N = 6000 };
+  Stream s;
+  stream_init (&s);
+  sw (&s, T0, 0, 0, 0, 100, NULL);
+  guint32 devs[2] = { 0x800010, 0x10300000 };
+  /* sectors at random (sequential ones would spread over the table
+   * without a collision), the same on both devices two by two */
+  GRand *rand = g_rand_new_with_seed (15);
+  static guint64 sectors[N];
+  for (guint i = 0; i < N; i += 2)
+    {
+      sectors[i] = sectors[i + 1] = ((guint64) g_rand_int (rand) << 20 | (g_rand_int (rand) & 0xfffff)) * 8;
+      for (guint j = 0; j < i; j += 2)
+        if (sectors[j] == sectors[i])
+          sectors[i] = sectors[i + 1] = sectors[i] + 8; /* distinct (twice the same: the test would be wrong) */
+    }
+  for (guint i = 0; i < N; i++)
+    {
+      guint64 sector = sectors[i];
+      rq_on (&s, devs[i % 2], RSP_MEV_RQ_INSERT, T0 + (i + 1) * US, 0, 100, sector);
+      rq_on (&s, devs[i % 2], RSP_MEV_RQ_ISSUE, T0 + (i + 1) * US + 1, 0, 100, sector);
+    }
+  guint order[N];
+  for (guint i = 0; i < N; i++)
+    order[i] = i;
+  for (guint i = N - 1; i > 0; i--)
+    {
+      guint j = (guint) g_rand_int_range (rand, 0, (gint32) i + 1), t = order[i];
+      order[i] = order[j];
+      order[j] = t;
+    }
+  g_rand_free (rand);
+  guint64 t = T0 + 10 * MS;
+  for (guint k = 0; k < N; k++, t += US)
+    {
+      guint i = order[k];
+      rq_on (&s, devs[i % 2], RSP_MEV_RQ_COMPLETE, t, 1, 0, sectors[i]);
+    }
+  /* none in flight there any more */
+  rq_on (&s, devs[0], RSP_MEV_RQ_COMPLETE, t, 1, 0, sectors[0]);
+  sw (&s, t + US, 0, 100, 0x20, 0, NULL);
+  g_autoptr (RspModel) m = rsp_assembler_finish (s.as);
+  g_assert_cmpuint (rsp_model_n_disk_ops (m), ==, N);
+  for (guint k = 0; k < N; k++)
+    {
+      const RspDiskOp *op = rsp_model_disk_op (m, order[k]);
+      g_assert_cmpuint (op->insert, ==, T0 + (order[k] + 1) * US);
+      g_assert_cmpuint (op->issue, ==, op->insert + 1);
+      g_assert_cmpuint (op->complete, ==, T0 + 10 * MS + k * US);
+    }
+}
+
 /* ------------------------------------------------------------------ files */
 
 static void
@@ -2281,6 +2342,7 @@ main (int argc, char **argv)
   g_test_add_func ("/model/own-threads", test_own_threads);
   g_test_add_func ("/model/interrupt", test_interrupt);
   g_test_add_func ("/model/disk", test_disk);
+  g_test_add_func ("/model/disk-many-in-flight", test_disk_many_in_flight);
   g_test_add_func ("/model/open-request-own", test_open_request_own);
   g_test_add_func ("/model/merged-request", test_merged_request);
   g_test_add_func ("/model/merged-request-inferred", test_merged_request_inferred);
