@@ -498,7 +498,11 @@ close_sleep (Assembler *a, TidState *ts, guint64 time, RspIdx next_run)
   if (s->reason != RSP_WAKE_DISK && s->reason != RSP_WAKE_RUN)
     s->file = NULL;
   else if (s->file == NULL && s->disk_op != RSP_NONE && model_disk_op_task (m, s->disk_op) != s->task)
-    s->file = g_array_index (m->disk_ops, RspDiskOp, s->disk_op).file;
+    {
+      RspFileId op_file = g_array_index (m->disk_ops, RspDiskOp, s->disk_op).file;
+      if (op_file.ino != 0)
+        s->file = file_label (a, op_file);
+    }
   if (next_run != RSP_NONE)
     {
       RspRun *run = model_run (m, next_run);
@@ -1200,7 +1204,7 @@ new_disk_op (Assembler *a, const RspModelEvent *ev, DiskKey key, gboolean behind
       op.task = ts->task;
       /* a flusher's request belongs to the inode it writes back, for a while */
       if (ts->file.ino != 0 && ev->time - ts->file_time <= RSP_FILE_VALID_NS)
-        op.file = file_label (a, ts->file);
+        op.file = ts->file;
     }
   g_array_append_val (a->m->disk_ops, op);
   RspIdx idx = a->m->disk_ops->len - 1;

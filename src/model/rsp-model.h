@@ -14,6 +14,7 @@
 
 #include <glib.h>
 
+#include "rsp-files.h"
 #include "rsp-perf-reader.h"
 #include "rsp-symbols.h"
 
@@ -154,7 +155,8 @@ typedef struct {
    * when it was never issued and a later request on the device was): its
    * data was served by that request, it was never issued itself (ISSUE 0) */
   gboolean merged;
-  const char *file;        /* the file its issuing task was doing I/O on, or NULL */
+  RspFileId file;          /* the file its issuing task was doing I/O on (ino 0: none); named only where
+                            * a wait takes it (a copy of many files has a request for each) */
 } RspDiskOp;
 
 /* A disk request's two stretches: queued from QUEUED (its insert; 0 when

@@ -2203,39 +2203,63 @@ test_file_through_journal (void)
 }
 
 /* A flusher's disk request names the inode it wrote back last, for
- * RSP_FILE_VALID_NS: after a burst of writeback over many inodes (named
- * only when a request or a wait takes one), the latest one's stored path,
- * else device and inode, each interned once. */
+ * RSP_FILE_VALID_NS, as the device and inode of that file event (named
+ * only where a wait takes it: the writeback of a copy of many files has a
+ * request for each, and a burst of writeback events names tens of
+ * thousands of inodes).  A task that waits for such a request of another
+ * task names the request's file: its stored path, else device and inode,
+ * else the inode alone. */
 static void
 test_file_of_flusher_request (void)
 {
-  g_autoptr (RspFileTable) table = rsp_file_table_parse ((const guint8 *) files_section, sizeof files_section - 1,
-                                                         NULL);
-  Stream s;
-  stream_init (&s);
-  rsp_assembler_set_files (s.as, table);
-  comm (&s, 300, 300, "kworker/u8:1");
-  sw (&s, T0, 0, 0, 0, 300, NULL);
-  guint64 t = T0 + US;
-  for (guint64 ino = 1000; ino < 3000; ino++, t += US)
-    file_ev (&s, t, 0, 300, RSP_KDEV (254, 0), ino);
-  file_ev (&s, t, 0, 300, RSP_KDEV (254, 0), 77);
-  rq (&s, RSP_MEV_RQ_INSERT, t + US, 0, 300, 8);
-  file_ev (&s, t + 2 * US, 0, 300, RSP_KDEV (254, 0), 78);
-  rq (&s, RSP_MEV_RQ_INSERT, t + 3 * US, 0, 300, 16);
-  file_ev (&s, t + 4 * US, 0, 300, 0, 79);
-  rq (&s, RSP_MEV_RQ_INSERT, t + 5 * US, 0, 300, 24);
-  file_ev (&s, t + 6 * US, 0, 300, RSP_KDEV (254, 0), 77);
-  rq (&s, RSP_MEV_RQ_INSERT, t + 7 * US, 0, 300, 32);
-  /* too long after its latest file event: none */
-  rq (&s, RSP_MEV_RQ_INSERT, t + 6 * US + RSP_FILE_VALID_NS + 1, 0, 300, 40);
-  sw (&s, t + 6 * US + RSP_FILE_VALID_NS + 2, 0, 300, 0x20, 0, NULL);
-  g_autoptr (RspModel) m = rsp_assembler_finish (s.as);
-  g_assert_cmpuint (rsp_model_n_disk_ops (m), ==, 5);
-  static const char *const want[] = { "/var/lib/db", "device 254:0 inode 78", "inode 79", "/var/lib/db", NULL };
-  for (guint i = 0; i < G_N_ELEMENTS (want); i++)
-    g_assert_cmpstr (rsp_model_disk_op (m, i)->file, ==, want[i]);
-  g_assert_true (rsp_model_disk_op (m, 0)->file == rsp_model_disk_op (m, 3)->file);
+  enum { NAMED, UNNAMED, NO_DEVICE, N_CASES };
+  for (guint c = NAMED; c < N_CASES; c++)
+    {
+      g_autoptr (RspFileTable) table = rsp_file_table_parse ((const guint8 *) files_section,
+                                                             sizeof files_section - 1, NULL);
+      Stream s;
+      stream_init (&s);
+      rsp_assembler_set_files (s.as, table);
+      comm (&s, 300, 300, "kworker/u8:1");
+      sw (&s, T0, 0, 0, 0, 300, NULL);
+      sw (&s, T0, 1, 0, 0, 100, NULL);
+      guint64 t = T0 + US;
+      for (guint64 ino = 1000; ino < 3000; ino++, t += US)
+        file_ev (&s, t, 0, 300, RSP_KDEV (254, 0), ino);
+      file_ev (&s, t, 0, 300, RSP_KDEV (254, 0), 77);
+      rq (&s, RSP_MEV_RQ_INSERT, t + US, 0, 300, 8);
+      file_ev (&s, t + 2 * US, 0, 300, RSP_KDEV (254, 0), 78);
+      rq (&s, RSP_MEV_RQ_INSERT, t + 3 * US, 0, 300, 16);
+      file_ev (&s, t + 4 * US, 0, 300, 0, 79);
+      rq (&s, RSP_MEV_RQ_INSERT, t + 5 * US, 0, 300, 24);
+      /* the request task 100 waits for (its writeback of the file) */
+      static const RspFileId waited[N_CASES] = { { RSP_KDEV (254, 0), 77 }, { RSP_KDEV (254, 0), 78 }, { 0, 79 } };
+      file_ev (&s, t + 6 * US, 0, 300, waited[c].dev, waited[c].ino);
+      rq (&s, RSP_MEV_RQ_INSERT, t + 7 * US, 0, 300, 32);
+      rq (&s, RSP_MEV_RQ_ISSUE, t + 8 * US, 0, 300, 32);
+      sw (&s, t + 10 * US, 1, 100, 2, 0, fsync_io_stack);
+      rq (&s, RSP_MEV_RQ_COMPLETE, t + 3 * MS, 0, 300, 32);
+      waking (&s, t + 3 * MS + 2 * US, 0, 300, 100, disk_wake);
+      sw (&s, t + 3 * MS + 10 * US, 1, 0, 0, 100, NULL);
+      sw (&s, t + 4 * MS, 1, 100, 0x20, 0, NULL);
+      /* too long after its latest file event: none */
+      rq (&s, RSP_MEV_RQ_INSERT, t + 6 * US + RSP_FILE_VALID_NS + 1, 0, 300, 40);
+      sw (&s, t + 6 * US + RSP_FILE_VALID_NS + 2, 0, 300, 0x20, 0, NULL);
+      g_autoptr (RspModel) m = rsp_assembler_finish (s.as);
+      g_assert_cmpuint (rsp_model_n_disk_ops (m), ==, 5);
+      const RspFileId want[] = { { RSP_KDEV (254, 0), 77 }, { RSP_KDEV (254, 0), 78 }, { 0, 79 }, waited[c], { 0, 0 } };
+      for (guint i = 0; i < G_N_ELEMENTS (want); i++)
+        {
+          g_assert_cmpuint (rsp_model_disk_op (m, i)->file.dev, ==, want[i].dev);
+          g_assert_cmpuint (rsp_model_disk_op (m, i)->file.ino, ==, want[i].ino);
+        }
+      g_autoptr (RspAnalysis) a = rsp_analysis_new (m, 100, 0, G_MAXUINT64, NULL);
+      check_invariants (a);
+      const RspFinding *f = disk_finding (a);
+      g_assert_nonnull (f);
+      static const char *const label[N_CASES] = { "/var/lib/db", "device 254:0 inode 78", "inode 79" };
+      g_assert_cmpstr (f->file, ==, label[c]);
+    }
 }
 
 /* The table of stretches is grouped by segment, each segment's in time
