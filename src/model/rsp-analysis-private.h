@@ -51,6 +51,8 @@ struct _RspAnalysis {
   guint finding_mask;
   GArray *findings;          /* RspFinding */
   GArray *finding_best;      /* guint64: largest single contribution, to pick the path */
+  GArray *finding_leaf;      /* FindingLeaf: where that contribution is, until the paths are made */
+  RspFindingStep *finding_steps; /* every finding's path, one after another */
 
   /* The table of stretches the accounting decided, grouped by segment and
    * in time order within one: segment i's are
@@ -77,6 +79,13 @@ typedef struct {
   const char *file;
   gboolean own; /* a task of the process of interest: never merged with namesakes */
 } FindingKey;
+
+/* Where a finding's largest contribution lies: its path is made from
+ * there once the accounting is done (analysis_sort_findings()). */
+typedef struct {
+  RspIdx seg;
+  const char *frame;
+} FindingLeaf;
 
 
 /* ------------------------------------------------------------------ indexes */

@@ -77,6 +77,7 @@ rsp_analysis_new_for_thread (const RspModel *model, gint32 pid, gint32 tid, guin
   a->findings = g_array_new (FALSE, TRUE, sizeof (RspFinding));
   a->stretches = g_array_new (FALSE, FALSE, sizeof (RspStretch));
   a->finding_best = g_array_new (FALSE, TRUE, sizeof (guint64));
+  a->finding_leaf = g_array_new (FALSE, TRUE, sizeof (FindingLeaf));
   a->path_task_ns = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, g_free);
   analysis_build_indexes (a);
 
@@ -195,11 +196,6 @@ rsp_analysis_free (RspAnalysis *a)
   g_free (a->covered);
   for (guint i = 0; i < a->paths->len; i++)
     g_array_unref (g_array_index (a->paths, RspControlPath, i).task_time);
-  for (guint i = 0; i < a->findings->len; i++)
-    {
-      RspFinding *f = &g_array_index (a->findings, RspFinding, i);
-      g_array_unref (f->path);
-    }
   g_array_unref (a->segments);
   g_array_unref (a->paths);
   g_hash_table_unref (a->path_of_run);
@@ -207,6 +203,8 @@ rsp_analysis_free (RspAnalysis *a)
   g_free (a->finding_slots);
   g_array_unref (a->findings);
   g_array_unref (a->finding_best);
+  g_array_unref (a->finding_leaf);
+  g_free (a->finding_steps);
   g_clear_pointer (&a->stretches, g_array_unref);
   g_free (a->seg_first_stretch);
   g_free (a->finding_first);

@@ -86,7 +86,8 @@ typedef struct {
   const char *file;      /* file of a disk operation, when known */
   const char *endpoint;  /* remote endpoint of a network operation */
   guint64 ns;
-  GArray *path;          /* RspFindingStep, from the process of interest to the leaf */
+  const RspFindingStep *path; /* from the process of interest to the leaf, N_PATH steps (the analysis's) */
+  guint n_path;
   guint64 best_start, best_end; /* its largest stretch, recording clock (views scroll to it) */
 } RspFinding; /* its sentence: rsp_finding_describe () (rsp-describe.h) */
 

@@ -34,8 +34,8 @@ rsp_finding_cause_slot (GHashTable *index, GArray *slots, const RspModel *m, con
  * its finding up, and GHashTable's lookup through two callbacks was a
  * twentieth of the analysis of a build. */
 typedef struct _FindingSlot {
-  FindingKey key;
   guint32 index; /* in findings, + 1; 0 for an empty slot */
+  guint32 hash;  /* of its key: most slots that are not the key's are passed without reading the finding */
 } FindingSlot;
 
 #define FINDING_SLOTS_MIN 64u
@@ -60,15 +60,31 @@ finding_key_hash (const FindingKey *k)
   return h ^ (h >> 32);
 }
 
-/* The slot of KEY: its own, or the empty one where it would go. */
-static FindingSlot *
-finding_slot (RspAnalysis *a, const FindingKey *key)
+/* The key of finding IDX, as analysis_add_finding() made it: its task may
+ * have changed since, to one of the same name and side. */
+static FindingKey
+finding_key (const RspAnalysis *a, guint idx)
 {
-  for (guint i = (guint) finding_key_hash (key) & a->finding_mask;; i = (i + 1) & a->finding_mask)
+  const RspFinding *f = &g_array_index (a->findings, RspFinding, idx);
+  const RspTask *task = &g_array_index (a->m->tasks, RspTask, f->task);
+  return (FindingKey){ f->category, task->comm, f->frame, f->endpoint, f->file, task->pid == a->pid };
+}
+
+/* The slot of KEY (of hash HASH): its own, or the empty one where it would go. */
+static FindingSlot *
+finding_slot (RspAnalysis *a, const FindingKey *key, guint32 hash)
+{
+  for (guint i = hash & a->finding_mask;; i = (i + 1) & a->finding_mask)
     {
       FindingSlot *slot = &a->finding_slots[i];
-      if (slot->index == 0 || finding_key_equal (&slot->key, key))
+      if (slot->index == 0)
         return slot;
+      if (slot->hash == hash)
+        {
+          FindingKey other = finding_key (a, slot->index - 1);
+          if (finding_key_equal (&other, key))
+            return slot;
+        }
     }
 }
 
@@ -85,8 +101,53 @@ finding_slots_reserve (RspAnalysis *a, guint n_findings)
   a->finding_mask = new_cap - 1;
   for (guint i = 0; i < cap; i++)
     if (old[i].index != 0)
-      *finding_slot (a, &old[i].key) = old[i];
+      {
+        guint k = old[i].hash & a->finding_mask;
+        while (a->finding_slots[k].index != 0)
+          k = (k + 1) & a->finding_mask;
+        a->finding_slots[k] = old[i];
+      }
   g_free (old);
+}
+
+/* Every finding's path, from the process of interest to the segment of its
+ * largest contribution, into one array: made once, not each time a larger
+ * contribution came (a read of many files makes a finding per file).
+ * ORDER: the findings' old indexes, in their new order. */
+static void
+make_paths (RspAnalysis *a, const guint *order)
+{
+  guint n = a->findings->len;
+  gsize total = 0;
+  for (guint r = 0; r < n; r++)
+    for (RspIdx i = g_array_index (a->finding_leaf, FindingLeaf, order[r]).seg; i != RSP_NONE;
+         i = seg_at (a, i)->parent)
+      total++;
+  g_free (a->finding_steps);
+  a->finding_steps = g_new (RspFindingStep, MAX (total, 1));
+  RspFindingStep *next = a->finding_steps;
+  for (guint r = 0; r < n; r++)
+    {
+      const FindingLeaf *leaf = &g_array_index (a->finding_leaf, FindingLeaf, order[r]);
+      RspFinding *f = &g_array_index (a->findings, RspFinding, r);
+      guint depth = 0;
+      for (RspIdx i = leaf->seg; i != RSP_NONE; i = seg_at (a, i)->parent)
+        depth++;
+      f->path = next;
+      f->n_path = depth;
+      /* written from the path's end: it starts at the process of interest */
+      for (RspIdx i = leaf->seg; i != RSP_NONE; i = seg_at (a, i)->parent)
+        {
+          const RspSegment *s = seg_at (a, i);
+          RspFindingStep step = { s->task, s->kind == RSP_SEG_SLEEP ? rsp_model_sleep_frame (a->m, s->item) : NULL,
+                                  analysis_segment_endpoint (a, s) };
+          if (i == leaf->seg)
+            step.frame = leaf->frame;
+          next[--depth] = step;
+        }
+      next += f->n_path;
+    }
+  g_array_set_size (a->finding_leaf, 0);
 }
 
 void
@@ -121,6 +182,7 @@ analysis_sort_findings (RspAnalysis *a)
   a->findings = sorted;
   a->finding_best = best;
   g_clear_pointer (&a->finding_slots, g_free); /* it held the old order */
+  make_paths (a, order);
 
   /* each finding's stretches: counted, then placed, then put in time order */
   a->finding_first = g_new0 (guint32, n + 1);
@@ -182,8 +244,10 @@ analysis_add_finding (RspAnalysis *a, RspCategory cat, RspIdx seg_idx, const cha
     endpoint = analysis_segment_endpoint (a, seg_at (a, i));
   const RspTask *task = &g_array_index (a->m->tasks, RspTask, seg->task);
   FindingKey key = { cat, task->comm, frame, endpoint, file, task->pid == a->pid };
+  guint64 h = finding_key_hash (&key);
+  guint32 hash = (guint32) h;
   finding_slots_reserve (a, a->findings->len);
-  FindingSlot *slot = finding_slot (a, &key);
+  FindingSlot *slot = finding_slot (a, &key, hash);
   guint idx;
   if (slot->index == 0)
     {
@@ -193,12 +257,13 @@ analysis_add_finding (RspAnalysis *a, RspCategory cat, RspIdx seg_idx, const cha
       f.frame = frame;
       f.endpoint = endpoint;
       f.file = file;
-      f.path = g_array_new (FALSE, FALSE, sizeof (RspFindingStep));
       g_array_append_val (a->findings, f);
       guint64 zero = 0;
       g_array_append_val (a->finding_best, zero);
+      FindingLeaf none = { RSP_NONE, NULL };
+      g_array_append_val (a->finding_leaf, none);
       idx = a->findings->len - 1;
-      *slot = (FindingSlot){ key, idx + 1 };
+      *slot = (FindingSlot){ idx + 1, hash };
     }
   else
     idx = slot->index - 1;
@@ -215,21 +280,7 @@ analysis_add_finding (RspAnalysis *a, RspCategory cat, RspIdx seg_idx, const cha
       f->task = seg->task;
       f->best_start = start;
       f->best_end = start + ns;
-      /* the steps from the leaf up, written from the path's end: the
-       * path starts at the process of interest */
-      guint depth = 0;
-      for (RspIdx i = seg_idx; i != RSP_NONE; i = seg_at (a, i)->parent)
-        depth++;
-      g_array_set_size (f->path, depth);
-      for (RspIdx i = seg_idx; i != RSP_NONE; i = seg_at (a, i)->parent)
-        {
-          const RspSegment *s = seg_at (a, i);
-          RspFindingStep step = { s->task, s->kind == RSP_SEG_SLEEP ? rsp_model_sleep_frame (a->m, s->item) : NULL,
-                                  analysis_segment_endpoint (a, s) };
-          if (i == seg_idx)
-            step.frame = frame;
-          g_array_index (f->path, RspFindingStep, --depth) = step;
-        }
+      g_array_index (a->finding_leaf, FindingLeaf, idx) = (FindingLeaf){ seg_idx, frame };
     }
   return idx;
 }

@@ -113,12 +113,12 @@ rsp_report_text (const RspAnalysis *a, const char *path)
                                                " (%u times, the longest %.2f ms at %.2f ms)", instances),
                                 instances, ms (f->best_end - f->best_start), rel_ms (m, f->best_start));
       g_string_append_c (out, '\n');
-      if (f->path->len > 1)
+      if (f->n_path > 1)
         {
           g_string_append_printf (out, "              %s ", _("via"));
-          for (guint k = 0; k < f->path->len; k++)
+          for (guint k = 0; k < f->n_path; k++)
             {
-              const RspFindingStep *step = &g_array_index (f->path, RspFindingStep, k);
+              const RspFindingStep *step = &f->path[k];
               g_string_append_printf (out, "%s%s", k > 0 ? " → " : "", task_comm (rsp_model_task (m, step->task)));
               if (step->frame != NULL)
                 g_string_append_printf (out, " (%s%s%s)", step->frame, step->endpoint != NULL ? ", " : "",
@@ -304,9 +304,9 @@ rsp_report_json (const RspAnalysis *a, const char *path)
       rsp_json_member_string (b, "endpoint", f->endpoint);
       rsp_json_writer_set_member_name (b, "path");
       rsp_json_writer_begin_array (b);
-      for (guint k = 0; k < f->path->len; k++)
+      for (guint k = 0; k < f->n_path; k++)
         {
-          const RspFindingStep *step = &g_array_index (f->path, RspFindingStep, k);
+          const RspFindingStep *step = &f->path[k];
           rsp_json_add_task (b, rsp_model_task (m, step->task), step->frame, TRUE);
           if (step_label (step) != NULL)
             rsp_json_member_string (b, "endpoint", step_label (step));

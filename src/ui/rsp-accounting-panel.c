@@ -134,12 +134,12 @@ fill (RspAccountingPanel *self)
       g_autoptr (GString) text = g_string_new (NULL);
       g_autofree char *sentence = rsp_finding_describe (m, f, RSP_DESCRIBE_LOCAL);
       g_string_append_printf (text, "%.1f%%  %s", total > 0 ? 100.0 * f->ns / total : 0.0, sentence);
-      if (f->path->len > 1)
+      if (f->n_path > 1)
         {
           g_string_append (text, "\n    ");
-          for (guint k = 0; k < f->path->len; k++)
+          for (guint k = 0; k < f->n_path; k++)
             {
-              const RspFindingStep *step = &g_array_index (f->path, RspFindingStep, k);
+              const RspFindingStep *step = &f->path[k];
               const char *comm = rsp_model_task (m, step->task)->comm;
               g_string_append_printf (text, "%s%s", k > 0 ? " → " : "", comm != NULL ? comm : "?");
             }
