@@ -90,6 +90,10 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC (RspFileTable, rsp_file_table_free)
 /* The path of ID, or NULL.  An ID without a device (0) matches an inode
  * that only one stored file has. */
 const char *rsp_file_table_lookup (const RspFileTable *self, RspFileId id);
+/* The same in two steps, for a caller that keeps something per stored
+ * name: the entry of ID (0 to rsp_file_table_size() - 1), or -1; its path. */
+gint rsp_file_table_find (const RspFileTable *self, RspFileId id);
+const char *rsp_file_table_path (const RspFileTable *self, guint entry);
 guint rsp_file_table_size (const RspFileTable *self);
 
 /* The tracepoints that name a file, "system:name", NULL-terminated: the

@@ -119,7 +119,8 @@ struct _RspAssembler {
   } sig_cache[1u << SIG_CACHE_BITS];
   const RspFileTable *files; /* the recording's file names, or NULL */
   GArray *chain_stacks;      /* the decoder's: RspStackId by chain number - 1 */
-  GHashTable *file_labels;   /* RspFileId -> interned label */
+  GHashTable *file_labels;   /* RspFileId -> interned label, for the files the table does not name */
+  const char **entry_labels; /* per entry of files: its interned path, or NULL until asked for */
 };
 
 typedef struct _RspAssembler Assembler;
@@ -244,15 +245,24 @@ static gboolean stack_has_sig (Assembler *a, RspStackId stack, RspKernelSig sig)
 static const char *
 file_label (Assembler *a, RspFileId id)
 {
+  /* a stored name: interned once per entry of the table */
+  gint entry = rsp_file_table_find (a->files, id);
+  if (entry >= 0)
+    {
+      if (a->entry_labels == NULL)
+        a->entry_labels = g_new0 (const char *, rsp_file_table_size (a->files));
+      const char **label = &a->entry_labels[entry];
+      if (*label == NULL)
+        *label = rsp_model_intern (a->m, rsp_file_table_path (a->files, (guint) entry));
+      return *label;
+    }
   const char *label = g_hash_table_lookup (a->file_labels, &id);
   if (label != NULL)
     return label;
-  const char *path = rsp_file_table_lookup (a->files, id);
-  g_autofree char *text = path != NULL ? NULL
-                          : id.dev != 0 ? g_strdup_printf ("device %u:%u inode %" G_GUINT64_FORMAT, RSP_KDEV_MAJOR (id.dev),
-                                                          RSP_KDEV_MINOR (id.dev), id.ino)
-                                       : g_strdup_printf ("inode %" G_GUINT64_FORMAT, id.ino);
-  label = rsp_model_intern (a->m, path != NULL ? path : text);
+  g_autofree char *text = id.dev != 0 ? g_strdup_printf ("device %u:%u inode %" G_GUINT64_FORMAT,
+                                                         RSP_KDEV_MAJOR (id.dev), RSP_KDEV_MINOR (id.dev), id.ino)
+                                      : g_strdup_printf ("inode %" G_GUINT64_FORMAT, id.ino);
+  label = rsp_model_intern (a->m, text);
   g_hash_table_insert (a->file_labels, g_memdup2 (&id, sizeof id), (gpointer) label);
   return label;
 }
@@ -1454,6 +1464,7 @@ void
 rsp_assembler_set_files (RspAssembler *a, const RspFileTable *files)
 {
   a->files = files;
+  g_clear_pointer (&a->entry_labels, g_free); /* another table's entries */
 }
 
 void
@@ -1839,6 +1850,7 @@ rsp_assembler_free (RspAssembler *a)
   g_hash_table_unref (a->comms);
   g_hash_table_unref (a->sigs);
   g_hash_table_unref (a->file_labels);
+  g_free (a->entry_labels);
   g_free (a);
 }
 

@@ -145,13 +145,21 @@ test_section_damage (void)
       RspFileId id = { dev, i % 5000 + 1 };
       g_autofree char *want = g_strdup_printf ("/tree/%u", first);
       g_assert_cmpstr (rsp_file_table_lookup (t4, id), ==, want);
+      /* in two steps: the entry, the same for every line of the id */
+      gint entry = rsp_file_table_find (t4, id);
+      g_assert_cmpint (entry, >=, 0);
+      g_assert_cmpint (entry, <, (gint) rsp_file_table_size (t4));
+      g_assert_cmpstr (rsp_file_table_path (t4, (guint) entry), ==, want);
       /* every inode of these is on both devices: none by the inode alone */
       RspFileId no_dev = { 0, i % 5000 + 1 };
       g_assert_null (rsp_file_table_lookup (t4, no_dev));
+      g_assert_cmpint (rsp_file_table_find (t4, no_dev), ==, -1);
     }
   g_assert_cmpuint (rsp_file_table_size (t4), ==, distinct);
   RspFileId absent = { RSP_KDEV (254, 0), 5002 };
   g_assert_null (rsp_file_table_lookup (t4, absent));
+  g_assert_cmpint (rsp_file_table_find (t4, absent), ==, -1);
+  g_assert_cmpint (rsp_file_table_find (NULL, absent), ==, -1);
   g_string_free (many, TRUE);
   /* nothing at all */
   g_autoptr (RspFileTable) t3 = rsp_file_table_parse (NULL, 0, &bad);
