@@ -20,6 +20,13 @@ Makes (once; --remake to make them again), as root, in DIR:
                   leaves them out, docs/RECORDING.md "Local sockets")
   messaging-large.rsp  the same with -l 4000: a large recording (about
                   110 MB), context switches with their stacks
+  copy.rsp        rsp record of a copy of /usr/share/doc (tar into tar, then
+                  sync): the disk at work, a request and a stored file name
+                  for each of thousands of files (about 11 MB here)
+  read.rsp        rsp record of a cold read of 20,000 files under /usr (find
+                  | xargs cat, each file dropped from the page cache first
+                  with posix_fadvise): a disk read and a finding per file
+                  (about 20 MB)
   make-dwarf.perf.data  the same make under plain `perf record` with RSP's
                   event set and `--call-graph dwarf` instead of -g (user
                   stacks copied, unwound when read: no frame pointers needed)
@@ -40,6 +47,7 @@ on every file.
 import argparse
 import datetime
 import os
+import shlex
 import shutil
 import statistics
 import subprocess
@@ -52,6 +60,7 @@ sys.path.insert(0, os.path.join(ROOT, "tests", "scripts"))
 import rsptest  # noqa: E402  (the README's perf command line)
 
 N_SOURCES = 24
+N_READ_FILES = 20000
 
 
 def run_timed(argv, env=None):
@@ -129,6 +138,44 @@ def make_recordings(rsp, build, directory):
            [perf, "bench", "sched", "messaging", "-g", "8", "-l", "400"])
 
 
+def make_copy_recording(rsp, directory):
+    """A copy of /usr/share/doc with tar, then sync; the copy is removed after."""
+    dst = os.path.join(directory, "copy-dst")
+    shutil.rmtree(dst, ignore_errors=True)
+    os.makedirs(dst)
+    try:
+        record(rsp, os.path.join(directory, "copy.rsp"),
+               ["sh", "-c", "tar cf - -C /usr/share doc | tar xf - -C %s && sync" % shlex.quote(dst)])
+    finally:
+        shutil.rmtree(dst, ignore_errors=True)
+
+
+def make_read_recording(rsp, directory):
+    """cat of 20,000 files under /usr, each out of the page cache first."""
+    paths = []
+    for root, _, names in os.walk("/usr"):
+        for name in sorted(names):
+            path = os.path.join(root, name)
+            if len(paths) < N_READ_FILES and os.path.isfile(path) and not os.path.islink(path):
+                paths.append(path)
+        if len(paths) >= N_READ_FILES:
+            break
+    listing = os.path.join(directory, "read-files.txt")
+    with open(listing, "w") as f:
+        f.write("".join(p + "\n" for p in paths))
+    for path in paths:
+        try:
+            fd = os.open(path, os.O_RDONLY)
+        except OSError:
+            continue
+        try:
+            os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
+        finally:
+            os.close(fd)
+    record(rsp, os.path.join(directory, "read.rsp"),
+           ["sh", "-c", "xargs -d '\\n' cat < %s > /dev/null" % shlex.quote(listing)])
+
+
 def make_large_recording(rsp, directory):
     record(rsp, os.path.join(directory, "messaging-large.rsp"),
            [shutil.which("perf"), "bench", "sched", "messaging", "-g", "8", "-l", "4000"])
@@ -158,6 +205,8 @@ def main():
         ("RSP recording of `make -j2` over 24 C files", "make.rsp", []),
         ("RSP recording of `perf bench sched messaging -g 8 -l 400`", "messaging.rsp", []),
         ("RSP recording of `perf bench sched messaging -g 8 -l 4000`", "messaging-large.rsp", []),
+        ("RSP recording of a copy of /usr/share/doc (tar, sync)", "copy.rsp", []),
+        ("RSP recording of a cold read of 20,000 files under /usr (cat)", "read.rsp", []),
         ("plain perf.data of the `make -j2`, `--call-graph dwarf`", "make-dwarf.perf.data", ["--comm", "make"]),
     ]
     made = {f[1]: os.path.exists(os.path.join(args.dir, f[1])) for f in files}
@@ -165,6 +214,10 @@ def main():
         make_recordings(rsp, args.build, args.dir)
     if args.remake or not made["medium.rsp"]:
         make_medium_recording(rsp, args.build, args.dir)
+    if args.remake or not made["copy.rsp"]:
+        make_copy_recording(rsp, args.dir)
+    if args.remake or not made["read.rsp"]:
+        make_read_recording(rsp, args.dir)
     if args.remake or not made["messaging-large.rsp"]:
         make_large_recording(rsp, args.dir)
     if args.remake or not made["make-dwarf.perf.data"]:
