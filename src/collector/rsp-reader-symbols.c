@@ -2,7 +2,36 @@
 #include "rsp-reader-symbols.h"
 
 #include <glib/gi18n-lib.h>
+#include <string.h>
 #include <traceevent/event-parse.h>
+
+/* The build id the header gives the recording's kernel, in hex, when this
+ * machine runs another kernel (its symbols would name the frames wrong:
+ * perf script shows them as [unknown] too); NULL when it is this one or
+ * either cannot be told. */
+static char *
+another_kernel (const RspPerfHeader *h)
+{
+  for (guint i = 0; i < h->build_ids->len; i++)
+    {
+      const RspBuildId *b = &g_array_index (h->build_ids, RspBuildId, i);
+      if (g_strcmp0 (b->filename, "[kernel.kallsyms]") != 0 || b->size == 0)
+        continue;
+      guint8 running[20];
+      guint size = 0;
+      if (!rsp_running_kernel_build_id (running, &size))
+        return NULL;
+      /* perf pads a 20-byte id's field: compare what both have */
+      guint n = MIN (size, b->size);
+      if (memcmp (running, b->id, n) == 0)
+        return NULL;
+      GString *hex = g_string_new (NULL);
+      for (guint k = 0; k < b->size; k++)
+        g_string_append_printf (hex, "%02x", b->id[k]);
+      return g_string_free (hex, FALSE);
+    }
+  return NULL;
+}
 
 GPtrArray *
 rsp_symbolizer_setup_for_reader (RspSymbolizer *symbolizer, RspPerfReader *reader, gboolean offline)
@@ -34,7 +63,14 @@ rsp_symbolizer_setup_for_reader (RspSymbolizer *symbolizer, RspPerfReader *reade
   else if (!have_kernel)
     {
       g_autoptr (GError) error = NULL;
-      if (!rsp_symbolizer_load_proc_kallsyms (symbolizer, &error))
+      g_autofree char *other = another_kernel (h);
+      if (other != NULL)
+        g_ptr_array_add (warnings, g_strdup_printf (_("kernel frames will show as [unknown]: the recording was made "
+                                                      "on another kernel (build id %s), and this machine's symbols "
+                                                      "are not that kernel's; record with rsp record, which stores "
+                                                      "them"),
+                                                    other));
+      else if (!rsp_symbolizer_load_proc_kallsyms (symbolizer, &error))
         g_ptr_array_add (warnings, g_strdup_printf (_("kernel frames will show as [unknown]: %s"), error->message));
     }
   for (guint i = 0; i < h->build_ids->len; i++)

@@ -555,6 +555,41 @@ rsp_symbolizer_load_proc_kallsyms_cached (RspSymbolizer *self, const char *cache
 }
 
 gboolean
+rsp_elf_notes_build_id (const guint8 *notes, gsize length, guint8 *id, guint *size)
+{
+  gsize at = 0;
+  while (notes != NULL && at <= length && length - at >= 12)
+    {
+      guint32 namesz, descsz, type;
+      memcpy (&namesz, notes + at, 4);
+      memcpy (&descsz, notes + at + 4, 4);
+      memcpy (&type, notes + at + 8, 4);
+      guint64 name_at = at + 12, desc_at = name_at + (((guint64) namesz + 3) & ~(guint64) 3);
+      guint64 next = desc_at + (((guint64) descsz + 3) & ~(guint64) 3);
+      if (next > length)
+        return FALSE;
+      if (type == NT_GNU_BUILD_ID && namesz == 4 && memcmp (notes + name_at, "GNU", 4) == 0 && descsz > 0
+          && descsz <= 20)
+        {
+          memcpy (id, notes + desc_at, descsz);
+          *size = descsz;
+          return TRUE;
+        }
+      at = (gsize) next;
+    }
+  return FALSE;
+}
+
+gboolean
+rsp_running_kernel_build_id (guint8 *id, guint *size)
+{
+  g_autofree char *notes = NULL;
+  gsize length = 0;
+  return g_file_get_contents ("/sys/kernel/notes", &notes, &length, NULL)
+         && rsp_elf_notes_build_id ((const guint8 *) notes, length, id, size);
+}
+
+gboolean
 rsp_symbolizer_load_proc_kallsyms (RspSymbolizer *self, GError **error)
 {
   g_autofree char *dir = rsp_disk_cache_dir ();

@@ -50,6 +50,14 @@ gboolean rsp_symbolizer_load_kallsyms (RspSymbolizer *self, const char *text, gs
  * the user's cache directory (XDG_CACHE_HOME/rsp, see
  * rsp_symbolizer_load_proc_kallsyms_cached) unless RSP_NO_CACHE is set. */
 gboolean rsp_symbolizer_load_proc_kallsyms (RspSymbolizer *self, GError **error);
+
+/* The GNU build id among the ELF notes NOTES of LENGTH bytes (the format of
+ * /sys/kernel/notes): into ID (20 bytes at most), its size into *SIZE;
+ * FALSE when there is none or the notes are damaged. */
+gboolean rsp_elf_notes_build_id (const guint8 *notes, gsize length, guint8 *id, guint *size);
+/* The running kernel's build id (/sys/kernel/notes), FALSE where it cannot
+ * be read. */
+gboolean rsp_running_kernel_build_id (guint8 *id, guint *size);
 /* The same with the cache in CACHE_DIR (NULL: no cache).  The cache holds
  * the table as it is loaded, sorted and fixed up, keyed by the boot id and
  * the loaded modules (/proc/modules), and is memory-mapped when it

@@ -116,6 +116,52 @@ def require_perf_and_root():
     return perf
 
 
+def running_kernel_build_id():
+    """The running kernel's GNU build id in hex (the ELF notes in
+    /sys/kernel/notes), or None where it cannot be read."""
+    try:
+        with open("/sys/kernel/notes", "rb") as f:
+            data = f.read()
+    except OSError:
+        return None
+    at = 0
+    while at + 12 <= len(data):
+        namesz, descsz, ntype = struct.unpack_from("<III", data, at)
+        desc_at = at + 12 + ((namesz + 3) & ~3)
+        after = desc_at + ((descsz + 3) & ~3)
+        if after > len(data):
+            return None
+        if ntype == 3 and data[at + 12:at + 12 + namesz] == b"GNU\0":
+            return data[desc_at:desc_at + descsz].hex()
+        at = after
+    return None
+
+
+def recorded_kernel_build_id(path):
+    """The build id a perf.data's header gives its kernel ([kernel.kallsyms],
+    perf buildid-list), or None (no perf, or none recorded)."""
+    perf = perf_path()
+    if not perf:
+        return None
+    out = subprocess.run([perf, "buildid-list", "-i", path], capture_output=True, text=True).stdout
+    for line in out.splitlines():
+        parts = line.split(None, 1)
+        if len(parts) == 2 and parts[1].strip() == "[kernel.kallsyms]":
+            return parts[0]
+    return None
+
+
+def recorded_on_another_kernel(path):
+    """Whether the perf.data at PATH was recorded on a kernel other than the
+    running one: neither perf script nor rsp then names its kernel frames
+    with this machine's symbols."""
+    running, recorded = running_kernel_build_id(), recorded_kernel_build_id(path)
+    if running is None or recorded is None:
+        return False
+    n = min(len(running), len(recorded))
+    return running[:n] != recorded[:n]
+
+
 def settle():
     """Writes back what earlier tests left dirty before a recording whose
     timing is checked: the kernel's writeback of it (cold_read leaves 64 MB,

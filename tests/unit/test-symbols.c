@@ -2475,6 +2475,56 @@ test_elf_store (void)
   g_rmdir (work);
 }
 
+/* The GNU build id among ELF notes (/sys/kernel/notes): found after other
+ * notes, not taken from a note of another type or owner, and nothing from
+ * damaged notes. */
+static void
+append_note (GByteArray *b, const char *name, guint32 type, const guint8 *desc, guint32 descsz)
+{
+  guint32 namesz = (guint32) strlen (name) + 1;
+  guint32 head[3] = { namesz, descsz, type };
+  static const guint8 zeros[4];
+  g_byte_array_append (b, (const guint8 *) head, sizeof head);
+  g_byte_array_append (b, (const guint8 *) name, namesz);
+  g_byte_array_append (b, zeros, (4 - namesz % 4) % 4);
+  g_byte_array_append (b, desc, descsz);
+  g_byte_array_append (b, zeros, (4 - descsz % 4) % 4);
+}
+
+static void
+test_kernel_notes (void)
+{
+  guint8 id[20], other[8], got[20];
+  for (guint i = 0; i < sizeof id; i++)
+    id[i] = (guint8) (0xa0 + i);
+  memset (other, 0x55, sizeof other);
+  guint size = 0;
+  g_autoptr (GByteArray) b = g_byte_array_new ();
+  append_note (b, "Xen", 1, other, 5);          /* another owner, an odd size */
+  append_note (b, "GNU", 1, other, 4);          /* NT_GNU_ABI_TAG: not the id */
+  append_note (b, "Linux", 3, other, sizeof other); /* type 3 of another owner */
+  append_note (b, "GNU", 3, id, sizeof id);
+  g_assert_true (rsp_elf_notes_build_id (b->data, b->len, got, &size));
+  g_assert_cmpuint (size, ==, sizeof id);
+  g_assert_cmpmem (got, size, id, sizeof id);
+  /* cut anywhere inside the id's note: not found */
+  for (guint cut = b->len - 1; cut > b->len - 40; cut--)
+    g_assert_false (rsp_elf_notes_build_id (b->data, cut, got, &size));
+  /* a size that runs past the end, and nothing at all */
+  guint32 huge = G_MAXUINT32;
+  memcpy (b->data + 4, &huge, 4);
+  g_assert_false (rsp_elf_notes_build_id (b->data, b->len, got, &size));
+  g_assert_false (rsp_elf_notes_build_id (NULL, 0, got, &size));
+  /* the running kernel's, where it can be read */
+  if (g_file_test ("/sys/kernel/notes", G_FILE_TEST_EXISTS))
+    {
+      g_assert_true (rsp_running_kernel_build_id (got, &size));
+      g_assert_cmpuint (size, >, 0);
+    }
+  else
+    g_test_message ("NOTE: no /sys/kernel/notes here: the running kernel's id was not read");
+}
+
 int
 main (int argc, char **argv)
 {
@@ -2487,6 +2537,7 @@ main (int argc, char **argv)
   g_test_add_func ("/symbols/kallsyms/parse", test_kallsyms);
   g_test_add_func ("/symbols/kallsyms/interned", test_kallsyms_interned);
   g_test_add_func ("/symbols/kallsyms/errors", test_kallsyms_errors);
+  g_test_add_func ("/symbols/kernel-notes", test_kernel_notes);
   g_test_add_func ("/symbols/kallsyms/proc", test_proc_kallsyms);
   g_test_add_func ("/symbols/kallsyms/cache", test_kallsyms_cache);
   g_test_add_func ("/symbols/elf/fixture", test_elf_fixture);
