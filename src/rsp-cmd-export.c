@@ -2,9 +2,13 @@
  * the analysed process's profile in a format other tools open
  * (rsp-profile-export.h). */
 #include <errno.h>
+#include <fcntl.h>
 #include <glib.h>
 #include <glib/gi18n.h>
+#include <glib/gstdio.h>
 #include <stdio.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "rsp-analysis.h"
 #include "rsp-cli-options.h"
@@ -13,6 +17,34 @@
 #include "rsp-heap.h"
 #include "rsp-profile-export.h"
 #include "rsp-user-file.h"
+
+/* DATA into the existing file OUTPUT, opened as it is. */
+static gboolean
+write_into (const char *output, const char *data, gsize size, GError **error)
+{
+  int fd = open (output, O_WRONLY | O_TRUNC | O_CLOEXEC | O_NOCTTY);
+  gsize done = 0;
+  while (fd >= 0 && done < size)
+    {
+      ssize_t n = write (fd, data + done, size - done);
+      if (n < 0 && errno == EINTR)
+        continue;
+      if (n <= 0)
+        break;
+      done += (gsize) n;
+    }
+  int e = fd < 0 || done < size ? errno : 0;
+  if (fd >= 0 && close (fd) != 0 && e == 0)
+    e = errno;
+  if (e != 0 || done < size)
+    {
+      e = e != 0 ? e : EIO;
+      g_set_error (error, G_FILE_ERROR, g_file_error_from_errno (e), _("cannot write %s: %s"), output,
+                   g_strerror (e));
+      return FALSE;
+    }
+  return TRUE;
+}
 
 static gboolean
 write_out (const char *output, GBytes *bytes, GError **error)
@@ -30,6 +62,17 @@ write_out (const char *output, GBytes *bytes, GError **error)
         }
       return TRUE;
     }
+  /* a device or a FIFO (/dev/null, /dev/stdout, a shell's <(...)) is
+   * written into as it is: replaced by a rename, /dev/null became a
+   * regular file */
+  struct stat st;
+  if (g_stat (output, &st) == 0 && S_ISDIR (st.st_mode))
+    {
+      g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_ISDIR, _("%s is a directory: give a file name with -o"), output);
+      return FALSE;
+    }
+  if (g_stat (output, &st) == 0 && !S_ISREG (st.st_mode))
+    return write_into (output, data, size, error);
   /* through a temporary file and a rename: a full disk leaves no half export */
   if (!g_file_set_contents_full (output, data, (gssize) size, G_FILE_SET_CONTENTS_CONSISTENT, 0644, error))
     return FALSE;

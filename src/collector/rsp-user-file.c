@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <glib/gi18n-lib.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 void
@@ -14,6 +15,11 @@ rsp_give_to_invoking_user (const char *path)
   guint64 uid, gid;
   if (!g_ascii_string_to_unsigned (uid_text, 10, 0, G_MAXUINT32, &uid, NULL)
       || !g_ascii_string_to_unsigned (gid_text, 10, 0, G_MAXUINT32, &gid, NULL))
+    return;
+  /* a file this process wrote: never a device, a FIFO or what a link
+   * points to (rsp export -o /dev/null under sudo) */
+  struct stat st;
+  if (lstat (path, &st) != 0 || !S_ISREG (st.st_mode))
     return;
   if (chown (path, (uid_t) uid, (gid_t) gid) != 0)
     g_printerr (_("rsp: warning: cannot give %s to uid %s: %s\n"), path, uid_text, g_strerror (errno));

@@ -29,6 +29,7 @@ import json
 import os
 import re
 import shutil
+import stat
 import subprocess
 import sys
 import tempfile
@@ -331,6 +332,41 @@ def errors(rsp, tmp):
         if f.read() != proc.stdout:
             rsptest.fail("-o - does not write what -o FILE writes")
     rsptest.log("ok: the command's errors and -o -")
+    # -o a directory: said so, nothing left beside it
+    proc = rsptest.run([rsp, "export", "--format", "folded", "-o", tmp, rec], check=False)
+    if proc.returncode != 1 or "is a directory" not in proc.stderr:
+        rsptest.fail("-o a directory: exit %d, %r" % (proc.returncode, proc.stderr.strip()))
+    left = [n for n in os.listdir(os.path.dirname(tmp)) if n.startswith(os.path.basename(tmp) + ".")]
+    if left:
+        rsptest.fail("-o a directory left %s" % left)
+    # a FIFO and a device are written into, never replaced by a file (rsp
+    # export -o /dev/null once made /dev/null a regular file)
+    fifo = os.path.join(tmp, "fifo")
+    os.mkfifo(fifo)
+    got = []
+    reader = threading.Thread(target=lambda: got.append(open(fifo).read()))
+    reader.start()
+    rsptest.run([rsp, "export", "--format", "folded", "-o", fifo, rec])
+    reader.join(60)
+    if not stat.S_ISFIFO(os.lstat(fifo).st_mode) or got != [proc_stdout(rsp, rec)]:
+        rsptest.fail("-o a FIFO: it is %s now, and its reader got %d bytes"
+                     % (oct(os.lstat(fifo).st_mode), len(got[0]) if got else -1))
+    if os.geteuid() == 0:
+        null = os.path.join(tmp, "null")
+        os.mknod(null, 0o666 | stat.S_IFCHR, os.makedev(1, 3))
+        env = dict(os.environ, SUDO_UID="65534", SUDO_GID="65534")
+        rsptest.run([rsp, "export", "--format", "folded", "-o", null, rec], env=env)
+        st = os.lstat(null)
+        if not stat.S_ISCHR(st.st_mode) or st.st_uid != 0:
+            rsptest.fail("-o a character device (a /dev/null): it is %s, owned by %d now" % (oct(st.st_mode), st.st_uid))
+        rsptest.log("ok: -o a FIFO and a character device: written into, kept as they were (and not given away)")
+    else:
+        rsptest.log("ok: -o a FIFO: written into, kept a FIFO (NOTE: not root: no device node made to check -o a "
+                    "device)")
+
+
+def proc_stdout(rsp, rec):
+    return rsptest.run([rsp, "export", "--format", "folded", "-o", "-", rec]).stdout
 
 
 def main():
