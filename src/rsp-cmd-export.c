@@ -66,12 +66,13 @@ write_out (const char *output, GBytes *bytes, GError **error)
    * written into as it is: replaced by a rename, /dev/null became a
    * regular file */
   struct stat st;
-  if (g_stat (output, &st) == 0 && S_ISDIR (st.st_mode))
+  gboolean exists = g_stat (output, &st) == 0;
+  if (exists && S_ISDIR (st.st_mode))
     {
       g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_ISDIR, _("%s is a directory: give a file name with -o"), output);
       return FALSE;
     }
-  if (g_stat (output, &st) == 0 && !S_ISREG (st.st_mode))
+  if (exists && !S_ISREG (st.st_mode))
     return write_into (output, data, size, error);
   /* through a temporary file and a rename: a full disk leaves no half export */
   if (!g_file_set_contents_full (output, data, (gssize) size, G_FILE_SET_CONTENTS_CONSISTENT, 0644, error))

@@ -110,6 +110,13 @@ finding_slots_reserve (RspAnalysis *a, guint n_findings)
   g_free (old);
 }
 
+/* The steps from a root segment down to SEG: its depth and itself. */
+static guint
+leaf_path_len (RspAnalysis *a, RspIdx seg)
+{
+  return seg != RSP_NONE ? seg_at (a, seg)->depth + 1u : 0;
+}
+
 /* Every finding's path, from the process of interest to the segment of its
  * largest contribution, into one array: made once, not each time a larger
  * contribution came (a read of many files makes a finding per file).
@@ -120,9 +127,7 @@ make_paths (RspAnalysis *a, const guint *order)
   guint n = a->findings->len;
   gsize total = 0;
   for (guint r = 0; r < n; r++)
-    for (RspIdx i = g_array_index (a->finding_leaf, FindingLeaf, order[r]).seg; i != RSP_NONE;
-         i = seg_at (a, i)->parent)
-      total++;
+    total += leaf_path_len (a, g_array_index (a->finding_leaf, FindingLeaf, order[r]).seg);
   g_free (a->finding_steps);
   a->finding_steps = g_new (RspFindingStep, MAX (total, 1));
   RspFindingStep *next = a->finding_steps;
@@ -130,9 +135,7 @@ make_paths (RspAnalysis *a, const guint *order)
     {
       const FindingLeaf *leaf = &g_array_index (a->finding_leaf, FindingLeaf, order[r]);
       RspFinding *f = &g_array_index (a->findings, RspFinding, r);
-      guint depth = 0;
-      for (RspIdx i = leaf->seg; i != RSP_NONE; i = seg_at (a, i)->parent)
-        depth++;
+      guint depth = leaf_path_len (a, leaf->seg);
       f->path = next;
       f->n_path = depth;
       /* written from the path's end: it starts at the process of interest */
@@ -244,8 +247,7 @@ analysis_add_finding (RspAnalysis *a, RspCategory cat, RspIdx seg_idx, const cha
     endpoint = analysis_segment_endpoint (a, seg_at (a, i));
   const RspTask *task = &g_array_index (a->m->tasks, RspTask, seg->task);
   FindingKey key = { cat, task->comm, frame, endpoint, file, task->pid == a->pid };
-  guint64 h = finding_key_hash (&key);
-  guint32 hash = (guint32) h;
+  guint32 hash = (guint32) finding_key_hash (&key);
   finding_slots_reserve (a, a->findings->len);
   FindingSlot *slot = finding_slot (a, &key, hash);
   guint idx;

@@ -2105,6 +2105,17 @@ static const char *const kthread_io_stack[] = { "schedule", "io_schedule", "__wa
 
 static const char files_section[] = "254 0 77 /var/lib/db\n";
 
+/* A stream whose assembler names files from files_section: the table,
+ * which the caller keeps until the assembly is done. */
+static RspFileTable *
+stream_init_with_files (Stream *s)
+{
+  RspFileTable *table = rsp_file_table_parse ((const guint8 *) files_section, sizeof files_section - 1, NULL);
+  stream_init (s);
+  rsp_assembler_set_files (s->as, table);
+  return table;
+}
+
 /* The disk finding of A that has the most time, and its file. */
 static const RspFinding *
 disk_finding (const RspAnalysis *a)
@@ -2125,11 +2136,8 @@ test_file_of_disk_wait (void)
   enum { NAMED, UNNAMED, NOT_FILE_IO, BACK_IN_USER };
   for (guint k = NAMED; k <= BACK_IN_USER; k++)
     {
-      g_autoptr (RspFileTable) table = rsp_file_table_parse ((const guint8 *) files_section,
-                                                             sizeof files_section - 1, NULL);
       Stream s;
-      stream_init (&s);
-      rsp_assembler_set_files (s.as, table);
+      g_autoptr (RspFileTable) table = stream_init_with_files (&s);
       sw (&s, T0, 0, 0, 0, 100, NULL);
       file_ev (&s, T0 + 50 * US, 0, 100, RSP_KDEV (254, 0), k == UNNAMED ? 78 : 77);
       if (k == BACK_IN_USER)
@@ -2169,11 +2177,8 @@ test_file_of_disk_wait (void)
 static void
 test_file_through_journal (void)
 {
-  g_autoptr (RspFileTable) table = rsp_file_table_parse ((const guint8 *) files_section, sizeof files_section - 1,
-                                                         NULL);
   Stream s;
-  stream_init (&s);
-  rsp_assembler_set_files (s.as, table);
+  g_autoptr (RspFileTable) table = stream_init_with_files (&s);
   comm (&s, 200, 200, "jbd2/vda-8");
   sw (&s, T0, 0, 0, 0, 100, NULL);
   sw (&s, T0, 1, 0, 0, 200, NULL);
@@ -2215,11 +2220,8 @@ test_file_of_flusher_request (void)
   enum { NAMED, UNNAMED, NO_DEVICE, N_CASES };
   for (guint c = NAMED; c < N_CASES; c++)
     {
-      g_autoptr (RspFileTable) table = rsp_file_table_parse ((const guint8 *) files_section,
-                                                             sizeof files_section - 1, NULL);
       Stream s;
-      stream_init (&s);
-      rsp_assembler_set_files (s.as, table);
+      g_autoptr (RspFileTable) table = stream_init_with_files (&s);
       comm (&s, 300, 300, "kworker/u8:1");
       sw (&s, T0, 0, 0, 0, 300, NULL);
       sw (&s, T0, 1, 0, 0, 100, NULL);
