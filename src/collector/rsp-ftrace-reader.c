@@ -156,6 +156,7 @@ ring_free (HeldRing *r)
 typedef struct {
   RspEvsel *evsel;
   const struct tep_format_field *pid_field; /* common_pid, if 4 bytes */
+  gboolean skip; /* stepped over, not delivered (rsp_ftrace_stream_set_skipped()) */
 } IdEntry;
 
 /* A format parsed when the first event of its type is read, or when its
@@ -213,6 +214,8 @@ struct _RspFtraceStream {
   gboolean perf_done;
   RspTidMap *tgid_of;    /* tid -> pid (GINT_TO_POINTER), learnt from perf's events */
   RspFtraceStats stats;
+  guint n_skip;            /* entries by id with SKIP set */
+  RspFtraceSkipped skipped;
   /* what rsp_ftrace_stream_next_ref() returns when the event is not held in
    * a ring: the instance's current event (only the fields fill_event() sets
    * are ever written: the rest stays zero) and perf's once the instance is
@@ -781,6 +784,33 @@ damaged:
 }
 
 static gboolean may_have_twin (const RspFtraceStream *s, const CpuCursor *cc);
+static void ensure_evsel (RspFtraceStream *s, RspEvsel *evsel);
+
+/* Whether the event of PAYLOAD, at TS, is of a type the caller has no use
+ * for (rsp_ftrace_stream_set_skipped()): then it is counted and stepped
+ * over.  One whose format cannot be parsed is not: delivering it counts
+ * it as of unknown type and warns, as before. */
+static G_GNUC_NO_INLINE gboolean
+skip_event (RspFtraceStream *s, const guint8 *payload, guint64 ts)
+{
+  guint16 type;
+  memcpy (&type, payload, 2);
+  if (type >= s->n_by_id || !s->by_id[type].skip)
+    return FALSE;
+  RspEvsel *evsel = s->by_id[type].evsel;
+  if (G_UNLIKELY (evsel->tp == NULL))
+    {
+      ensure_evsel (s, evsel);
+      if (evsel->tp == NULL)
+        return FALSE;
+    }
+  s->skipped.events++;
+  if (ts > 0 && (s->skipped.first_time == 0 || ts < s->skipped.first_time))
+    s->skipped.first_time = ts;
+  if (ts > s->skipped.last_time)
+    s->skipped.last_time = ts;
+  return TRUE;
+}
 
 /* Steps CPU's cursor to its next event. */
 static void
@@ -809,6 +839,8 @@ advance (RspFtraceStream *s, CpuCursor *cc)
       guint64 ahead = (guint64) (cc->sub - cc->data) + cc->pos + FTRACE_PREFETCH;
       if (ahead < cc->size)
         __builtin_prefetch (cc->data + ahead);
+      if (s->n_skip > 0 && skip_event (s, payload, ts))
+        continue;
       cc->has_event = TRUE;
       cc->time = ts;
       cc->payload = payload;
@@ -852,6 +884,7 @@ rsp_ftrace_stream_rewind (RspFtraceStream *s)
   s->oldest = NULL;
   s->perf_done = FALSE;
   memset (&s->stats, 0, sizeof s->stats);
+  memset (&s->skipped, 0, sizeof s->skipped);
   s->stats.lost_cpus = s->lost_cpus;
   for (guint i = 0; i < s->cpus->len; i++)
     {
@@ -1095,14 +1128,15 @@ pull_until (RspFtraceStream *s, RspFtracePullFunc pull, gpointer source, guint64
  * where perf lost one of a run of the same event repeated within the
  * window, each instance event took the next one's twin and the last of the
  * run was delivered in place of the lost one, later by the run's length.
- * Reads ahead on a copy of the cursor; the stream's figures stay as they
- * were. */
+ * Reads ahead on a copy of the cursor; the stream's figures (and its
+ * count of the events stepped over) stay as they were. */
 static gboolean
 nearer_twin_ahead (RspFtraceStream *s, const CpuCursor *cc, const RspEvent *ours, guint64 time)
 {
   guint64 d = time - ours->time;
   CpuCursor ahead = *cc;
   RspFtraceStats stats = s->stats;
+  RspFtraceSkipped skipped = s->skipped;
   gboolean nearer = FALSE;
   while (!nearer && ahead.has_event && ahead.time < time + d)
     {
@@ -1121,6 +1155,7 @@ nearer_twin_ahead (RspFtraceStream *s, const CpuCursor *cc, const RspEvent *ours
       advance (s, &ahead);
     }
   s->stats = stats;
+  s->skipped = skipped;
   return nearer;
 }
 
@@ -1279,6 +1314,30 @@ const RspFtraceStats *
 rsp_ftrace_stream_get_stats (const RspFtraceStream *s)
 {
   return &s->stats;
+}
+
+gboolean
+rsp_ftrace_stream_set_skipped (RspFtraceStream *s, const RspEvsel *evsel, gboolean skip)
+{
+  g_return_val_if_fail (s != NULL && evsel != NULL, FALSE);
+  if (!evsel->ftrace || evsel->attr.config >= s->n_by_id || s->by_id[evsel->attr.config].evsel != evsel)
+    return FALSE;
+  /* perf records it too: its events are matched with perf's (twins) */
+  if (evsel->index < s->twin_of->len && g_array_index (s->twin_of, gint, evsel->index) >= 0)
+    return FALSE;
+  IdEntry *entry = &s->by_id[evsel->attr.config];
+  if (entry->skip != skip)
+    {
+      entry->skip = skip;
+      s->n_skip = skip ? s->n_skip + 1 : s->n_skip - 1;
+    }
+  return skip;
+}
+
+const RspFtraceSkipped *
+rsp_ftrace_stream_get_skipped (const RspFtraceStream *s)
+{
+  return &s->skipped;
 }
 
 guint

@@ -47,6 +47,14 @@ typedef struct {
   guint64 released;      /* bytes of sub-buffers read given back (a mapped file's pages) */
 } RspFtraceStats;
 
+/* The events stepped over (rsp_ftrace_stream_set_skipped()) since the
+ * stream began or was rewound: how many, and the earliest and latest time
+ * of those with a time (0: none). */
+typedef struct {
+  guint64 events;
+  guint64 first_time, last_time;
+} RspFtraceSkipped;
+
 /* Reads pull the next perf event (in perf's time order) into EVENT. */
 typedef gboolean (*RspFtracePullFunc) (gpointer source, RspEvent *event);
 
@@ -98,6 +106,18 @@ void rsp_ftrace_stream_foreach_held (RspFtraceStream *stream, void (*func) (cons
  * call it first (rsp_perf_reader_get_evsel()). */
 void rsp_ftrace_stream_ensure_format (RspFtraceStream *stream, const RspEvsel *evsel);
 const RspFtraceStats *rsp_ftrace_stream_get_stats (const RspFtraceStream *stream);
+/* Whether EVSEL's events (an instance evsel of STREAM) are stepped over
+ * from the next one read on, neither decoded nor delivered, only counted
+ * (rsp_ftrace_stream_get_skipped(); they count in the stats' EVENTS, not
+ * in DELIVERED): for a reader that has no use for them (the model, for
+ * sched_wakeup and the timers' starts and cancels).  Refused (FALSE) for
+ * an evsel perf records too, whose events are matched with perf's, and
+ * one not of STREAM.  An event whose format cannot be parsed is delivered
+ * all the same (counted as of unknown type, as always).  The cursors'
+ * current events are read already: the first event of each CPU may still
+ * be delivered. */
+gboolean rsp_ftrace_stream_set_skipped (RspFtraceStream *stream, const RspEvsel *evsel, gboolean skip);
+const RspFtraceSkipped *rsp_ftrace_stream_get_skipped (const RspFtraceStream *stream);
 /* Events the section holds for EVSEL (an instance evsel), delivered or not. */
 guint rsp_ftrace_stream_get_n_cpus (const RspFtraceStream *stream);
 

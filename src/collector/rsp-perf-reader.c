@@ -1306,6 +1306,26 @@ rsp_perf_reader_get_ftrace_stats (RspPerfReader *self)
   return self->ftrace != NULL ? rsp_ftrace_stream_get_stats (self->ftrace) : NULL;
 }
 
+guint
+rsp_perf_reader_skip_instance_events (RspPerfReader *self, gboolean (*keep) (const char *name))
+{
+  g_return_val_if_fail (self != NULL, 0);
+  guint n = 0;
+  for (guint i = 0; self->ftrace != NULL && i < self->evsels->len; i++)
+    {
+      const RspEvsel *evsel = g_ptr_array_index (self->evsels, i);
+      if (evsel->ftrace && rsp_ftrace_stream_set_skipped (self->ftrace, evsel, keep != NULL && !keep (evsel->name)))
+        n++;
+    }
+  return n;
+}
+
+const RspFtraceSkipped *
+rsp_perf_reader_get_skipped (RspPerfReader *self)
+{
+  return self->ftrace != NULL ? rsp_ftrace_stream_get_skipped (self->ftrace) : NULL;
+}
+
 const char *const *
 rsp_perf_reader_warnings (RspPerfReader *self)
 {

@@ -136,6 +136,17 @@ void rsp_perf_reader_set_threads (RspPerfReader *self, guint n);
 /* The ftrace section's figures (rsp-ftrace-reader.h), NULL when the
  * recording has none or it could not be read. */
 const RspFtraceStats *rsp_perf_reader_get_ftrace_stats (RspPerfReader *self);
+/* For a reader that has no use for some of RSP's instance events: those
+ * whose name ("sched:sched_wakeup") KEEP says no to are stepped over from
+ * the next one read on, not decoded nor delivered, only counted
+ * (rsp_perf_reader_get_skipped(); rsp_ftrace_stream_set_skipped() says
+ * which cannot be).  KEEP NULL keeps them all again.  Their formats are
+ * not parsed for it.  Returns how many evsels are skipped. */
+guint rsp_perf_reader_skip_instance_events (RspPerfReader *self, gboolean (*keep) (const char *name));
+/* The events skipped since the reading began or was rewound, NULL when the
+ * recording has no instance events: the address stays the same while the
+ * reader lives, its figures grow as it reads. */
+const RspFtraceSkipped *rsp_perf_reader_get_skipped (RspPerfReader *self);
 /* Human-readable warnings gathered so far (NULL-terminated, owned by reader). */
 const char *const *rsp_perf_reader_warnings (RspPerfReader *self);
 

@@ -1502,6 +1502,17 @@ rsp_assembler_stack (RspAssembler *a, RspStackId stack, guint *n_frames)
 /* ------------------------------------------------------------------ driver */
 
 void
+rsp_assembler_note_unread (RspAssembler *a, guint64 n, guint64 first_time, guint64 last_time)
+{
+  RspModel *m = a->m;
+  m->n_events += n;
+  if (first_time > 0 && (m->start_time == 0 || first_time < m->start_time))
+    m->start_time = first_time;
+  if (last_time > m->end_time)
+    m->end_time = last_time;
+}
+
+void
 rsp_assembler_feed (RspAssembler *a, const RspModelEvent *ev)
 {
   RspModel *m = a->m;

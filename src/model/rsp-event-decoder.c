@@ -257,6 +257,24 @@ classify_evsel (EvselInfo *info, const RspEvsel *evsel)
     }
 }
 
+/* Whether the model reads the events of the tracepoint NAME (what
+ * classify_evsel() may make something of, by name): the others only ever
+ * extend the time range and count, and the reader steps over the
+ * instance's (rsp_perf_reader_skip_instance_events()): sched_wakeup and
+ * the timers' starts and cancels were a third to a half of the events of
+ * a recording of tasks that wake each other. */
+static gboolean
+model_reads (const char *name)
+{
+  for (gsize k = 0; k < G_N_ELEMENTS (tracepoints); k++)
+    if (g_strcmp0 (name, tracepoints[k].name) == 0)
+      return TRUE;
+  if (name == NULL || rsp_file_event_is (name))
+    return TRUE;
+  const char *colon = strchr (name, ':');
+  return colon != NULL && g_str_has_prefix (name, "rsp_") && colon[1] != '\0';
+}
+
 guint64
 rsp_model_recorded_switches (const RspRecordingMeta *meta, guint64 data_size)
 {
@@ -450,11 +468,22 @@ rsp_model_build_with (RspPerfReader *reader, RspSymbolizer *symbolizer, RspChain
 
   const RspPerfHeader *header = rsp_perf_reader_get_header (reader);
   guint64 data_size = MAX (header->data_size, 1);
+  /* the instance's events the model has no use for: counted as they are
+   * stepped over, and given to the assembler before the next event, as
+   * if it had been fed them (they only extend the time range) */
+  rsp_perf_reader_skip_instance_events (reader, model_reads);
+  const RspFtraceSkipped *skipped = rsp_perf_reader_get_skipped (reader);
+  guint64 n_skipped = skipped != NULL ? skipped->events : 0;
   const RspEvent *ev;
   RspModelEvent mev;
   guint64 n = 0, done = 0;
   while ((ev = rsp_perf_reader_next_ref (reader)) != NULL)
     {
+      if (skipped != NULL && skipped->events != n_skipped)
+        {
+          rsp_assembler_note_unread (assembler, skipped->events - n_skipped, skipped->first_time, skipped->last_time);
+          n_skipped = skipped->events;
+        }
       rsp_symbolizer_process_event (symbolizer, ev);
       if (decode (&d, ev, &mev))
         rsp_assembler_feed (assembler, &mev);
@@ -466,6 +495,7 @@ rsp_model_build_with (RspPerfReader *reader, RspSymbolizer *symbolizer, RspChain
           if (progress != NULL && !progress (MIN ((gdouble) done / data_size, 1.0), progress_data))
             {
               g_set_error_literal (error, RSP_READER_ERROR, RSP_READER_ERROR_CANCELLED, _("Cancelled"));
+              rsp_perf_reader_skip_instance_events (reader, NULL);
               rsp_assembler_free (assembler);
               rsp_symbolizer_free (symbolizer);
               decoder_clear (&d, reader);
@@ -473,6 +503,9 @@ rsp_model_build_with (RspPerfReader *reader, RspSymbolizer *symbolizer, RspChain
             }
         }
     }
+  if (skipped != NULL && skipped->events != n_skipped)
+    rsp_assembler_note_unread (assembler, skipped->events - n_skipped, skipped->first_time, skipped->last_time);
+  rsp_perf_reader_skip_instance_events (reader, NULL);
   rsp_assembler_set_chain_stacks (assembler, NULL);
   decoder_clear (&d, reader);
 

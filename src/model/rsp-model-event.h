@@ -103,6 +103,11 @@ void rsp_assembler_set_chain_stacks (RspAssembler *self, GArray *stacks);
  * until the next stack is interned. */
 const RspModelFrame *rsp_assembler_stack (RspAssembler *self, RspStackId stack, guint *n_frames);
 void rsp_assembler_feed (RspAssembler *self, const RspModelEvent *event);
+/* N events the reader stepped over (of a kind the model has no use for:
+ * RSP_MEV_OTHER) since the last call, the earliest and latest times of all
+ * it stepped over so far (0: none had one): what feeding them would have
+ * changed, the time range and the count of events. */
+void rsp_assembler_note_unread (RspAssembler *self, guint64 n, guint64 first_time, guint64 last_time);
 /* Closes what is still open and returns the model (the assembler is freed). */
 RspModel *rsp_assembler_finish (RspAssembler *self);
 void rsp_assembler_free (RspAssembler *self);

@@ -1028,6 +1028,156 @@ test_formats_when_used (void)
   g_assert_cmpuint (unparsed_total, >, 0);
 }
 
+/* The instance's events a reader has no use for, stepped over
+ * (rsp_perf_reader_skip_instance_events()): on real recordings, every other
+ * event comes as before and in the same order, and those stepped over are
+ * counted with their time range; a type perf records too (its events are
+ * matched with perf's) is never stepped over; keeping them all again and
+ * rewinding reads as before. */
+static const char *const unused_names[] = { "sched:sched_wakeup", "timer:hrtimer_start", "timer:hrtimer_cancel",
+                                            "sched:sched_waking", "block:block_rq_insert", NULL };
+
+static gboolean
+keep_used (const char *name)
+{
+  return !g_strv_contains (unused_names, name);
+}
+
+typedef struct {
+  guint64 time;
+  guint evsel; /* G_MAXUINT: none */
+  gint32 cpu, tid;
+  guint32 type;
+} Seen;
+
+static GArray *
+read_seen (RspPerfReader *reader)
+{
+  GArray *seen = g_array_new (FALSE, FALSE, sizeof (Seen));
+  const RspEvent *ev;
+  while ((ev = rsp_perf_reader_next_ref (reader)) != NULL)
+    {
+      Seen s = { ev->time, ev->evsel != NULL ? ev->evsel->index : G_MAXUINT, ev->cpu, ev->tid, ev->type };
+      g_array_append_val (seen, s);
+    }
+  return seen;
+}
+
+static gboolean
+seen_skippable (const Seen *s, const gboolean *skipped)
+{
+  return s->evsel != G_MAXUINT && skipped[s->evsel];
+}
+
+static void
+test_skip_unused (void)
+{
+  /* a recording without the instance has nothing to step over */
+  {
+    g_autofree char *path = g_build_filename (RSP_SOURCE_ROOT, "tests", "data", "pingpong.rsp", NULL);
+    g_autoptr (GError) error = NULL;
+    g_autoptr (RspPerfReader) reader = rsp_perf_reader_open_full (path, RSP_PERF_READER_NO_PRINT, &error);
+    g_assert_no_error (error);
+    g_assert_cmpuint (rsp_perf_reader_skip_instance_events (reader, keep_used), ==, 0);
+    g_assert_null (rsp_perf_reader_get_skipped (reader));
+  }
+  const char *names[] = { "dio_ftrace.rsp", "requests.rsp", "cold_read_files.rsp", "diff-before.rsp", "diff-after.rsp" };
+  guint64 skipped_total = 0;
+  guint refused_total = 0;
+  for (guint f = 0; f < G_N_ELEMENTS (names); f++)
+    {
+      g_autofree char *path = g_build_filename (RSP_SOURCE_ROOT, "tests", "data", names[f], NULL);
+      g_autoptr (GError) error = NULL;
+      g_autoptr (RspPerfReader) all = rsp_perf_reader_open_full (path, RSP_PERF_READER_NO_PRINT, &error);
+      g_assert_no_error (error);
+      g_autoptr (RspPerfReader) some = rsp_perf_reader_open_full (path, RSP_PERF_READER_NO_PRINT, &error);
+      g_assert_no_error (error);
+      g_assert_nonnull (rsp_perf_reader_get_skipped (some));
+      guint n = some->evsels->len;
+      g_autofree gboolean *skipped = g_new0 (gboolean, n);
+      guint n_skipped = rsp_perf_reader_skip_instance_events (some, keep_used), n_refused = 0;
+      for (guint i = 0; i < n; i++)
+        {
+          const RspEvsel *e = g_ptr_array_index (some->evsels, i);
+          if (!e->ftrace || keep_used (e->name))
+            continue;
+          /* perf's evsel of the same name: a twin type */
+          gboolean twin = FALSE;
+          for (guint k = 0; k < n; k++)
+            {
+              const RspEvsel *p = g_ptr_array_index (some->evsels, k);
+              twin |= !p->ftrace && p->attr.type == PERF_TYPE_TRACEPOINT && g_strcmp0 (p->name, e->name) == 0;
+            }
+          skipped[i] = !twin;
+          n_refused += twin;
+        }
+      guint expected = 0;
+      for (guint i = 0; i < n; i++)
+        expected += skipped[i];
+      g_assert_cmpuint (n_skipped, ==, expected);
+      refused_total += n_refused;
+
+      g_autoptr (GArray) a = read_seen (all);
+      g_autoptr (GArray) b = read_seen (some);
+      /* every event of another type, in the same order */
+      guint j = 0, delivered_skippable = 0;
+      guint64 n_away = 0, first = 0, last = 0;
+      for (guint i = 0; i < a->len; i++)
+        {
+          const Seen *x = &g_array_index (a, Seen, i);
+          /* the first event of each CPU was read before the skipping began */
+          if (seen_skippable (x, skipped) && j < b->len && memcmp (x, &g_array_index (b, Seen, j), sizeof *x) == 0
+              && delivered_skippable < rsp_ftrace_stream_get_n_cpus (some->ftrace))
+            {
+              delivered_skippable++;
+              j++;
+              continue;
+            }
+          if (seen_skippable (x, skipped))
+            {
+              n_away++;
+              if (x->time > 0 && (first == 0 || x->time < first))
+                first = x->time;
+              last = MAX (last, x->time);
+              continue;
+            }
+          g_assert_cmpuint (j, <, b->len);
+          const Seen *y = &g_array_index (b, Seen, j++);
+          g_assert_cmpuint (x->time, ==, y->time);
+          g_assert_cmpuint (x->evsel, ==, y->evsel);
+          g_assert_cmpint (x->cpu, ==, y->cpu);
+          g_assert_cmpint (x->tid, ==, y->tid);
+          g_assert_cmpuint (x->type, ==, y->type);
+        }
+      g_assert_cmpuint (j, ==, b->len);
+      const RspFtraceSkipped *away = rsp_perf_reader_get_skipped (some);
+      g_assert_cmpuint (away->events, ==, n_away);
+      g_assert_cmpuint (away->first_time, ==, first);
+      g_assert_cmpuint (away->last_time, ==, last);
+      /* decoded all the same, and the twins matched as before */
+      const RspFtraceStats *sa = rsp_perf_reader_get_ftrace_stats (all), *sb = rsp_perf_reader_get_ftrace_stats (some);
+      g_assert_cmpuint (sb->events, ==, sa->events);
+      g_assert_cmpuint (sb->twins, ==, sa->twins);
+      g_assert_cmpuint (sb->unknown_ids, ==, sa->unknown_ids);
+      g_assert_cmpuint (sb->delivered + n_away, ==, sa->delivered);
+      skipped_total += n_away;
+      g_test_message ("%s: %" G_GUINT64_FORMAT " of %u events stepped over, %u types refused", names[f], n_away,
+                      a->len, n_refused);
+
+      /* kept again and read from the start: as the other reader */
+      g_assert_cmpuint (rsp_perf_reader_skip_instance_events (some, NULL), ==, 0);
+      rsp_perf_reader_rewind (some);
+      g_assert_cmpuint (rsp_perf_reader_get_skipped (some)->events, ==, 0);
+      g_autoptr (GArray) c = read_seen (some);
+      g_assert_cmpuint (c->len, ==, a->len);
+      g_assert_true (memcmp (c->data, a->data, a->len * sizeof (Seen)) == 0);
+      g_assert_cmpuint (rsp_perf_reader_get_skipped (some)->events, ==, 0);
+    }
+  /* the recordings hold such events, and a type perf records too */
+  g_assert_cmpuint (skipped_total, >, 500);
+  g_assert_cmpuint (refused_total, >, 0);
+}
+
 static void
 test_tid_map (void)
 {
@@ -1091,5 +1241,6 @@ main (int argc, char **argv)
   g_test_add_func ("/ftrace-reader/scanning-thread", test_scanning_thread);
   g_test_add_func ("/ftrace-reader/no-print", test_no_print);
   g_test_add_func ("/ftrace-reader/formats-when-used", test_formats_when_used);
+  g_test_add_func ("/ftrace-reader/skip-unused", test_skip_unused);
   return g_test_run ();
 }
