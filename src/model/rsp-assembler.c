@@ -358,7 +358,7 @@ stack_has_sig (Assembler *a, RspStackId stack, RspKernelSig sig)
 static RspIdx
 add_link (Assembler *a, RspLinkKind kind, guint64 time, RspIdx from_run, RspIdx from_op, RspIdx to_run)
 {
-  RspLink l = { kind, time, from_run, from_op, to_run };
+  RspLink l = { .time = time, .kind = kind, .from_run = from_run, .from_op = from_op, .to_run = to_run };
   g_array_append_val (a->m->links, l);
   return a->m->links->len - 1;
 }

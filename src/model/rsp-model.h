@@ -75,11 +75,13 @@ typedef enum {
   RSP_RUN_START_RECORDING,/* was already running when the recording started */
 } RspRunStart;
 
+/* Laid out in 48 bytes (a large recording holds a run per context switch:
+ * their first touch is much of its report's time). */
 typedef struct {
-  RspIdx task;
-  gint32 cpu;
   guint64 start, end;
-  RspRunStart start_kind;
+  RspIdx task;
+  gint32 cpu : 24;               /* CPU numbers stay far below 2^23 */
+  RspRunStart start_kind : 8;
   RspIdx prev_sleep, next_sleep; /* RSP_NONE at the ends */
   RspIdx next_run;               /* the task's next run */
   RspIdx first_sample;
@@ -101,22 +103,23 @@ typedef enum {
   RSP_WAKE_FORK,        /* not a sleep: a new task's wait for its first run */
 } RspWakeReason;
 
+/* Laid out in 80 bytes, as RspRun. */
 typedef struct {
-  RspIdx task;
   guint64 start, end;
   guint64 runnable_at;   /* when it was woken (waking time); start for preemptions */
+  guint64 defacto_start; /* start of the series of timed-out polls it ends */
+  const char *irq_name;  /* RSP_WAKE_IRQ */
+  const char *file;      /* DISK and RUN: the file its task was doing I/O on (a path, or "device M:m inode N"), or NULL */
+  RspIdx task;
   RspIdx prev_run, next_run;
   RspStackId stack;      /* switch-out callchain */
-  guint32 prev_state;    /* sched_switch prev_state */
-  RspWakeReason reason;
-  gboolean deliberate;   /* a timer ending nanosleep/clock_nanosleep */
   RspIdx waker_run;      /* RSP_WAKE_RUN (and loopback network) */
   RspIdx disk_op;        /* RSP_WAKE_DISK */
   RspIdx net_op;         /* RSP_WAKE_NETWORK, or annotating a loopback RUN wake */
-  const char *irq_name;  /* RSP_WAKE_IRQ */
-  guint64 defacto_start; /* start of the series of timed-out polls it ends */
-  gboolean inferred;     /* no wake-up was recorded: the reason comes from its own stack */
-  const char *file;      /* DISK and RUN: the file its task was doing I/O on (a path, or "device M:m inode N"), or NULL */
+  guint32 prev_state : 24; /* sched_switch prev_state: the kernel's state bits (below 2^13 on every kernel) */
+  RspWakeReason reason : 5;
+  guint32 deliberate : 1;  /* a timer ending nanosleep/clock_nanosleep */
+  guint32 inferred : 1;    /* no wake-up was recorded: the reason comes from its own stack */
 } RspSleep;
 
 typedef struct {
@@ -136,8 +139,8 @@ typedef enum {
 } RspLinkKind;
 
 typedef struct {
-  RspLinkKind kind;
   guint64 time;
+  RspLinkKind kind;
   RspIdx from_run; /* RSP_NONE for operation links */
   RspIdx from_op;  /* disk or net op for those kinds */
   RspIdx to_run;
