@@ -176,6 +176,21 @@ rsp_maps_fork (RspMaps *self, gint32 parent, gint32 child)
   g_array_set_size (to->before_exec, 0);
   if (from != NULL)
     g_array_append_vals (to->maps, from->maps->data, from->maps->len);
+  /* the same maps as the parent's (none before an exec on either side):
+   * the same generation, until one of the two changes its own.  A parent
+   * that keeps maps from before an exec has other maps than its children:
+   * those forked while it keeps one generation share one of their own. */
+  if (from != NULL && from->before_exec->len == 0)
+    to->generation = from->generation;
+  else if (from != NULL)
+    {
+      if (from->children_of != from->generation || from->children_generation == 0)
+        {
+          from->children_generation = self->next_generation++;
+          from->children_of = from->generation;
+        }
+      to->generation = from->children_generation;
+    }
 }
 
 void

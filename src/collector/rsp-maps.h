@@ -28,7 +28,12 @@ typedef struct {
 
 typedef struct {
   gint32 pid;
-  guint generation; /* changes whenever the maps change */
+  /* changes whenever the maps change; a child forked from a process
+   * shares its generation while the two maps are the same copy (neither
+   * changed since the fork, and the parent kept no maps from before an
+   * exec): two processes of one generation have the same maps */
+  guint generation;
+  guint children_generation, children_of; /* the generation of the children forked while this one was CHILDREN_OF */
   GArray *maps;     /* RspMap sorted by start, not overlapping */
   GArray *before_exec; /* the maps before the last exec, same order */
 } RspProcessMaps;

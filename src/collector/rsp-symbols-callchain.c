@@ -149,7 +149,15 @@ rsp_symbolizer_resolve_callchain (RspSymbolizer *self, const RspEvent *sample, R
 guint64
 rsp_symbolizer_callchain_token (RspSymbolizer *self, const RspEvent *sample)
 {
-  g_return_val_if_fail (self != NULL && sample != NULL, 0);
+  gint32 owner;
+  return rsp_symbolizer_callchain_key (self, sample, &owner);
+}
+
+guint64
+rsp_symbolizer_callchain_key (RspSymbolizer *self, const RspEvent *sample, gint32 *owner)
+{
+  g_return_val_if_fail (self != NULL && sample != NULL && owner != NULL, 0);
+  *owner = sample->pid;
 
   const RspSample *s = &sample->sample;
   if (s->callchain == NULL || s->n_callchain == 0 || self->track_used
@@ -161,5 +169,12 @@ rsp_symbolizer_callchain_token (RspSymbolizer *self, const RspEvent *sample)
    * among all processes' (0: no maps yet). */
   RspProcessMaps *proc = symbolizer_process_maps (self, sample->pid);
   guint64 generation = proc != NULL ? proc->generation : 0;
+  /* Besides its maps, only JIT code names a process's frames by its pid
+   * (its perf map, or what the recording stored of one).  Where none can
+   * be read (only stored symbols answer, or none from this machine) and
+   * none was stored, the frames depend on the maps alone: the processes
+   * of one generation (forked copies, rsp-maps.h) share the chain. */
+  if (proc != NULL && (self->has_stored || self->offline) && self->n_stored_jit == 0)
+    *owner = 0;
   return ((generation << 2) | mode_of_cpumode (sample->misc, s->ip)) + 1;
 }

@@ -424,6 +424,7 @@ symbolizer_jit_install_stored (RspSymbolizer *self, GHashTable *pending)
       jit_map_set (map, value);
       g_hash_table_insert (self->jit_maps, key, map);
     }
+  self->n_stored_jit = g_hash_table_size (self->jit_maps);
 }
 
 void

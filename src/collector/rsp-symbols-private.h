@@ -157,6 +157,7 @@ struct _RspSymbolizer {
   gboolean has_stored;      /* a stored table was loaded: its JIT symbols only, never /tmp */
   guint32 jit_trusted_uid;  /* map files of this user are read too; (guint32) -1: none */
   GHashTable *jit_maps;     /* pid -> JitMap* (NULL: none), owned */
+  guint n_stored_jit;       /* the processes the stored table has JIT symbols of */
   gint32 jit_last_pid;      /* one-entry cache of jit_maps (0: empty): a process's unmapped frames come in runs */
   const struct _JitMap *jit_last;
   GHashTable *jitdumps;     /* pid -> interned path of the jit-PID.dump it mapped (perf's jitdump) */

@@ -112,6 +112,12 @@ guint rsp_symbolizer_resolve_callchain (RspSymbolizer *self, const RspEvent *sam
  * the stack's contents), or the bookkeeping of used symbols
  * (rsp_symbolizer_set_track_used). */
 guint64 rsp_symbolizer_callchain_token (RspSymbolizer *self, const RspEvent *sample);
+/* The same token, and in *OWNER the pid its frames belong to: SAMPLE's, or
+ * 0 when they depend on the maps alone (no JIT symbols can be read for any
+ * process), so that samples of the processes whose maps are one copy (a
+ * parent and the children forked from it, until one changes its maps) with
+ * the same entries and token resolve to the same frames. */
+guint64 rsp_symbolizer_callchain_key (RspSymbolizer *self, const RspEvent *sample, gint32 *owner);
 
 /* DWARF unwinding of samples that carry user regs and stack (on by
  * default).  Off, such samples keep whatever user callchain they have. */

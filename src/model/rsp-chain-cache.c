@@ -165,11 +165,12 @@ rsp_chain_cache_lookup_sample (RspChainCache *self, RspSymbolizer *symbolizer, c
                                guint max_len, gboolean *added)
 {
   const RspSample *s = &sample->sample;
-  guint64 token = rsp_symbolizer_callchain_token (symbolizer, sample);
+  gint32 owner;
+  guint64 token = rsp_symbolizer_callchain_key (symbolizer, sample, &owner);
   *added = FALSE;
   if (token == 0 || s->n_callchain > max_len)
     return 0;
-  return rsp_chain_cache_lookup (self, sample->pid, token, s->callchain, (guint) s->n_callchain, added);
+  return rsp_chain_cache_lookup (self, owner, token, s->callchain, (guint) s->n_callchain, added);
 }
 
 gboolean

@@ -44,7 +44,8 @@ guint32 rsp_chain_cache_lookup (RspChainCache *self, gint32 pid, guint64 token, 
                                 gboolean *added);
 
 /* The chain of SAMPLE's callchain as rsp_chain_cache_lookup() gives it,
- * with the token SYMBOLIZER gives it (rsp_symbolizer_callchain_token);
+ * keyed by the token and the owner SYMBOLIZER gives it
+ * (rsp_symbolizer_callchain_key: forked copies of a process share chains);
  * 0 when it must be resolved each time: the symbolizer says so, or it has
  * more than MAX_LEN entries. */
 guint32 rsp_chain_cache_lookup_sample (RspChainCache *self, RspSymbolizer *symbolizer, const RspEvent *sample,

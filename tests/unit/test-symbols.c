@@ -1664,6 +1664,132 @@ test_callchain_token (void)
   g_assert_cmpuint (rsp_symbolizer_callchain_token (sym, &sample), ==, t4);
 }
 
+/* Forked copies of a process share its callchains' key: the token names
+ * the maps' generation, which a child shares with its parent (or, when the
+ * parent kept maps from before an exec, with its siblings forked meanwhile)
+ * until one of them changes its maps, and the owner is 0 where no JIT
+ * symbols can name a process's frames by its pid. */
+static guint64
+key_of (RspSymbolizer *sym, gint32 pid, gint32 *owner)
+{
+  static const guint64 chain[] = { PERF_CONTEXT_USER, 0x400100, 0x7f0000000100 };
+  RspEvent sample = { .type = PERF_RECORD_SAMPLE, .misc = PERF_RECORD_MISC_USER, .pid = pid, .tid = pid };
+  sample.sample.ip = chain[1];
+  sample.sample.callchain = chain;
+  sample.sample.n_callchain = G_N_ELEMENTS (chain);
+  return rsp_symbolizer_callchain_key (sym, &sample, owner);
+}
+
+static void
+fork_process (RspSymbolizer *sym, gint32 parent, gint32 child)
+{
+  RspEvent ev = { .type = PERF_RECORD_FORK, .pid = child, .tid = child };
+  ev.u.fork = (RspForkExit){ .pid = child, .ppid = parent, .tid = child, .ptid = parent };
+  rsp_symbolizer_process_event (sym, &ev);
+}
+
+static void
+test_callchain_shared (void)
+{
+  g_autoptr (RspSymbolizer) sym = rsp_symbolizer_new ();
+  rsp_symbolizer_set_offline (sym, TRUE);
+  RspEvent ev = mmap_event (100, 0x400000, 0x10000, 0, "/bin/parent-image");
+  rsp_symbolizer_process_event (sym, &ev);
+  ev = mmap_event (100, 0x7f0000000000, 0x10000, 0, "/lib/libparent.so");
+  rsp_symbolizer_process_event (sym, &ev);
+  fork_process (sym, 100, 101);
+  fork_process (sym, 100, 102);
+  gint32 owner = -1;
+  guint64 parent = key_of (sym, 100, &owner);
+  g_assert_cmpuint (parent, !=, 0);
+  g_assert_cmpint (owner, ==, 0);
+  g_assert_cmpuint (key_of (sym, 101, &owner), ==, parent);
+  g_assert_cmpint (owner, ==, 0);
+  g_assert_cmpuint (key_of (sym, 102, &owner), ==, parent);
+  /* the same frames, which is what sharing the key says */
+  RspFrame a, b;
+  rsp_symbolizer_resolve (sym, 100, 0x7f0000000100, FALSE, &a);
+  rsp_symbolizer_resolve (sym, 102, 0x7f0000000100, FALSE, &b);
+  g_assert_cmpstr (a.dso, ==, "/lib/libparent.so");
+  g_assert_cmpstr (b.dso, ==, a.dso);
+
+  /* a child that maps something has its own; the others keep theirs */
+  ev = mmap_event (101, 0x7f0000000000, 0x1000, 0, "/lib/libchild.so");
+  rsp_symbolizer_process_event (sym, &ev);
+  guint64 changed = key_of (sym, 101, &owner);
+  g_assert_cmpuint (changed, !=, parent);
+  g_assert_cmpuint (key_of (sym, 102, &owner), ==, parent);
+  g_assert_cmpuint (key_of (sym, 100, &owner), ==, parent);
+  rsp_symbolizer_resolve (sym, 101, 0x7f0000000100, FALSE, &a);
+  g_assert_cmpstr (a.dso, ==, "/lib/libchild.so");
+  /* so does the parent, and a child forked after that shares its new one */
+  ev = mmap_event (100, 0x500000, 0x1000, 0, "/lib/libmore.so");
+  rsp_symbolizer_process_event (sym, &ev);
+  guint64 parent2 = key_of (sym, 100, &owner);
+  g_assert_true (parent2 != parent && parent2 != changed);
+  g_assert_cmpuint (key_of (sym, 102, &owner), ==, parent);
+  fork_process (sym, 100, 103);
+  g_assert_cmpuint (key_of (sym, 103, &owner), ==, parent2);
+  /* a child forked again into a pid in use takes its new parent's */
+  fork_process (sym, 100, 101);
+  g_assert_cmpuint (key_of (sym, 101, &owner), ==, parent2);
+
+  /* a parent that keeps maps from before its exec: not the children's
+   * maps, which only their siblings forked meanwhile share */
+  ev = mmap_event (200, 0x400000, 0x10000, 0, "/bin/first");
+  rsp_symbolizer_process_event (sym, &ev);
+  ev = (RspEvent){ .type = PERF_RECORD_COMM, .misc = PERF_RECORD_MISC_COMM_EXEC, .pid = 200 };
+  ev.u.comm = (RspComm){ .pid = 200, .tid = 200, .comm = "bench", .exec = TRUE };
+  rsp_symbolizer_process_event (sym, &ev);
+  ev = mmap_event (200, 0x400000, 0x1000, 0, "/bin/bench");
+  rsp_symbolizer_process_event (sym, &ev);
+  fork_process (sym, 200, 201);
+  fork_process (sym, 200, 202);
+  guint64 bench = key_of (sym, 200, &owner), child = key_of (sym, 201, &owner);
+  g_assert_cmpuint (child, !=, bench);
+  g_assert_cmpuint (key_of (sym, 202, &owner), ==, child);
+  /* the parent's fallback answers for it, not for the children */
+  rsp_symbolizer_resolve (sym, 200, 0x408000, FALSE, &a);
+  rsp_symbolizer_resolve (sym, 201, 0x408000, FALSE, &b);
+  g_assert_cmpstr (a.dso, ==, "/bin/first");
+  g_assert_null (b.dso);
+  ev = mmap_event (200, 0x600000, 0x1000, 0, "/lib/libplugin.so");
+  rsp_symbolizer_process_event (sym, &ev);
+  fork_process (sym, 200, 203);
+  guint64 later = key_of (sym, 203, &owner);
+  g_assert_true (later != child && later != key_of (sym, 200, &owner));
+  g_assert_cmpuint (key_of (sym, 202, &owner), ==, child);
+
+  /* where /tmp/perf-PID.map may name a process's frames, each keeps its own */
+  g_autoptr (RspSymbolizer) live = rsp_symbolizer_new ();
+  ev = mmap_event (300, 0x400000, 0x10000, 0, "/bin/live");
+  rsp_symbolizer_process_event (live, &ev);
+  fork_process (live, 300, 301);
+  g_assert_cmpuint (key_of (live, 301, &owner), ==, key_of (live, 300, &owner));
+  g_assert_cmpint (owner, ==, 300);
+  g_assert_cmpuint (key_of (live, 301, &owner), !=, 0);
+  g_assert_cmpint (owner, ==, 301);
+  /* and so where the recording stored JIT symbols; without any, shared */
+  g_autoptr (GError) error = NULL;
+  const char with_jit[] = "RSP-SYMBOLS 1\nP 4d 7f0000001000 100 JS:*old /a.js:1:1\n";
+  g_autoptr (RspSymbolizer) jit = rsp_symbolizer_new ();
+  g_assert_true (rsp_symbolizer_load_stored (jit, (const guint8 *) with_jit, strlen (with_jit), &error));
+  g_assert_no_error (error);
+  rsp_symbolizer_process_event (jit, &ev);
+  key_of (jit, 300, &owner);
+  g_assert_cmpint (owner, ==, 300);
+  const char without[] = "RSP-SYMBOLS 1\n";
+  g_autoptr (RspSymbolizer) stored = rsp_symbolizer_new ();
+  g_assert_true (rsp_symbolizer_load_stored (stored, (const guint8 *) without, strlen (without), &error));
+  g_assert_no_error (error);
+  rsp_symbolizer_process_event (stored, &ev);
+  key_of (stored, 300, &owner);
+  g_assert_cmpint (owner, ==, 0);
+  /* a process with no maps at all keeps its own */
+  key_of (stored, 999, &owner);
+  g_assert_cmpint (owner, ==, 999);
+}
+
 static void
 test_fork_exec (void)
 {
@@ -2559,6 +2685,7 @@ main (int argc, char **argv)
   g_test_add_func ("/symbols/maps/fork-exec", test_fork_exec);
   g_test_add_func ("/symbols/callchain/markers", test_callchain);
   g_test_add_func ("/symbols/callchain/token", test_callchain_token);
+  g_test_add_func ("/symbols/callchain/shared", test_callchain_shared);
   g_test_add_func ("/symbols/unwind/in-process", test_unwind_in_process);
   g_test_add_func ("/symbols/unwind/eh-frame", test_unwind_eh_frame);
 
