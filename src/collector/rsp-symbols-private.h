@@ -133,8 +133,14 @@ struct _RspSymbolizer {
   GHashTable *dso_by_key;           /* "b:hex" / "p:path" -> RspDso* */
   GHashTable *header_build_ids;     /* filename -> GBytes */
 
-  gint32 last_pid;                  /* one-entry cache of the pid lookup */
-  RspProcessMaps *last_proc;
+  /* the pid lookups, cached by the pid's low bits: samples of many
+   * processes interleave (each sample's callchain key asks), and the hash
+   * table's lookup was a sixtieth of a large report.  A process's maps
+   * live as long as the symbolizer; a pid not found is not kept. */
+  struct {
+    gint32 pid;
+    RspProcessMaps *proc;
+  } maps_cache[256];
 
   CacheSlot *cache;
   guint cache_mask;

@@ -117,7 +117,6 @@ rsp_symbolizer_new (void)
   self->dso_by_key = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   self->header_build_ids = g_hash_table_new_full (g_str_hash, g_str_equal, g_free,
                                                   (GDestroyNotify) g_bytes_unref);
-  self->last_pid = -1;
   self->unwinder = rsp_unwinder_new (find_unwind_module, self);
   self->dwarf_unwind = TRUE;
   self->used = g_hash_table_new (NULL, NULL);
@@ -653,12 +652,16 @@ dso_lookup (RspSymbolizer *self, RspDso *dso, guint64 offset)
 RspProcessMaps *
 symbolizer_process_maps (RspSymbolizer *self, gint32 pid)
 {
-  if (pid != self->last_pid || self->last_proc == NULL)
+  guint i = (guint32) pid % G_N_ELEMENTS (self->maps_cache);
+  if (self->maps_cache[i].proc != NULL && self->maps_cache[i].pid == pid)
+    return self->maps_cache[i].proc;
+  RspProcessMaps *proc = rsp_maps_get (self->maps, pid);
+  if (proc != NULL)
     {
-      self->last_proc = rsp_maps_get (self->maps, pid);
-      self->last_pid = pid;
+      self->maps_cache[i].pid = pid;
+      self->maps_cache[i].proc = proc;
     }
-  return self->last_proc;
+  return proc;
 }
 
 static void
