@@ -118,7 +118,7 @@ const RspFtraceStats *rsp_ftrace_stream_get_stats (const RspFtraceStream *stream
  * be delivered. */
 gboolean rsp_ftrace_stream_set_skipped (RspFtraceStream *stream, const RspEvsel *evsel, gboolean skip);
 const RspFtraceSkipped *rsp_ftrace_stream_get_skipped (const RspFtraceStream *stream);
-/* Events the section holds for EVSEL (an instance evsel), delivered or not. */
+/* The CPUs whose buffers the section holds. */
 guint rsp_ftrace_stream_get_n_cpus (const RspFtraceStream *stream);
 
 G_END_DECLS

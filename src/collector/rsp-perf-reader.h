@@ -140,8 +140,8 @@ const RspFtraceStats *rsp_perf_reader_get_ftrace_stats (RspPerfReader *self);
  * whose name ("sched:sched_wakeup") KEEP says no to are stepped over from
  * the next one read on, not decoded nor delivered, only counted
  * (rsp_perf_reader_get_skipped(); rsp_ftrace_stream_set_skipped() says
- * which cannot be).  KEEP NULL keeps them all again.  Their formats are
- * not parsed for it.  Returns how many evsels are skipped. */
+ * which cannot be).  KEEP NULL keeps them all again.  Returns how many
+ * evsels are skipped. */
 guint rsp_perf_reader_skip_instance_events (RspPerfReader *self, gboolean (*keep) (const char *name));
 /* The events skipped since the reading began or was rewound, NULL when the
  * recording has no instance events: the address stays the same while the

@@ -165,8 +165,9 @@ rsp_symbolizer_callchain_key (RspSymbolizer *self, const RspEvent *sample, gint3
     return 0;
   /* The kernel's symbols never change while a recording is read; a user
    * address depends on the process's maps (which JIT maps follow: they are
-   * looked up again only on an mmap), named by their generation, unique
-   * among all processes' (0: no maps yet). */
+   * looked up again only on an mmap), named by their generation (0: no
+   * maps yet), which forked copies of a process share while their maps
+   * are the same (rsp-maps.h). */
   RspProcessMaps *proc = symbolizer_process_maps (self, sample->pid);
   guint64 generation = proc != NULL ? proc->generation : 0;
   /* Besides its maps, only JIT code names a process's frames by its pid
