@@ -27,9 +27,11 @@ same_frames (const RspModelFrame *fa, const RspModelFrame *fb, guint n)
 
 /* The records there is one of per context switch (rsp-model.h): their
  * first touch is much of a large recording's report */
+#if GLIB_SIZEOF_VOID_P == 8
 G_STATIC_ASSERT (sizeof (RspRun) == 48);
 G_STATIC_ASSERT (sizeof (RspSleep) == 80);
 G_STATIC_ASSERT (sizeof (RspLink) == 24);
+#endif
 
 /* An array of the model's: not zero-terminated, cleared as it is sized,
  * with room for N elements (0: it grows as it is filled). */
