@@ -215,7 +215,7 @@ open_run (Assembler *a, TidState *ts, gint32 cpu, guint64 time, RspRunStart kind
   RspTask *t = model_task (m, ts->task);
   if (ts->open_sleep != RSP_NONE && model_sleep (m, ts->open_sleep)->task == ts->task)
     run.prev_sleep = ts->open_sleep;
-  g_array_append_val (m->runs, run);
+  rsp_model_append_reserved (m->runs, m->switch_room, &run, sizeof run);
   if (t->last_run != RSP_NONE)
     model_run (m, t->last_run)->next_run = idx;
   else
@@ -299,7 +299,7 @@ open_sleep (Assembler *a, TidState *ts, guint64 time, RspStackId stack, guint32 
       s.runnable_at = time;
     }
   RspIdx idx = m->sleeps->len;
-  g_array_append_val (m->sleeps, s);
+  rsp_model_append_reserved (m->sleeps, m->switch_room, &s, sizeof s);
   if (s.prev_run != RSP_NONE)
     model_run (m, s.prev_run)->next_sleep = idx;
   ts->open_sleep = idx;
@@ -359,7 +359,7 @@ static RspIdx
 add_link (Assembler *a, RspLinkKind kind, guint64 time, RspIdx from_run, RspIdx from_op, RspIdx to_run)
 {
   RspLink l = { .time = time, .kind = kind, .from_run = from_run, .from_op = from_op, .to_run = to_run };
-  g_array_append_val (a->m->links, l);
+  rsp_model_append_reserved (a->m->links, a->m->switch_room, &l, sizeof l);
   return a->m->links->len - 1;
 }
 

@@ -1,6 +1,8 @@
 /* rsp-model-private.h — the model's storage, shared by the model's own files. */
 #pragma once
 
+#include <string.h>
+
 #include "rsp-model.h"
 #include "rsp-interner.h"
 
@@ -45,6 +47,10 @@ struct _RspModel {
   GArray *sleeps;   /* RspSleep */
   GArray *samples;  /* RspModelSample, sorted by (run, time) after assembly */
   GArray *links;    /* RspLink */
+  /* the room rsp_model_reserve_switches() made in RUNS, SLEEPS and LINKS
+   * each (0: none): below it an element is stored in place
+   * (rsp_model_append_reserved()) */
+  guint switch_room;
   GArray *disk_ops; /* RspDiskOp */
   GArray *net_ops;  /* RspNetOp */
   GArray *sock_io;  /* RspSockIo */
@@ -137,6 +143,23 @@ const RspModelIndex *rsp_model_get_index (const RspModel *m);
 /* Room in M's empty runs, sleeps and links for N_SWITCHES context switches
  * and an eighth more (rsp_assembler_reserve()). */
 void rsp_model_reserve_switches (RspModel *m, guint64 n_switches);
+
+/* Appends ELT (SIZE bytes, SIZE the array's element size) to ARRAY, which
+ * was made with room for ROOM elements: a store in place while there is
+ * room, g_array_append_vals() past it.  One of these per context switch
+ * and per wake-up; g_array_append_vals()'s two calls and its check of the
+ * room were a fortieth of a report of processes waking each other. */
+static inline void
+rsp_model_append_reserved (GArray *array, guint room, gconstpointer elt, gsize size)
+{
+  if (G_LIKELY (array->len < room))
+    {
+      memcpy (array->data + (gsize) array->len * size, elt, size);
+      array->len++;
+    }
+  else
+    g_array_append_vals (array, elt, 1);
+}
 
 /* The context switches an RSP recording's health table says it holds
  * (rsp_assembler_reserve()), 0 when it does not say; never more than

@@ -92,15 +92,15 @@ advise_huge_pages (void *data, gsize bytes)
  * capped at 16 MB as they were, the sleeps of a 109 MB recording grew to
  * 64 MB by doubling, in 4 kB pages (17,195 page faults in its report,
  * 4,347 now; 0.83 of the time). */
-static void
+static gboolean
 reserve (GArray **array, guint elt_size, guint64 n)
 {
-  n = MIN (n, (256u << 20) / elt_size);
   if ((*array)->len > 0 || n <= 1024)
-    return;
+    return FALSE;
   g_array_unref (*array);
   *array = model_array (elt_size, (guint) n);
   advise_huge_pages ((*array)->data, (gsize) n * elt_size);
+  return TRUE;
 }
 
 void
@@ -108,9 +108,14 @@ rsp_model_reserve_switches (RspModel *m, guint64 n_switches)
 {
   guint64 n = MIN (n_switches, G_MAXUINT64 / 2);
   n += n / 8;
-  reserve (&m->runs, sizeof (RspRun), n);
-  reserve (&m->sleeps, sizeof (RspSleep), n);
-  reserve (&m->links, sizeof (RspLink), n);
+  /* the same room in the three (the largest element's limit) */
+  n = MIN (n, (256u << 20) / MAX (MAX (sizeof (RspRun), sizeof (RspSleep)), sizeof (RspLink)));
+  if (m->runs->len > 0 || m->sleeps->len > 0 || m->links->len > 0)
+    return;
+  gboolean made = reserve (&m->runs, sizeof (RspRun), n);
+  made = reserve (&m->sleeps, sizeof (RspSleep), n) && made;
+  made = reserve (&m->links, sizeof (RspLink), n) && made;
+  m->switch_room = made ? (guint) n : 0;
 }
 
 /* The model is read-only once built, so holders on several threads (the

@@ -448,6 +448,7 @@ static void
 test_reserve (void)
 {
   g_autoptr (RspModel) plain = pingpong_model (0, 3000);
+  g_assert_cmpuint (plain->switch_room, ==, 0);
   g_assert_cmpuint (plain->runs->len, >=, 3000);
   g_assert_cmpuint (plain->sleeps->len, >=, 2000);
   g_assert_cmpuint (plain->links->len, >=, 2000);
@@ -455,6 +456,10 @@ test_reserve (void)
   for (guint k = 0; k < G_N_ELEMENTS (reserves); k++)
     {
       g_autoptr (RspModel) m = pingpong_model (reserves[k], 3000);
+      /* stored in place up to the room (an eighth over), appended past it */
+      g_assert_cmpuint (m->switch_room, ==, reserves[k] + reserves[k] / 8);
+      if (k == 0)
+        g_assert_cmpuint (m->runs->len, >, m->switch_room);
       assert_same_model (m, plain);
       g_autoptr (RspAnalysis) a = rsp_analysis_new (m, 100, 0, G_MAXUINT64, NULL);
       check_invariants (a);
