@@ -23,22 +23,11 @@ static gboolean
 write_into (const char *output, const char *data, gsize size, GError **error)
 {
   int fd = open (output, O_WRONLY | O_TRUNC | O_CLOEXEC | O_NOCTTY);
-  gsize done = 0;
-  while (fd >= 0 && done < size)
-    {
-      ssize_t n = write (fd, data + done, size - done);
-      if (n < 0 && errno == EINTR)
-        continue;
-      if (n <= 0)
-        break;
-      done += (gsize) n;
-    }
-  int e = fd < 0 || done < size ? errno : 0;
+  int e = fd < 0 ? errno : rsp_write_all (fd, data, size);
   if (fd >= 0 && close (fd) != 0 && e == 0)
     e = errno;
-  if (e != 0 || done < size)
+  if (e != 0)
     {
-      e = e != 0 ? e : EIO;
       g_set_error (error, G_FILE_ERROR, g_file_error_from_errno (e), _("cannot write %s: %s"), output,
                    g_strerror (e));
       return FALSE;

@@ -15,6 +15,7 @@
 
 #include "rsp-ftrace-section.h"
 #include "rsp-probe.h"
+#include "rsp-user-file.h"
 
 #define MAX_NAME_TRIES 8
 #define PERF_TIMER_EXIT_FILTER_MAX 4000 /* bytes: the kernel refuses a filter longer than a page */
@@ -747,33 +748,23 @@ store (RspFtrace *self, CpuReader *r, int length)
       r->bytes += self->subbuf_size;
       return;
     }
-  const guint8 *p = self->buffer;
-  gsize left = self->subbuf_size;
-  while (left > 0)
+  int err = rsp_write_all (r->data_fd, self->buffer, self->subbuf_size);
+  if (err != 0)
     {
-      ssize_t w = write (r->data_fd, p, left);
-      if (w < 0 && errno == EINTR)
-        continue;
-      if (w <= 0)
+      /* a partial sub-buffer would shift the ones after it: cut it off */
+      if (ftruncate (r->data_fd, (off_t) r->bytes) != 0 || lseek (r->data_fd, (off_t) r->bytes, SEEK_SET) < 0)
         {
-          int err = w < 0 ? errno : ENOSPC;
-          /* a partial sub-buffer would shift the ones after it: cut it off */
-          if (ftruncate (r->data_fd, (off_t) r->bytes) != 0 || lseek (r->data_fd, (off_t) r->bytes, SEEK_SET) < 0)
-            {
-              /* the reader skips a partial tail */
-            }
-          r->failed = TRUE;
-          g_autofree char *text = g_strdup_printf (_("cannot store the tracefs instance's events of CPU %u: %s "
-                                                     "(the recording keeps the %llu kB "
-                                                     "stored before; later ones are lost)"),
-                                                   r->cpu, g_strerror (err), (unsigned long long) (r->bytes / 1024));
-          fprintf (stderr, _("rsp record: warning: %s\n"), text);
-          if (self->error == NULL)
-            self->error = g_steal_pointer (&text);
-          return;
+          /* the reader skips a partial tail */
         }
-      p += w;
-      left -= (gsize) w;
+      r->failed = TRUE;
+      g_autofree char *text = g_strdup_printf (_("cannot store the tracefs instance's events of CPU %u: %s "
+                                                 "(the recording keeps the %llu kB "
+                                                 "stored before; later ones are lost)"),
+                                               r->cpu, g_strerror (err), (unsigned long long) (r->bytes / 1024));
+      fprintf (stderr, _("rsp record: warning: %s\n"), text);
+      if (self->error == NULL)
+        self->error = g_steal_pointer (&text);
+      return;
     }
   r->bytes += self->subbuf_size;
 }

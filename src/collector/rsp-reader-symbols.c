@@ -1,5 +1,6 @@
 /* rsp-reader-symbols.c — symbol sources for one recording. */
 #include "rsp-reader-symbols.h"
+#include "rsp-elf-cache.h"
 
 #include <glib/gi18n-lib.h>
 #include <string.h>
@@ -25,10 +26,7 @@ another_kernel (const RspPerfHeader *h)
       guint n = MIN (size, b->size);
       if (memcmp (running, b->id, n) == 0)
         return NULL;
-      GString *hex = g_string_new (NULL);
-      for (guint k = 0; k < b->size; k++)
-        g_string_append_printf (hex, "%02x", b->id[k]);
-      return g_string_free (hex, FALSE);
+      return rsp_build_id_to_hex (b->id, b->size);
     }
   return NULL;
 }

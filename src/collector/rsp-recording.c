@@ -15,6 +15,7 @@
 
 #include "rsp-bytes.h"
 #include "rsp-perf-reader.h"
+#include "rsp-user-file.h"
 
 #define SECTION_NAME_SIZE 16
 #define TABLE_ENTRY_SIZE (SECTION_NAME_SIZE + 16)
@@ -638,23 +639,11 @@ rsp_recording_parse (const guint8 *data, gsize size, GError **error)
 static gboolean
 write_all (int fd, const void *buf, gsize len, GError **error)
 {
-  const guint8 *p = buf;
-  while (len > 0)
-    {
-      ssize_t w = write (fd, p, len);
-      if (w < 0)
-        {
-          if (errno == EINTR)
-            continue;
-          int err = errno;
-          g_set_error (error, G_FILE_ERROR, g_file_error_from_errno (err), _("cannot write the recording: %s"),
-                       g_strerror (err));
-          return FALSE;
-        }
-      p += w;
-      len -= (gsize) w;
-    }
-  return TRUE;
+  int err = rsp_write_all (fd, buf, len);
+  if (err != 0)
+    g_set_error (error, G_FILE_ERROR, g_file_error_from_errno (err), _("cannot write the recording: %s"),
+                 g_strerror (err));
+  return err == 0;
 }
 
 gboolean

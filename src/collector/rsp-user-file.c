@@ -6,6 +6,23 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+int
+rsp_write_all (int fd, const void *data, gsize size)
+{
+  const guint8 *p = data;
+  while (size > 0)
+    {
+      ssize_t w = write (fd, p, size);
+      if (w < 0 && errno == EINTR)
+        continue;
+      if (w <= 0)
+        return w < 0 ? errno : ENOSPC;
+      p += w;
+      size -= (gsize) w;
+    }
+  return 0;
+}
+
 void
 rsp_give_to_invoking_user (const char *path)
 {

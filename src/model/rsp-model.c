@@ -86,21 +86,19 @@ advise_huge_pages (void *data, gsize bytes)
     madvise ((void *) start, end - start, MADV_HUGEPAGE);
 }
 
-/* Only empty arrays, up to 256 MB each (address space: only what is
- * filled is ever touched).  One above glibc's threshold lies in a mapping
+/* Replaces the empty *ARRAY with one of room for N elements (the caller
+ * keeps it to 256 MB; address space: only what is filled is ever
+ * touched).  One above glibc's threshold lies in a mapping
  * of its own, advised for huge pages; reserved whole it never grows:
  * capped at 16 MB as they were, the sleeps of a 109 MB recording grew to
  * 64 MB by doubling, in 4 kB pages (17,195 page faults in its report,
  * 4,347 now; 0.83 of the time). */
-static gboolean
+static void
 reserve (GArray **array, guint elt_size, guint64 n)
 {
-  if ((*array)->len > 0 || n <= 1024)
-    return FALSE;
   g_array_unref (*array);
   *array = model_array (elt_size, (guint) n);
   advise_huge_pages ((*array)->data, (gsize) n * elt_size);
-  return TRUE;
 }
 
 void
@@ -110,12 +108,12 @@ rsp_model_reserve_switches (RspModel *m, guint64 n_switches)
   n += n / 8;
   /* the same room in the three (the largest element's limit) */
   n = MIN (n, (256u << 20) / MAX (MAX (sizeof (RspRun), sizeof (RspSleep)), sizeof (RspLink)));
-  if (m->runs->len > 0 || m->sleeps->len > 0 || m->links->len > 0)
+  if (n <= 1024 || m->runs->len > 0 || m->sleeps->len > 0 || m->links->len > 0)
     return;
-  gboolean made = reserve (&m->runs, sizeof (RspRun), n);
-  made = reserve (&m->sleeps, sizeof (RspSleep), n) && made;
-  made = reserve (&m->links, sizeof (RspLink), n) && made;
-  m->switch_room = made ? (guint) n : 0;
+  reserve (&m->runs, sizeof (RspRun), n);
+  reserve (&m->sleeps, sizeof (RspSleep), n);
+  reserve (&m->links, sizeof (RspLink), n);
+  m->switch_room = (guint) n;
 }
 
 /* The model is read-only once built, so holders on several threads (the

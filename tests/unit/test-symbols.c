@@ -1688,6 +1688,17 @@ fork_process (RspSymbolizer *sym, gint32 parent, gint32 child)
   rsp_symbolizer_process_event (sym, &ev);
 }
 
+/* A symbolizer with the stored table TABLE loaded. */
+static RspSymbolizer *
+stored_symbolizer (const char *table)
+{
+  g_autoptr (GError) error = NULL;
+  RspSymbolizer *sym = rsp_symbolizer_new ();
+  g_assert_true (rsp_symbolizer_load_stored (sym, (const guint8 *) table, strlen (table), &error));
+  g_assert_no_error (error);
+  return sym;
+}
+
 static void
 test_callchain_shared (void)
 {
@@ -1770,18 +1781,11 @@ test_callchain_shared (void)
   g_assert_cmpuint (key_of (live, 301, &owner), !=, 0);
   g_assert_cmpint (owner, ==, 301);
   /* and so where the recording stored JIT symbols; without any, shared */
-  g_autoptr (GError) error = NULL;
-  const char with_jit[] = "RSP-SYMBOLS 1\nP 4d 7f0000001000 100 JS:*old /a.js:1:1\n";
-  g_autoptr (RspSymbolizer) jit = rsp_symbolizer_new ();
-  g_assert_true (rsp_symbolizer_load_stored (jit, (const guint8 *) with_jit, strlen (with_jit), &error));
-  g_assert_no_error (error);
+  g_autoptr (RspSymbolizer) jit = stored_symbolizer ("RSP-SYMBOLS 1\nP 4d 7f0000001000 100 JS:*old /a.js:1:1\n");
   rsp_symbolizer_process_event (jit, &ev);
   key_of (jit, 300, &owner);
   g_assert_cmpint (owner, ==, 300);
-  const char without[] = "RSP-SYMBOLS 1\n";
-  g_autoptr (RspSymbolizer) stored = rsp_symbolizer_new ();
-  g_assert_true (rsp_symbolizer_load_stored (stored, (const guint8 *) without, strlen (without), &error));
-  g_assert_no_error (error);
+  g_autoptr (RspSymbolizer) stored = stored_symbolizer ("RSP-SYMBOLS 1\n");
   rsp_symbolizer_process_event (stored, &ev);
   key_of (stored, 300, &owner);
   g_assert_cmpint (owner, ==, 0);
